@@ -1,0 +1,158 @@
+/* gpumotionest — GstMotionVectorMeta: the motion field of a video buffer.
+ *
+ * One meta describes one motion field of its buffer against one reference
+ * frame.  The grids of all computed partition shapes live in one immutable,
+ * refcounted GBytes, so buffer copies share them.
+ */
+#ifndef GST_MOTION_VECTOR_META_H
+#define GST_MOTION_VECTOR_META_H
+
+#include <gst/gst.h>
+#include <gst/motionvectors/gstmotionvectortypes.h>
+#include <gst/motionvectors/motionvectors-prelude.h>
+
+G_BEGIN_DECLS
+
+#define GST_MOTION_VECTOR_META_API_TYPE (gst_motion_vector_meta_api_get_type ())
+#define GST_MOTION_VECTOR_META_INFO (gst_motion_vector_meta_get_info ())
+
+typedef struct _GstMotionVectorMeta GstMotionVectorMeta;
+
+/**
+ * GstMotionVectorMetaFlags:
+ * @GST_MOTION_VECTOR_META_FLAG_NONE: no flag
+ * @GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE: there was no reference frame
+ *   (first frame, after a discontinuity, flush or caps change); every cell
+ *   is zero.
+ */
+typedef enum {
+  GST_MOTION_VECTOR_META_FLAG_NONE = 0,
+  GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE = 1 << 0,
+} GstMotionVectorMetaFlags;
+
+/**
+ * GstMotionVectorGrid:
+ * @cols: cells across
+ * @rows: cells down
+ * @offset: index of the grid's first cell in the meta's data, in cells
+ *
+ * Where one partition shape's grid lies in the meta's data.  Cells are in
+ * raster order: cell (c, r) is at @offset + r * @cols + c.
+ */
+typedef struct {
+  guint cols;
+  guint rows;
+  guint offset;
+} GstMotionVectorGrid;
+
+/**
+ * GstMotionVectorMeta:
+ * @meta: parent #GstMeta
+ * @width: width of the frame the vectors are expressed for, in pixels
+ * @height: height of the frame the vectors are expressed for, in pixels
+ * @analysis_width: width of the frame the search ran on
+ * @analysis_height: height of the frame the search ran on
+ * @ref_distance: reference frame relative to this one (-1 = previous)
+ * @ref_pts: presentation timestamp of the reference, or GST_CLOCK_TIME_NONE
+ * @flags: #GstMotionVectorMetaFlags
+ * @method: the search method
+ * @search_range: the search range, ± integer pixels at analysis size
+ * @partitions: the shapes present, #GstMotionVectorPartitionFlags
+ * @grids: where each present shape's grid lies in @data (zeros if absent)
+ * @data: the cells of all present grids, in shape order
+ *
+ * Grids are laid out over the analysis frame: a cell of shape (w, h) covers
+ * analysis pixels (c * w, r * h) to (c * w + w - 1, r * h + h - 1).  When a
+ * downstream element scales the frame the vectors are rescaled to the new
+ * @width and @height, while the grids keep their shape; the block covers
+ * @width / @analysis_width times as many pixels across.
+ */
+struct _GstMotionVectorMeta {
+  GstMeta meta;
+
+  guint width;
+  guint height;
+  guint analysis_width;
+  guint analysis_height;
+  gint ref_distance;
+  GstClockTime ref_pts;
+  GstMotionVectorMetaFlags flags;
+  GstMotionVectorMethod method;
+  guint search_range;
+  GstMotionVectorPartitionFlags partitions;
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  GBytes *data;
+};
+
+/**
+ * GstMotionVectorAVRecord:
+ * @source: -1 when the reference is in the past, 1 in the future
+ * @w: block width in pixels
+ * @h: block height in pixels
+ * @src_x: x of the block centre in the reference
+ * @src_y: y of the block centre in the reference
+ * @dst_x: x of the block centre in this frame
+ * @dst_y: y of the block centre in this frame
+ * @flags: always 0
+ * @motion_x: src_x = dst_x + motion_x / motion_scale
+ * @motion_y: src_y = dst_y + motion_y / motion_scale
+ * @motion_scale: 4 (quarter-pel)
+ *
+ * A record laid out like FFmpeg's AVMotionVector, for tools that already
+ * read that format.
+ */
+typedef struct {
+  gint32 source;
+  guint8 w;
+  guint8 h;
+  gint16 src_x;
+  gint16 src_y;
+  gint16 dst_x;
+  gint16 dst_y;
+  guint64 flags;
+  gint32 motion_x;
+  gint32 motion_y;
+  guint16 motion_scale;
+} GstMotionVectorAVRecord;
+
+GST_MOTION_VECTORS_API
+GType gst_motion_vector_meta_api_get_type (void);
+
+GST_MOTION_VECTORS_API
+const GstMetaInfo *gst_motion_vector_meta_get_info (void);
+
+GST_MOTION_VECTORS_API
+guint gst_motion_vector_layout (guint analysis_width, guint analysis_height,
+    GstMotionVectorPartitionFlags partitions,
+    GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT]);
+
+GST_MOTION_VECTORS_API
+GstMotionVectorMeta *gst_buffer_add_motion_vector_meta (GstBuffer * buffer,
+    guint analysis_width, guint analysis_height,
+    GstMotionVectorPartitionFlags partitions, GBytes * data);
+
+GST_MOTION_VECTORS_API
+GstMotionVectorMeta *gst_buffer_get_motion_vector_meta (GstBuffer * buffer);
+
+GST_MOTION_VECTORS_API
+const GstMotionVectorCell *gst_motion_vector_meta_get_cell (
+    const GstMotionVectorMeta * meta, GstMotionVectorPartition partition,
+    guint col, guint row);
+
+GST_MOTION_VECTORS_API
+const GstMotionVectorCell *gst_motion_vector_meta_get_grid (
+    const GstMotionVectorMeta * meta, GstMotionVectorPartition partition,
+    guint * cols, guint * rows);
+
+GST_MOTION_VECTORS_API
+GBytes *gst_motion_vector_meta_get_grid_bytes (const GstMotionVectorMeta * meta,
+    GstMotionVectorPartition partition, guint * cols, guint * rows);
+
+GST_MOTION_VECTORS_API
+GstMotionVectorAVRecord *gst_motion_vector_meta_to_av_records (
+    const GstMotionVectorMeta * meta, GstMotionVectorPartition partition,
+    guint * n_records);
+
+G_END_DECLS
+
+#endif /* GST_MOTION_VECTOR_META_H */
