@@ -69,14 +69,23 @@ typedef struct {
   MESession *(*open) (int device, GError ** error);
   void (*close) (MESession * s);
 
-  /* How many frames may be submitted before one must be collected. */
+  /* How many frames may be submitted before one must be collected, and
+   * the depth that suits this backend best (optional: max when NULL). */
   unsigned (*max_in_flight) (MESession * s);
+  unsigned (*default_in_flight) (MESession * s);
   /* Sets how many frames to keep in flight (1 .. max_in_flight). */
   void (*set_in_flight) (MESession * s, unsigned depth);
 
   gboolean (*submit) (MESession * s, const MEPlane * luma,
       const MESearchParams * params, MEField * out, GError ** error);
   gboolean (*collect) (MESession * s, GError ** error);
+  /* Optional (NULL when plain memory is as good): allocates host memory the
+   * backend reads fastest, page-locked for a GPU, so that the element can
+   * offer it upstream in a buffer pool.  Independent of any session: memory
+   * may outlive the session that was open when it was allocated. */
+  void *(*host_alloc) (size_t size);
+  void (*host_free) (void *ptr);
+
   /* Drops frames in flight (their fields are left undefined) and forgets
    * the reference. */
   void (*reset) (MESession * s);

@@ -10,6 +10,7 @@
 #include <gst/gst.h>
 #include <gst/motionvectors/gstmotionvectortypes.h>
 #include <gst/motionvectors/motionvectors-prelude.h>
+#include <gst/motionvectors/gstmotionvectors-enumtypes.h>
 
 G_BEGIN_DECLS
 
@@ -58,7 +59,8 @@ typedef struct {
  * @method: the search method
  * @search_range: the search range, ± integer pixels at analysis size
  * @partitions: the shapes present, #GstMotionVectorPartitionFlags
- * @grids: where each present shape's grid lies in @data (zeros if absent)
+ * @grids: (array fixed-size=7): where each present shape's grid lies in
+ *   @data (zeros if absent)
  * @data: the cells of all present grids, in shape order
  *
  * Grids are laid out over the analysis frame: a cell of shape (w, h) covers

@@ -95,7 +95,9 @@ typedef struct {
   gint16 mvd_y;
 } GstMotionVectorCell;
 
+#ifndef __GI_SCANNER__
 G_STATIC_ASSERT (sizeof (GstMotionVectorCell) == 16);
+#endif
 
 /* Width and height of a partition shape in pixels. */
 static inline guint

@@ -1,0 +1,645 @@
+/* gpumotionest — block-matching motion estimation element.
+ *
+ * SECTION:element-gpumotionest
+ * @title: gpumotionest
+ *
+ * Finds a motion vector for every block of every frame against the previous
+ * frame, derives the H.264 motion-vector prediction and the MVD, and attaches
+ * all of it to the buffer as a #GstMotionVectorMeta.  The pixels pass through
+ * untouched: the element never copies or changes them.
+ *
+ * The search runs on a backend: CUDA when a GPU is usable, otherwise the
+ * CPU; both give bit-identical results.  The GPU backend keeps several
+ * frames in flight so that uploads overlap the search; buffers still leave
+ * in order, one for one.
+ *
+ * ## Example launch line
+ * |[
+ * gst-launch-1.0 videotestsrc pattern=ball ! gpumotionest partitions=16x16+8x8 ! fakesink
+ * ]|
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#include "gstgpumotionest.h"
+#include "gstmotionestjob.h"
+#include "me_backend.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_gpu_motion_est_debug);
+#define GST_CAT_DEFAULT gst_gpu_motion_est_debug
+
+enum
+{
+  PROP_0,
+  PROP_BACKEND,
+  PROP_DEVICE_ID,
+  PROP_SEARCH_RANGE,
+  PROP_PARTITIONS,
+  PROP_METHOD,
+  PROP_IN_FLIGHT,
+  PROP_ACTIVE_BACKEND,
+};
+
+#define DEFAULT_BACKEND GST_GPU_MOTION_EST_BACKEND_AUTO
+#define DEFAULT_DEVICE_ID -1
+#define DEFAULT_SEARCH_RANGE 16
+#define DEFAULT_PARTITIONS GST_MOTION_VECTOR_PARTITIONS_16X16
+#define DEFAULT_METHOD GST_MOTION_VECTOR_METHOD_FULL
+#define DEFAULT_IN_FLIGHT 0
+#define MAX_IN_FLIGHT 16
+
+struct _GstGpuMotionEst
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock */
+  GstGpuMotionEstBackend backend_choice;
+  gint device_id;
+  guint search_range;
+  GstMotionVectorPartitionFlags partitions;
+  GstMotionVectorMethod method;
+  guint in_flight;
+  gboolean backend_dirty;       /* backend or device changed: reopen */
+
+  /* streaming state, touched only from the streaming thread and while
+   * streaming is stopped (start, stop, flush-stop) */
+  const MEBackendOps *ops;
+  MESession *session;
+  guint depth;                  /* frames kept in flight */
+  GstVideoInfo info;
+  GQueue pending;               /* GstMotionEstJob: submitted, oldest first */
+  GQueue ready;                 /* GstBuffer: finished, to be pushed */
+  GstClockTime prev_pts;
+  gboolean warned_fallback;
+};
+
+#define FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8 }"
+#define CAPS_STR GST_VIDEO_CAPS_MAKE (FORMATS) ", width = (int) [ 1, 8192 ], " \
+    "height = (int) [ 1, 8192 ]"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+
+#define gst_gpu_motion_est_parent_class parent_class
+G_DEFINE_TYPE (GstGpuMotionEst, gst_gpu_motion_est, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (gpumotionest, "gpumotionest", GST_RANK_NONE,
+    GST_TYPE_GPU_MOTION_EST);
+
+#define GST_TYPE_GPU_MOTION_EST_BACKEND (gst_gpu_motion_est_backend_get_type ())
+static GType
+gst_gpu_motion_est_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_GPU_MOTION_EST_BACKEND_AUTO,
+        "The GPU when one is usable, else the CPU", "auto"},
+    {GST_GPU_MOTION_EST_BACKEND_CPU, "CPU (SIMD, all cores)", "cpu"},
+    {GST_GPU_MOTION_EST_BACKEND_CUDA, "CUDA GPU", "cuda"},
+    {0, NULL, NULL},
+  };
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstGpuMotionEstBackend", values));
+  return type;
+}
+
+/* ---- backend lifetime --------------------------------------------------- */
+
+static void
+drop_jobs (GstGpuMotionEst * self)
+{
+  GstMotionEstJob *job;
+  GstBuffer *buf;
+
+  while ((job = g_queue_pop_head (&self->pending)))
+    gst_motion_est_job_free (job);
+  while ((buf = g_queue_pop_head (&self->ready)))
+    gst_buffer_unref (buf);
+}
+
+static void
+close_backend (GstGpuMotionEst * self)
+{
+  drop_jobs (self);
+  if (self->session)
+    self->ops->close (self->session);
+  self->session = NULL;
+  self->ops = NULL;
+}
+
+static gboolean
+open_backend (GstGpuMotionEst * self)
+{
+  g_autoptr (GError) error = NULL;
+  GstGpuMotionEstBackend choice;
+  gint device;
+  guint in_flight;
+
+  GST_OBJECT_LOCK (self);
+  choice = self->backend_choice;
+  device = self->device_id;
+  in_flight = self->in_flight;
+  self->backend_dirty = FALSE;
+  GST_OBJECT_UNLOCK (self);
+
+  if (choice == GST_GPU_MOTION_EST_BACKEND_CPU) {
+    self->ops = me_backend_find ("cpu");
+  } else {
+    const MEBackendOps *cuda = me_backend_find ("cuda");
+
+    if (!cuda) {
+      if (choice == GST_GPU_MOTION_EST_BACKEND_CUDA)
+        goto no_cuda_built;
+      self->ops = me_backend_find ("cpu");
+    } else {
+      self->session = cuda->open (device, &error);
+      if (self->session) {
+        self->ops = cuda;
+      } else if (choice == GST_GPU_MOTION_EST_BACKEND_CUDA) {
+        goto cuda_failed;
+      } else {
+        if (!self->warned_fallback)
+          GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+              ("No usable GPU, using the CPU backend."),
+              ("CUDA backend: %s", error->message));
+        self->warned_fallback = TRUE;
+        g_clear_error (&error);
+        self->ops = me_backend_find ("cpu");
+      }
+    }
+  }
+
+  if (!self->session)
+    self->session = self->ops->open (-1, &error);
+  if (!self->session)
+    goto open_failed;
+
+  if (in_flight)
+    self->depth = in_flight;
+  else if (self->ops->default_in_flight)
+    self->depth = self->ops->default_in_flight (self->session);
+  else
+    self->depth = self->ops->max_in_flight (self->session);
+  self->depth = CLAMP (self->depth, 1,
+      self->ops->max_in_flight (self->session));
+  self->ops->set_in_flight (self->session, self->depth);
+  self->prev_pts = GST_CLOCK_TIME_NONE;
+  GST_INFO_OBJECT (self, "using the %s backend, %u frame(s) in flight",
+      self->ops->name, self->depth);
+  g_object_notify (G_OBJECT (self), "active-backend");
+  return TRUE;
+
+  /* ERRORS */
+no_cuda_built:
+  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+      ("The CUDA backend is not available: this build has no CUDA support."),
+      ("backend=cuda was requested; rebuild with -Dcuda=enabled"));
+  return FALSE;
+cuda_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+      ("The CUDA backend could not be opened: %s", error->message), (NULL));
+  return FALSE;
+open_failed:
+  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+      ("The %s backend could not be opened: %s", self->ops->name,
+          error ? error->message : "unknown error"), (NULL));
+  self->ops = NULL;
+  return FALSE;
+}
+
+/* ---- frames in flight --------------------------------------------------- */
+
+/* Waits for the oldest frame in flight and moves it to the ready queue. */
+static GstFlowReturn
+collect_one (GstGpuMotionEst * self)
+{
+  g_autoptr (GError) error = NULL;
+  GstMotionEstJob *job = g_queue_pop_head (&self->pending);
+
+  if (!self->ops->collect (self->session, &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Motion search failed on the %s backend: %s", self->ops->name,
+            error->message), (NULL));
+    gst_motion_est_job_free (job);
+    return GST_FLOW_ERROR;
+  }
+  g_queue_push_tail (&self->ready, gst_motion_est_job_finish (job));
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn
+collect_all (GstGpuMotionEst * self)
+{
+  while (!g_queue_is_empty (&self->pending)) {
+    GstFlowReturn ret = collect_one (self);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  return GST_FLOW_OK;
+}
+
+/* Finishes every frame in flight and pushes it downstream, in order. */
+static GstFlowReturn
+drain (GstGpuMotionEst * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstBuffer *buf;
+
+  if (self->session)
+    ret = collect_all (self);
+  while ((buf = g_queue_pop_head (&self->ready))) {
+    GstFlowReturn r = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
+    if (ret == GST_FLOW_OK)
+      ret = r;
+  }
+  return ret;
+}
+
+static GstFlowReturn
+gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+  g_autoptr (GError) error = NULL;
+  GstMotionEstJob *job;
+  MESearchParams params;
+  gboolean reopen;
+  GstFlowReturn ret;
+
+  /* The default implementation renegotiates when downstream asks and
+   * applies QoS, then leaves the buffer in queued_buf. */
+  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+      is_discont, input);
+  input = trans->queued_buf;
+  trans->queued_buf = NULL;
+  if (ret != GST_FLOW_OK || !input) {
+    gst_clear_buffer (&input);
+    return ret;
+  }
+
+  if (!GST_VIDEO_INFO_FORMAT (&self->info)) {
+    gst_buffer_unref (input);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("buffer received before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+
+  GST_OBJECT_LOCK (self);
+  params.search_range = self->search_range;
+  params.partitions = self->partitions;
+  params.method = self->method;
+  reopen = self->backend_dirty;
+  GST_OBJECT_UNLOCK (self);
+
+  /* Frames already in flight were searched against their own references;
+   * finish them before the reference is dropped or the backend replaced. */
+  if (reopen || is_discont || GST_BUFFER_IS_DISCONT (input)) {
+    ret = collect_all (self);
+    if (ret != GST_FLOW_OK)
+      goto drop;
+    if (reopen) {
+      GST_DEBUG_OBJECT (self, "backend settings changed, reopening");
+      if (self->session)
+        self->ops->close (self->session);
+      self->session = NULL;
+      if (!open_backend (self)) {
+        ret = GST_FLOW_ERROR;
+        goto drop;
+      }
+    } else {
+      GST_DEBUG_OBJECT (self, "discontinuity: dropping the reference");
+      self->ops->reset (self->session);
+      self->prev_pts = GST_CLOCK_TIME_NONE;
+    }
+  }
+
+  job = gst_motion_est_job_new (gst_buffer_make_writable (input), &self->info,
+      &params, self->prev_pts, &error);
+  if (!job)
+    goto map_failed;
+
+  /* The queue never holds more than depth frames. */
+  while (g_queue_get_length (&self->pending) >= self->depth) {
+    ret = collect_one (self);
+    if (ret != GST_FLOW_OK) {
+      gst_motion_est_job_free (job);
+      return ret;
+    }
+  }
+
+  if (!self->ops->submit (self->session, &job->luma, &job->params,
+          &job->field, &error))
+    goto submit_failed;
+  self->prev_pts = GST_BUFFER_PTS (job->buffer);
+  g_queue_push_tail (&self->pending, job);
+
+  if (g_queue_get_length (&self->pending) >= self->depth)
+    return collect_one (self);
+  return GST_FLOW_OK;
+
+  /* ERRORS */
+drop:
+  gst_buffer_unref (input);
+  return ret;
+map_failed:
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid video buffer: %s",
+          error->message), (NULL));
+  return GST_FLOW_ERROR;
+submit_failed:
+  GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+      ("Motion search failed on the %s backend: %s", self->ops->name,
+          error->message), (NULL));
+  gst_motion_est_job_free (job);
+  return GST_FLOW_ERROR;
+}
+
+static GstFlowReturn
+gst_gpu_motion_est_generate_output (GstBaseTransform * trans,
+    GstBuffer ** outbuf)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+
+  *outbuf = g_queue_pop_head (&self->ready);
+  return GST_FLOW_OK;
+}
+
+/* ---- events, queries, caps ------------------------------------------------ */
+
+static gboolean
+gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS:
+    case GST_EVENT_SEGMENT:
+      /* Everything received before these leaves before them. */
+      if (drain (self) == GST_FLOW_ERROR) {
+        gst_event_unref (event);
+        return FALSE;
+      }
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      drop_jobs (self);
+      if (self->session)
+        self->ops->reset (self->session);
+      self->prev_pts = GST_CLOCK_TIME_NONE;
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
+}
+
+static gboolean
+gst_gpu_motion_est_query (GstBaseTransform * trans, GstPadDirection direction,
+    GstQuery * query)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
+    GstClockTime min, max, frame, added;
+    gboolean live;
+
+    if (!GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+            query))
+      return FALSE;
+    gst_query_parse_latency (query, &live, &min, &max);
+    /* A frame leaves when depth - 1 later frames have arrived. */
+    GST_OBJECT_LOCK (self);
+    frame = self->info.fps_n > 0
+        ? gst_util_uint64_scale_int (GST_SECOND, self->info.fps_d,
+        self->info.fps_n) : 0;
+    added = self->session ? frame * (self->depth - 1) : 0;
+    GST_OBJECT_UNLOCK (self);
+    GST_DEBUG_OBJECT (self, "adding latency %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (added));
+    min += added;
+    if (GST_CLOCK_TIME_IS_VALID (max))
+      max += added;
+    gst_query_set_latency (query, live, min, max);
+    return TRUE;
+  }
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->query (trans, direction,
+      query);
+}
+
+static gboolean
+gst_gpu_motion_est_set_caps (GstBaseTransform * trans, GstCaps * incaps,
+    GstCaps * outcaps)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+  GstVideoInfo info;
+
+  if (!gst_video_info_from_caps (&info, incaps))
+    goto invalid_caps;
+
+  GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT, incaps);
+  GST_OBJECT_LOCK (self);
+  self->info = info;
+  GST_OBJECT_UNLOCK (self);
+  /* A new size or format starts a new sequence: no reference. */
+  if (self->session)
+    self->ops->reset (self->session);
+  self->prev_pts = GST_CLOCK_TIME_NONE;
+  return TRUE;
+
+  /* ERRORS */
+invalid_caps:
+  GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+      ("invalid caps %" GST_PTR_FORMAT, incaps));
+  return FALSE;
+}
+
+static gboolean
+gst_gpu_motion_est_start (GstBaseTransform * trans)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+
+  gst_video_info_init (&self->info);
+  return open_backend (self);
+}
+
+static gboolean
+gst_gpu_motion_est_stop (GstBaseTransform * trans)
+{
+  close_backend (GST_GPU_MOTION_EST (trans));
+  return TRUE;
+}
+
+/* ---- properties ----------------------------------------------------------- */
+
+static void
+gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      self->backend_choice = g_value_get_enum (value);
+      self->backend_dirty = TRUE;
+      break;
+    case PROP_DEVICE_ID:
+      self->device_id = g_value_get_int (value);
+      self->backend_dirty = TRUE;
+      break;
+    case PROP_SEARCH_RANGE:
+      self->search_range = g_value_get_uint (value);
+      break;
+    case PROP_PARTITIONS:{
+      guint p = g_value_get_flags (value);
+      /* An empty set would search nothing: keep 16x16 then. */
+      self->partitions = p ? p : GST_MOTION_VECTOR_PARTITIONS_16X16;
+      break;
+    }
+    case PROP_METHOD:
+      self->method = g_value_get_enum (value);
+      break;
+    case PROP_IN_FLIGHT:
+      self->in_flight = g_value_get_uint (value);
+      self->backend_dirty = TRUE;
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend_choice);
+      break;
+    case PROP_DEVICE_ID:
+      g_value_set_int (value, self->device_id);
+      break;
+    case PROP_SEARCH_RANGE:
+      g_value_set_uint (value, self->search_range);
+      break;
+    case PROP_PARTITIONS:
+      g_value_set_flags (value, self->partitions);
+      break;
+    case PROP_METHOD:
+      g_value_set_enum (value, self->method);
+      break;
+    case PROP_IN_FLIGHT:
+      g_value_set_uint (value, self->in_flight);
+      break;
+    case PROP_ACTIVE_BACKEND:
+      /* ops is only replaced while streaming is stopped or by the streaming
+       * thread; reading the name pointer is safe. */
+      g_value_set_string (value, self->ops ? self->ops->name : NULL);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_gpu_motion_est_finalize (GObject * object)
+{
+  close_backend (GST_GPU_MOTION_EST (object));
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  const GParamFlags rw = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+      | GST_PARAM_MUTABLE_PLAYING;
+
+  GST_DEBUG_CATEGORY_INIT (gst_gpu_motion_est_debug, "gpumotionest", 0,
+      "GPU block-matching motion estimation");
+
+  gobject_class->set_property = gst_gpu_motion_est_set_property;
+  gobject_class->get_property = gst_gpu_motion_est_get_property;
+  gobject_class->finalize = gst_gpu_motion_est_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Where the search runs (takes effect at the next frame)",
+          GST_TYPE_GPU_MOTION_EST_BACKEND, DEFAULT_BACKEND, rw));
+  g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int ("device-id", "Device ID",
+          "GPU to use, -1 for the first (takes effect at the next frame)",
+          -1, G_MAXINT, DEFAULT_DEVICE_ID, rw));
+  g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
+      g_param_spec_uint ("search-range", "Search range",
+          "Largest vector component searched, in pixels (±range)",
+          1, 128, DEFAULT_SEARCH_RANGE, rw));
+  g_object_class_install_property (gobject_class, PROP_PARTITIONS,
+      g_param_spec_flags ("partitions", "Partitions",
+          "Partition shapes to compute, each as its own grid",
+          gst_motion_vector_partition_flags_get_type (), DEFAULT_PARTITIONS,
+          rw));
+  g_object_class_install_property (gobject_class, PROP_METHOD,
+      g_param_spec_enum ("method", "Method", "Search method",
+          gst_motion_vector_method_get_type (), DEFAULT_METHOD, rw));
+  g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
+      g_param_spec_uint ("in-flight", "Frames in flight",
+          "Frames queued on the backend at once, 0 for the backend's "
+          "default; more overlaps transfers with compute and adds latency",
+          0, MAX_IN_FLIGHT, DEFAULT_IN_FLIGHT, rw));
+  g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
+      g_param_spec_string ("active-backend", "Active backend",
+          "The backend in use (cpu, cuda), NULL when stopped", NULL,
+          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_set_static_metadata (element_class,
+      "GPU motion estimation", "Filter/Analyzer/Video",
+      "Block-matching motion estimation: a motion vector, its H.264 "
+      "prediction and MVD for every block, attached as metadata",
+      "gpumotionest developers");
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+
+  trans_class->passthrough_on_same_caps = FALSE;
+  trans_class->transform_ip_on_passthrough = FALSE;
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_gpu_motion_est_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_gpu_motion_est_stop);
+  trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_gpu_motion_est_set_caps);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_motion_est_sink_event);
+  trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_motion_est_query);
+  trans_class->submit_input_buffer =
+      GST_DEBUG_FUNCPTR (gst_gpu_motion_est_submit_input_buffer);
+  trans_class->generate_output =
+      GST_DEBUG_FUNCPTR (gst_gpu_motion_est_generate_output);
+
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_MOTION_EST_BACKEND, 0);
+}
+
+static void
+gst_gpu_motion_est_init (GstGpuMotionEst * self)
+{
+  self->backend_choice = DEFAULT_BACKEND;
+  self->device_id = DEFAULT_DEVICE_ID;
+  self->search_range = DEFAULT_SEARCH_RANGE;
+  self->partitions = DEFAULT_PARTITIONS;
+  self->method = DEFAULT_METHOD;
+  self->in_flight = DEFAULT_IN_FLIGHT;
+  g_queue_init (&self->pending);
+  g_queue_init (&self->ready);
+  self->prev_pts = GST_CLOCK_TIME_NONE;
+  gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+}

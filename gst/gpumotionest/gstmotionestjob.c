@@ -1,0 +1,88 @@
+/* gpumotionest — one frame in flight.
+ *
+ * The buffer is mapped with GST_VIDEO_FRAME_MAP_FLAG_NO_REF so that the job's
+ * single reference keeps it writable: the meta is added when the backend has
+ * finished, without copying the buffer.
+ */
+#include "gstmotionestjob.h"
+
+GstMotionEstJob *
+gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
+    const MESearchParams * params, GstClockTime ref_pts, GError ** error)
+{
+  GstMotionEstJob *job = g_new0 (GstMotionEstJob, 1);
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
+
+  job->buffer = buffer;
+  if (!gst_video_frame_map (&job->frame, (GstVideoInfo *) info, buffer,
+          GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "could not map a %ux%u %s frame (buffer of %" G_GSIZE_FORMAT
+        " bytes, %" G_GSIZE_FORMAT " expected)", w, h,
+        gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
+        gst_buffer_get_size (buffer), GST_VIDEO_INFO_SIZE (info));
+    job->frame.buffer = NULL;
+    gst_motion_est_job_free (job);
+    return NULL;
+  }
+
+  /* Every supported format has 8-bit luma in plane 0. */
+  job->luma.data = GST_VIDEO_FRAME_PLANE_DATA (&job->frame, 0);
+  job->luma.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&job->frame, 0);
+  job->luma.width = w;
+  job->luma.height = h;
+  job->params = *params;
+  job->ref_pts = ref_pts;
+
+  job->n_cells = gst_motion_vector_layout (w, h, params->partitions, grids);
+  job->cells = g_new (GstMotionVectorCell, job->n_cells);
+  job->field.mb_cols = gst_motion_vector_mb_cols (w);
+  job->field.mb_rows = gst_motion_vector_mb_rows (h);
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    job->field.grid[p] = (params->partitions & (1u << p))
+        ? job->cells + grids[p].offset : NULL;
+  return job;
+}
+
+/* Attaches the meta and hands the buffer back; the job is freed. */
+GstBuffer *
+gst_motion_est_job_finish (GstMotionEstJob * job)
+{
+  GstBuffer *buffer = job->buffer;
+  GstMotionVectorMeta *meta;
+  GBytes *bytes;
+
+  gst_video_frame_unmap (&job->frame);
+  job->frame.buffer = NULL;
+
+  bytes = g_bytes_new_take (job->cells,
+      job->n_cells * sizeof (GstMotionVectorCell));
+  job->cells = NULL;
+  meta = gst_buffer_add_motion_vector_meta (buffer, job->luma.width,
+      job->luma.height, job->params.partitions, bytes);
+  g_bytes_unref (bytes);
+  if (meta) {
+    meta->ref_distance = -1;
+    meta->ref_pts = job->field.has_reference ? job->ref_pts
+        : GST_CLOCK_TIME_NONE;
+    meta->flags = job->field.has_reference ? GST_MOTION_VECTOR_META_FLAG_NONE
+        : GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
+    meta->method = job->params.method;
+    meta->search_range = job->params.search_range;
+  }
+
+  job->buffer = NULL;
+  gst_motion_est_job_free (job);
+  return buffer;
+}
+
+void
+gst_motion_est_job_free (GstMotionEstJob * job)
+{
+  if (job->frame.buffer)
+    gst_video_frame_unmap (&job->frame);
+  gst_clear_buffer (&job->buffer);
+  g_free (job->cells);
+  g_free (job);
+}

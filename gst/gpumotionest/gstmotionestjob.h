@@ -1,0 +1,34 @@
+/* gpumotionest — one frame in flight: its buffer, the mapped luma the
+ * backend reads, and the field the backend fills. */
+#ifndef GST_MOTION_EST_JOB_H
+#define GST_MOTION_EST_JOB_H
+
+#include <gst/video/video.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#include "me_backend.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  GstBuffer *buffer;            /* our only reference: stays writable */
+  GstVideoFrame frame;          /* mapped for reading until the job ends */
+  MEPlane luma;
+  MESearchParams params;
+  MEField field;
+  GstMotionVectorCell *cells;   /* all grids, laid out as the meta wants */
+  gsize n_cells;
+  GstClockTime ref_pts;
+} GstMotionEstJob;
+
+GstMotionEstJob *gst_motion_est_job_new (GstBuffer * buffer,
+    const GstVideoInfo * info, const MESearchParams * params,
+    GstClockTime ref_pts, GError ** error);
+
+GstBuffer *gst_motion_est_job_finish (GstMotionEstJob * job);
+
+void gst_motion_est_job_free (GstMotionEstJob * job);
+
+G_END_DECLS
+
+#endif /* GST_MOTION_EST_JOB_H */

@@ -1,0 +1,487 @@
+/* gpumotionest — the CUDA backend: sessions, streaming, error reporting.
+ *
+ * Frames flow through SLOTS slots used round-robin, each with its own
+ * stream.  submit() enqueues on the frame's slot stream: upload of the luma
+ * plane (from the caller's memory when it is page-locked, else through the
+ * slot's page-locked staging copy) into a device frame buffer, the border
+ * fill, then, when there is a reference, the key reset, the search, the
+ * prediction and the download of the cells; and returns.  collect() waits
+ * for the oldest slot's stream and hands its cells over.
+ *
+ * Device frames form a ring of SLOTS + 1 buffers: frame n lives in buffer
+ * n % (SLOTS + 1) and is the reference of frame n + 1, whose stream waits
+ * on the event recorded after frame n's border fill.  Buffer n % (SLOTS + 1)
+ * was last read by frames n - SLOTS - 1 (as current, collected before frame
+ * n can be submitted since at most SLOTS are in flight) and n - SLOTS (as
+ * reference, on the same stream as frame n), so overwriting it is safe.
+ *
+ * Buffers are allocated once and grown when a frame needs more; nothing is
+ * allocated per frame once sizes are stable.
+ */
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include "me_backend.h"
+#include "me_cost.h"
+#include "me_cuda_bench.h"
+#include "me_cuda_host.h"
+#include "me_cuda_kernels.h"
+
+#define SLOTS 8                 /* most frames in flight */
+#define DEFAULT_DEPTH 3         /* see docs/cuda-backend.md for the measurements */
+#define NFRAMES (SLOTS + 1)
+
+typedef struct {
+  cudaStream_t stream;
+  cudaEvent_t kernel_start, kernel_end;         /* timing of the kernels */
+
+  /* page-locked staging of the frame and of the cells */
+  uint8_t *stage;
+  size_t stage_size;
+  GstMotionVectorCell *host_cells;
+  size_t host_cells_size;        /* in cells */
+  /* device keys and cells */
+  uint64_t *keys;
+  GstMotionVectorCell *cells;
+  size_t cells_size;             /* in cells, for keys and cells alike */
+
+  /* the frame in flight */
+  MEField *out;
+  GstMotionVectorCell *grid[GST_MOTION_VECTOR_PARTITION_COUNT];
+  size_t offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
+  size_t grid_cells[GST_MOTION_VECTOR_PARTITION_COUNT];
+  gboolean has_reference;
+  gboolean direct;               /* cells downloaded into out's grids */
+} Slot;
+
+struct MESession {
+  int device;
+  int sm_count;
+  char device_name[256];
+  unsigned depth;
+
+  Slot slots[SLOTS];
+  uint8_t *frames[NFRAMES];
+  cudaEvent_t frame_ready[NFRAMES];
+  size_t frame_size;             /* bytes allocated per device frame */
+
+  guint64 submitted, collected;
+  gboolean have_ref;             /* the last frame submitted can be a reference */
+  unsigned ref_width, ref_height;
+
+  double kernel_ms;
+  guint64 kernel_frames;
+};
+
+/* ---- errors ------------------------------------------------------------- */
+
+static gboolean
+check (cudaError_t e, const char *what, GError ** error)
+{
+  if (e == cudaSuccess)
+    return TRUE;
+  cudaGetLastError ();          /* clear it if it is not sticky */
+  g_set_error (error, ME_BACKEND_ERROR,
+      e == cudaErrorMemoryAllocation ? ME_BACKEND_ERROR_NO_MEMORY
+      : ME_BACKEND_ERROR_DEVICE, "CUDA: %s failed: %s (%s)", what,
+      cudaGetErrorName (e), cudaGetErrorString (e));
+  return FALSE;
+}
+
+#define CHECK(call, what) \
+  G_STMT_START { if (!check ((call), (what), error)) return FALSE; } G_STMT_END
+
+static gboolean
+device_alloc (void **ptr, size_t size, const char *what, GError ** error)
+{
+  cudaError_t e = cudaMalloc (ptr, size);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError ();
+    *ptr = NULL;
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_NO_MEMORY,
+        "CUDA: out of device memory allocating %s (%.1f MiB)", what,
+        size / 1048576.0);
+    return FALSE;
+  }
+  return check (e, "cudaMalloc", error);
+}
+
+static gboolean
+host_alloc (void **ptr, size_t size, const char *what, GError ** error)
+{
+  cudaError_t e = cudaHostAlloc (ptr, size, cudaHostAllocDefault);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError ();
+    *ptr = NULL;
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_NO_MEMORY,
+        "CUDA: out of page-locked host memory allocating %s (%.1f MiB)", what,
+        size / 1048576.0);
+    return FALSE;
+  }
+  return check (e, "cudaHostAlloc", error);
+}
+
+/* ---- session ------------------------------------------------------------ */
+
+static void
+wait_all (MESession * s)
+{
+  for (int i = 0; i < SLOTS; i++)
+    if (s->slots[i].stream)
+      cudaStreamSynchronize (s->slots[i].stream);
+  cudaGetLastError ();
+}
+
+static void
+free_frames (MESession * s)
+{
+  for (int i = 0; i < NFRAMES; i++)
+    g_clear_pointer (&s->frames[i], cudaFree);
+  s->frame_size = 0;
+}
+
+static void
+cuda_close (MESession * s)
+{
+  if (!s)
+    return;
+  cudaSetDevice (s->device);
+  wait_all (s);
+  free_frames (s);
+  for (int i = 0; i < NFRAMES; i++)
+    if (s->frame_ready[i])
+      cudaEventDestroy (s->frame_ready[i]);
+  for (int i = 0; i < SLOTS; i++) {
+    Slot *sl = &s->slots[i];
+    cudaFreeHost (sl->stage);
+    cudaFreeHost (sl->host_cells);
+    cudaFree (sl->keys);
+    cudaFree (sl->cells);
+    if (sl->kernel_start)
+      cudaEventDestroy (sl->kernel_start);
+    if (sl->kernel_end)
+      cudaEventDestroy (sl->kernel_end);
+    if (sl->stream)
+      cudaStreamDestroy (sl->stream);
+  }
+  cudaGetLastError ();
+  g_free (s);
+}
+
+extern "C" cudaError_t me_cuda_kernels_check (void);
+
+static gboolean
+open_device (MESession * s, int device, GError ** error)
+{
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount (&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError ();
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
+        "no usable CUDA device: %s (%s)",
+        e != cudaSuccess ? cudaGetErrorName (e) : "cudaErrorNoDevice",
+        e != cudaSuccess ? cudaGetErrorString (e) : "no device found");
+    return FALSE;
+  }
+  if (device >= count) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
+        "CUDA device %d requested, but only %d present", device, count);
+    return FALSE;
+  }
+  s->device = device;
+  e = cudaSetDevice (device);
+  cudaDeviceProp prop;
+  if (e == cudaSuccess)
+    e = cudaGetDeviceProperties (&prop, device);
+  if (e == cudaSuccess)
+    e = me_cuda_kernels_check ();
+  if (e != cudaSuccess) {
+    cudaGetLastError ();
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
+        "CUDA device %d is not usable: %s (%s)", device, cudaGetErrorName (e),
+        cudaGetErrorString (e));
+    return FALSE;
+  }
+  s->sm_count = prop.multiProcessorCount;
+  g_strlcpy (s->device_name, prop.name, sizeof (s->device_name));
+  return TRUE;
+}
+
+static MESession *
+cuda_open (int device, GError ** error)
+{
+  MESession *s = g_new0 (MESession, 1);
+  s->depth = DEFAULT_DEPTH;
+  if (!open_device (s, device < 0 ? 0 : device, error)) {
+    g_free (s);
+    return NULL;
+  }
+  for (int i = 0; i < SLOTS; i++) {
+    Slot *sl = &s->slots[i];
+    if (!check (cudaStreamCreateWithFlags (&sl->stream,
+                cudaStreamNonBlocking), "cudaStreamCreate", error)
+        || !check (cudaEventCreate (&sl->kernel_start), "cudaEventCreate",
+            error)
+        || !check (cudaEventCreate (&sl->kernel_end), "cudaEventCreate",
+            error))
+      goto fail;
+  }
+  for (int i = 0; i < NFRAMES; i++)
+    if (!check (cudaEventCreateWithFlags (&s->frame_ready[i],
+                cudaEventDisableTiming), "cudaEventCreate", error))
+      goto fail;
+  return s;
+
+fail:
+  cuda_close (s);
+  return NULL;
+}
+
+static unsigned
+cuda_max_in_flight (MESession * s G_GNUC_UNUSED)
+{
+  return SLOTS;
+}
+
+static unsigned
+cuda_default_in_flight (MESession * s G_GNUC_UNUSED)
+{
+  return DEFAULT_DEPTH;
+}
+
+static void
+cuda_set_in_flight (MESession * s, unsigned depth)
+{
+  s->depth = CLAMP (depth, 1, SLOTS);
+}
+
+/* Device frames big enough for `g`.  Growing them drops the reference: the
+ * size changed, so there is none anyway. */
+static gboolean
+ensure_frames (MESession * s, const MECudaGeometry * g, GError ** error)
+{
+  const size_t need = me_cuda_frame_bytes (g);
+  if (need <= s->frame_size)
+    return TRUE;
+  wait_all (s);
+  free_frames (s);
+  s->have_ref = FALSE;
+  for (int i = 0; i < NFRAMES; i++) {
+    if (!device_alloc ((void **) &s->frames[i], need, "a frame buffer",
+            error)) {
+      g_prefix_error (error, "frame of %ux%u: ", g->width, g->height);
+      free_frames (s);
+      return FALSE;
+    }
+  }
+  s->frame_size = need;
+  return TRUE;
+}
+
+static gboolean
+ensure_slot (Slot * sl, size_t stage, size_t cells, GError ** error)
+{
+  if (stage > sl->stage_size) {
+    g_clear_pointer (&sl->stage, cudaFreeHost);
+    sl->stage_size = 0;
+    if (!host_alloc ((void **) &sl->stage, stage, "frame staging", error))
+      return FALSE;
+    sl->stage_size = stage;
+  }
+  if (cells > sl->host_cells_size) {
+    g_clear_pointer (&sl->host_cells, cudaFreeHost);
+    sl->host_cells_size = 0;
+    if (!host_alloc ((void **) &sl->host_cells, cells * 16, "result cells",
+            error))
+      return FALSE;
+    sl->host_cells_size = cells;
+  }
+  if (cells > sl->cells_size) {
+    g_clear_pointer (&sl->keys, cudaFree);
+    g_clear_pointer (&sl->cells, cudaFree);
+    sl->cells_size = 0;
+    if (!device_alloc ((void **) &sl->keys, cells * 8, "search keys", error)
+        || !device_alloc ((void **) &sl->cells, cells * 16, "result cells",
+            error))
+      return FALSE;
+    sl->cells_size = cells;
+  }
+  return TRUE;
+}
+
+static gboolean
+cuda_submit (MESession * s, const MEPlane * luma,
+    const MESearchParams * params, MEField * out, GError ** error)
+{
+  if (!me_check_input (luma, params, out, error))
+    return FALSE;
+  if (s->submitted - s->collected >= s->depth) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "%u frame(s) already in flight: collect one first", s->depth);
+    return FALSE;
+  }
+  CHECK (cudaSetDevice (s->device), "cudaSetDevice");
+
+  MECudaGeometry g;
+  me_cuda_geometry_init (&g, luma->width, luma->height);
+  const unsigned parts = params->partitions;
+  Slot *sl = &s->slots[s->submitted % SLOTS];
+  const size_t ncells = me_cuda_grid_offsets (parts, g.mb_cols, g.mb_rows,
+      sl->offsets);
+  const gboolean src_pinned = me_cuda_host_is_pinned (luma->data);
+
+  if (!ensure_frames (s, &g, error)
+      || !ensure_slot (sl, src_pinned ? 0 : (size_t) g.width * g.height,
+          ncells, error))
+    return FALSE;
+
+  const unsigned f = s->submitted % NFRAMES;
+  const unsigned prev = (f + NFRAMES - 1) % NFRAMES;
+  uint8_t *cur = s->frames[f];
+  cudaStream_t st = sl->stream;
+
+  /* upload */
+  const uint8_t *src = luma->data;
+  size_t spitch = luma->stride;
+  if (!src_pinned) {
+    for (unsigned y = 0; y < g.height; y++)
+      memcpy (sl->stage + (size_t) y * g.width,
+          luma->data + (size_t) y * luma->stride, g.width);
+    src = sl->stage;
+    spitch = g.width;
+  }
+  CHECK (cudaMemcpy2DAsync (cur + ME_CUDA_PAD * g.pitch + ME_CUDA_PAD,
+          g.pitch, src, spitch, g.width, g.height, cudaMemcpyHostToDevice, st),
+      "frame upload");
+  CHECK (me_cuda_launch_pad (cur, &g, st), "border fill kernel");
+  CHECK (cudaEventRecord (s->frame_ready[f], st), "cudaEventRecord");
+
+  sl->out = out;
+  sl->has_reference = s->have_ref && s->ref_width == g.width
+      && s->ref_height == g.height;
+  sl->direct = TRUE;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    sl->grid[p] = (parts & (1u << p)) ? out->grid[p] : NULL;
+    sl->grid_cells[p] = 0;
+    if (!sl->grid[p])
+      continue;
+    sl->grid_cells[p] = (size_t) gst_motion_vector_grid_cols (
+        (GstMotionVectorPartition) p, g.mb_cols)
+        * gst_motion_vector_grid_rows ((GstMotionVectorPartition) p,
+        g.mb_rows);
+    if (!me_cuda_host_is_pinned (sl->grid[p]))
+      sl->direct = FALSE;
+  }
+
+  if (sl->has_reference) {
+    CHECK (cudaStreamWaitEvent (st, s->frame_ready[prev], 0),
+        "cudaStreamWaitEvent");
+    CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
+    CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
+    CHECK (me_cuda_launch_search (cur, s->frames[prev], &g,
+            params->search_range, parts, sl->keys, s->sm_count, st),
+        "search kernel");
+    CHECK (me_cuda_launch_finish (sl->keys, sl->cells, &g, parts, st),
+        "prediction kernel");
+    CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
+    if (sl->direct) {
+      for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+        if (sl->grid[p])
+          CHECK (cudaMemcpyAsync (sl->grid[p], sl->cells + sl->offsets[p],
+                  sl->grid_cells[p] * 16, cudaMemcpyDeviceToHost, st),
+              "result download");
+    } else {
+      CHECK (cudaMemcpyAsync (sl->host_cells, sl->cells, ncells * 16,
+              cudaMemcpyDeviceToHost, st), "result download");
+    }
+  }
+
+  s->have_ref = TRUE;
+  s->ref_width = g.width;
+  s->ref_height = g.height;
+  s->submitted++;
+  return TRUE;
+}
+
+static gboolean
+cuda_collect (MESession * s, GError ** error)
+{
+  if (s->collected == s->submitted) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "no frame in flight to collect");
+    return FALSE;
+  }
+  Slot *sl = &s->slots[s->collected % SLOTS];
+  s->collected++;
+  CHECK (cudaSetDevice (s->device), "cudaSetDevice");
+  CHECK (cudaStreamSynchronize (sl->stream), "search");
+
+  MEField *out = sl->out;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (!sl->grid[p])
+      continue;
+    if (!sl->has_reference)
+      memset (sl->grid[p], 0, sl->grid_cells[p] * 16);
+    else if (!sl->direct)
+      memcpy (sl->grid[p], sl->host_cells + sl->offsets[p],
+          sl->grid_cells[p] * 16);
+  }
+  out->has_reference = sl->has_reference;
+  if (sl->has_reference) {
+    float ms = 0;
+    if (cudaEventElapsedTime (&ms, sl->kernel_start, sl->kernel_end)
+        == cudaSuccess) {
+      s->kernel_ms += ms;
+      s->kernel_frames++;
+    }
+    cudaGetLastError ();
+  }
+  return TRUE;
+}
+
+static void
+cuda_reset (MESession * s)
+{
+  cudaSetDevice (s->device);
+  wait_all (s);
+  s->collected = s->submitted;
+  s->have_ref = FALSE;
+}
+
+/* ---- measurements (me_cuda_bench.h) -------------------------------------- */
+
+void
+me_cuda_session_kernel_time (MESession * s, double *ms, guint64 * frames)
+{
+  *ms = s->kernel_ms;
+  *frames = s->kernel_frames;
+}
+
+void
+me_cuda_session_clear_kernel_time (MESession * s)
+{
+  s->kernel_ms = 0;
+  s->kernel_frames = 0;
+}
+
+void
+me_cuda_session_device (MESession * s, char *name, size_t name_size,
+    int *sm_count)
+{
+  g_strlcpy (name, s->device_name, name_size);
+  *sm_count = s->sm_count;
+}
+
+extern "C" const MEBackendOps me_backend_cuda = {
+  "cuda",
+  cuda_open,
+  cuda_close,
+  cuda_max_in_flight,
+  cuda_default_in_flight,
+  cuda_set_in_flight,
+  cuda_submit,
+  cuda_collect,
+  me_cuda_host_alloc,
+  me_cuda_host_free,
+  cuda_reset,
+};

@@ -1,0 +1,63 @@
+/* gpumotionest — CUDA kernels of the full search: launch functions.
+ *
+ * Device frame layout (one buffer per frame, written by the upload path):
+ * the luma plane sits at (ME_CUDA_PAD, ME_CUDA_PAD) inside a buffer of
+ * `pitch` x (mb_rows * 16 + 2 * ME_CUDA_PAD) bytes, and every byte around it
+ * holds the nearest frame pixel (edge replication).  The current frame's
+ * macroblock padding and the reference's extension beyond its edges both fall
+ * out of that one layout, so the search reads with no bounds checks.
+ *
+ * Search results are 64-bit me_key() values, one per cell of every requested
+ * grid, laid out grid after grid in shape order (only requested shapes), each
+ * grid row-major.  They start at ME_KEY_NONE and are lowered with atomicMin;
+ * keys are unique, so the result is independent of the order.
+ */
+#ifndef ME_CUDA_KERNELS_H
+#define ME_CUDA_KERNELS_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <gst/motionvectors/gstmotionvectortypes.h>
+
+/* Border around the plane, in pixels: the search range (at most 128) plus
+ * the 16 pixels of a block plus slack for the aligned 20-byte row reads;
+ * a multiple of 16 so that every macroblock row starts 16-byte aligned. */
+#define ME_CUDA_PAD 160
+
+typedef struct {
+  unsigned width, height;       /* the plane, pixels */
+  unsigned mb_cols, mb_rows;
+  size_t pitch;                 /* bytes per buffer row, multiple of 128 */
+  size_t rows;                  /* buffer rows */
+} MECudaGeometry;
+
+void me_cuda_geometry_init (MECudaGeometry * g, unsigned width, unsigned height);
+
+static inline size_t
+me_cuda_frame_bytes (const MECudaGeometry * g)
+{
+  return g->pitch * g->rows;
+}
+
+/* Offset of each requested grid in the key/cell arrays (in cells), and the
+ * total; offsets of shapes not requested are left as they are. */
+size_t me_cuda_grid_offsets (unsigned partitions, unsigned mb_cols,
+    unsigned mb_rows, size_t offsets[GST_MOTION_VECTOR_PARTITION_COUNT]);
+
+/* Fills the border of a frame whose plane was copied in. */
+cudaError_t me_cuda_launch_pad (uint8_t * frame, const MECudaGeometry * g,
+    cudaStream_t stream);
+
+/* Searches every macroblock of `cur` against `ref` over [-range, range]^2 for
+ * the requested shapes, lowering `keys` (laid out by me_cuda_grid_offsets).
+ * `sm_count` sizes the work split. */
+cudaError_t me_cuda_launch_search (const uint8_t * cur, const uint8_t * ref,
+    const MECudaGeometry * g, unsigned range, unsigned partitions,
+    uint64_t * keys, int sm_count, cudaStream_t stream);
+
+/* Turns keys into cells: vector, cost, H.264 prediction and MVD. */
+cudaError_t me_cuda_launch_finish (const uint64_t * keys,
+    GstMotionVectorCell * cells, const MECudaGeometry * g,
+    unsigned partitions, cudaStream_t stream);
+
+#endif /* ME_CUDA_KERNELS_H */

@@ -1,0 +1,280 @@
+/* gpumotionest — throughput of a search backend.
+ *
+ * For each frame size, search range and partition set it runs a
+ * submit/collect loop over frames generated in memory beforehand (moving
+ * texture with noise, in the backend's preferred host memory) and prints
+ * frames per second: "kernel" from the device time of the search kernels
+ * alone (CUDA events, depth 1), "depth 1" and "depth N" from the wall clock
+ * of the loop with 1 and with the backend's default number of frames in
+ * flight (uploads, kernels, downloads and host copies included).
+ *
+ * With the CUDA backend it first measures the device's ceiling for packed
+ * byte SADs (a kernel of nothing but VABSDIFF4 chains) and prints, for each
+ * search, achieved / ceiling where achieved = useful SADs per frame (one per
+ * 4 pixels of every 16x16 block per candidate: mb_cols x mb_rows x
+ * (2R + 1)^2 x 64) x kernel frames per second.
+ *
+ * Usage: gpumotionest-bench [--backend NAME] [--quick] [--seconds S]
+ *                           [--depth-sweep]
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "me_backend.h"
+#include "bench-frames.h"
+#if HAVE_CUDA
+#include "cuda/me_cuda_bench.h"
+#endif
+
+#define NFRAMES 8
+
+typedef struct {
+  const MEBackendOps *ops;
+  MESession *session;
+  unsigned width, height;
+  uint8_t *frames[NFRAMES];
+  MEField fields[NFRAMES];
+} Bench;
+
+static void *
+bench_alloc (const Bench * b, size_t size)
+{
+  return b->ops->host_alloc ? b->ops->host_alloc (size) : g_malloc (size);
+}
+
+static void
+bench_free (const Bench * b, void *ptr)
+{
+  if (b->ops->host_free)
+    b->ops->host_free (ptr);
+  else
+    g_free (ptr);
+}
+
+static void
+bench_setup (Bench * b, unsigned width, unsigned height)
+{
+  GRand *rand = g_rand_new_with_seed (width * 7919 + height);
+  b->width = width;
+  b->height = height;
+  for (int k = 0; k < NFRAMES; k++) {
+    b->frames[k] = bench_alloc (b, (size_t) width * height);
+    bench_frame (b->frames[k], width, width, height, BENCH_CONTENT_MOVING, k,
+        rand);
+    MEField *f = &b->fields[k];
+    memset (f, 0, sizeof (*f));
+    f->mb_cols = gst_motion_vector_mb_cols (width);
+    f->mb_rows = gst_motion_vector_mb_rows (height);
+    for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+      f->grid[p] = bench_alloc (b, (size_t) 16
+          * gst_motion_vector_grid_cols (p, f->mb_cols)
+          * gst_motion_vector_grid_rows (p, f->mb_rows));
+  }
+  g_rand_free (rand);
+}
+
+static void
+bench_teardown (Bench * b)
+{
+  for (int k = 0; k < NFRAMES; k++) {
+    bench_free (b, b->frames[k]);
+    for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+      bench_free (b, b->fields[k].grid[p]);
+  }
+}
+
+/* Runs frames through the backend with `depth` in flight for about
+ * `seconds` (at least 8 frames); returns wall-clock frames per second and,
+ * with CUDA, kernel-only frames per second in *kernel_fps. */
+static void
+submit_one (Bench * b, const MESearchParams * params, guint64 n)
+{
+  GError *error = NULL;
+  unsigned k = n % NFRAMES;
+  MEPlane plane = { b->frames[k], b->width, b->width, b->height };
+  if (!b->ops->submit (b->session, &plane, params, &b->fields[k], &error)) {
+    fprintf (stderr, "submit: %s\n", error->message);
+    exit (1);
+  }
+}
+
+static void
+collect_one (Bench * b)
+{
+  GError *error = NULL;
+  if (!b->ops->collect (b->session, &error)) {
+    fprintf (stderr, "collect: %s\n", error->message);
+    exit (1);
+  }
+}
+
+static double
+bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
+    double seconds, double *kernel_fps)
+{
+  MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL };
+  guint64 submitted = 0, collected = 0;
+
+  b->ops->reset (b->session);
+  b->ops->set_in_flight (b->session, depth);
+  *kernel_fps = 0;
+
+  /* warm-up: the first frame has no reference */
+  for (; submitted < NFRAMES; submitted++) {
+    if (submitted - collected == depth)
+      collect_one (b), collected++;
+    submit_one (b, &params, submitted);
+  }
+  for (; collected < submitted; collected++)
+    collect_one (b);
+#if HAVE_CUDA
+  if (strcmp (b->ops->name, "cuda") == 0)
+    me_cuda_session_clear_kernel_time (b->session);
+#endif
+
+  const gint64 t0 = g_get_monotonic_time ();
+  const guint64 first = collected;
+  gint64 t1;
+  for (;;) {
+    for (; submitted - collected < depth; submitted++)
+      submit_one (b, &params, submitted);
+    collect_one (b);
+    collected++;
+    t1 = g_get_monotonic_time ();
+    if ((t1 - t0) * 1e-6 >= seconds && collected - first >= 8)
+      break;
+  }
+  for (; collected < submitted; collected++)
+    collect_one (b);
+  t1 = g_get_monotonic_time ();
+
+  double fps = (collected - first) / ((t1 - t0) * 1e-6);
+#if HAVE_CUDA
+  if (strcmp (b->ops->name, "cuda") == 0) {
+    double ms;
+    guint64 n;
+    me_cuda_session_kernel_time (b->session, &ms, &n);
+    if (n && ms > 0)
+      *kernel_fps = n / (ms * 1e-3);
+  }
+#endif
+  return fps;
+}
+
+int
+main (int argc, char **argv)
+{
+  const char *backend = "cuda";
+  gboolean quick = FALSE, sweep = FALSE;
+  double seconds = 0.4;
+  GError *error = NULL;
+
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--backend") && i + 1 < argc)
+      backend = argv[++i];
+    else if (!strcmp (argv[i], "--quick"))
+      quick = TRUE;
+    else if (!strcmp (argv[i], "--depth-sweep"))
+      sweep = TRUE;
+    else if (!strcmp (argv[i], "--seconds") && i + 1 < argc)
+      seconds = g_ascii_strtod (argv[++i], NULL);
+    else {
+      fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
+          "[--depth-sweep]\n", argv[0]);
+      return 2;
+    }
+  }
+
+  Bench b = { 0 };
+  b.ops = me_backend_find (backend);
+  if (!b.ops) {
+    printf ("backend %s not built\n", backend);
+    return 77;
+  }
+  b.session = b.ops->open (-1, &error);
+  if (!b.session) {
+    printf ("backend %s unavailable: %s\n", backend, error->message);
+    return 77;
+  }
+  unsigned depth_default = b.ops->default_in_flight ?
+      b.ops->default_in_flight (b.session) : b.ops->max_in_flight (b.session);
+
+  double ceiling = 0;
+  gboolean is_cuda = strcmp (backend, "cuda") == 0;
+#if HAVE_CUDA
+  if (is_cuda) {
+    char name[256];
+    int sms;
+    me_cuda_session_device (b.session, name, sizeof (name), &sms);
+    printf ("device: %s, %d multiprocessors\n", name, sms);
+    if (!me_cuda_vsad_ceiling (-1, &ceiling, &error)) {
+      printf ("ceiling: %s\n", error->message);
+      g_clear_error (&error);
+    } else {
+      printf ("VABSDIFF4 ceiling: %.3e 4-byte SADs/s (%.1f per "
+          "multiprocessor per ns)\n", ceiling, ceiling / sms * 1e-9);
+    }
+  }
+#endif
+
+  static const unsigned sizes[][2] = { {1280, 720}, {1920, 1080},
+  {3840, 2160}
+  };
+  static const unsigned ranges[] = { 16, 32, 64 };
+  static const unsigned parts[] = { GST_MOTION_VECTOR_PARTITIONS_16X16,
+    GST_MOTION_VECTOR_PARTITIONS_ALL
+  };
+
+  if (sweep) {
+    bench_setup (&b, 1920, 1080);
+    printf ("\nin-flight sweep, 1920x1080, R=32, 16x16 / all shapes:\n");
+    for (unsigned d = 1; d <= b.ops->max_in_flight (b.session); d++) {
+      double k1, k2;
+      double f1 = bench_loop (&b, 32, 0x01, d, seconds, &k1);
+      double f2 = bench_loop (&b, 32, 0x7f, d, seconds, &k2);
+      printf ("  depth %u: %8.1f fps  %8.1f fps\n", d, f1, f2);
+    }
+    bench_teardown (&b);
+  }
+
+  printf ("\nbackend %s, frames per second (kernel = device time of the "
+      "search kernels only; depth N = wall clock with N frames in flight)\n",
+      backend);
+  printf ("%-10s %4s %-6s %10s %10s %10s %9s\n", "size", "R", "shapes",
+      "kernel", "depth 1", "depth", "of ceil");
+  for (unsigned si = 0; si < G_N_ELEMENTS (sizes); si++) {
+    if (quick && si != 1)
+      continue;
+    bench_setup (&b, sizes[si][0], sizes[si][1]);
+    for (unsigned ri = 0; ri < G_N_ELEMENTS (ranges); ri++) {
+      if (quick && ranges[ri] != 32)
+        continue;
+      for (unsigned pi = 0; pi < G_N_ELEMENTS (parts); pi++) {
+        double kfps, kfps2;
+        double f1 = bench_loop (&b, ranges[ri], parts[pi], 1, seconds, &kfps);
+        double fd = bench_loop (&b, ranges[ri], parts[pi], depth_default,
+            seconds, &kfps2);
+        double sads = (double) gst_motion_vector_mb_cols (sizes[si][0])
+            * gst_motion_vector_mb_rows (sizes[si][1])
+            * (2.0 * ranges[ri] + 1) * (2.0 * ranges[ri] + 1) * 64;
+        char size[32], ratio[32] = "-", kernel[32] = "-";
+        g_snprintf (size, sizeof (size), "%ux%u", sizes[si][0], sizes[si][1]);
+        if (kfps > 0)
+          g_snprintf (kernel, sizeof (kernel), "%.1f", kfps);
+        if (ceiling > 0 && kfps > 0)
+          g_snprintf (ratio, sizeof (ratio), "%.3f", sads * kfps / ceiling);
+        printf ("%-10s %4u %-6s %10s %10.1f %7.1f(%u) %9s\n", size,
+            ranges[ri], parts[pi] == GST_MOTION_VECTOR_PARTITIONS_ALL ? "all"
+            : "16x16", kernel, f1, fd, depth_default, ratio);
+        fflush (stdout);
+      }
+    }
+    bench_teardown (&b);
+  }
+  (void) is_cuda;
+  b.ops->close (b.session);
+  return 0;
+}

@@ -1,0 +1,631 @@
+/* gpumotionest — element tests with GstHarness.
+ *
+ * Frames are crops of one random "world" image at different offsets, so the
+ * true motion of every block is known: frame k shows world(x + ox_k, y + oy_k)
+ * and the current frame matches the previous one at (ox_cur - ox_prev,
+ * oy_cur - oy_prev).  Random texture makes that match unique with SAD 0.
+ *
+ * The backend is "auto": on a machine with a usable GPU the same tests run
+ * the CUDA path.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#define WORLD_W 4400
+#define WORLD_H 2600
+
+static guint8 *world;
+
+static void
+world_setup (void)
+{
+  GRand *rand = g_rand_new_with_seed (1234);
+
+  world = g_malloc (WORLD_W * WORLD_H);
+  for (gsize i = 0; i < (gsize) WORLD_W * WORLD_H; i++)
+    world[i] = g_rand_int (rand) & 0xff;
+  g_rand_free (rand);
+}
+
+static void
+world_teardown (void)
+{
+  g_clear_pointer (&world, g_free);
+}
+
+/* A frame of `format` whose luma is the world seen from (ox, oy); chroma is
+ * grey.  extra_stride > 0 makes rows longer than needed, described by a
+ * GstVideoMeta, with the planes at unusual offsets. */
+static GstBuffer *
+make_frame (GstVideoFormat format, guint w, guint h, guint ox, guint oy,
+    guint extra_stride)
+{
+  GstVideoInfo info;
+  GstVideoFrame frame;
+  GstBuffer *buf;
+
+  fail_unless (ox + w <= WORLD_W && oy + h <= WORLD_H);
+  gst_video_info_set_format (&info, format, w, h);
+  if (extra_stride) {
+    gsize offset = 64 + extra_stride;   /* planes do not start at 0 */
+    for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES (&info); p++) {
+      gint comp[GST_VIDEO_MAX_COMPONENTS];
+      gst_video_format_info_component (info.finfo, p, comp);
+      info.stride[p] += extra_stride;
+      info.offset[p] = offset;
+      offset += (gsize) info.stride[p]
+          * GST_VIDEO_INFO_COMP_HEIGHT (&info, comp[0]) + 32;
+    }
+    info.size = offset;
+  }
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (buf, 0, 0x5a, info.size);
+  if (extra_stride)
+    gst_buffer_add_video_meta_full (buf, GST_VIDEO_FRAME_FLAG_NONE, format,
+        w, h, GST_VIDEO_INFO_N_PLANES (&info), info.offset, info.stride);
+
+  fail_unless (gst_video_frame_map (&frame, &info, buf, GST_MAP_WRITE));
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&frame); p++) {
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&frame, p);
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, p);
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    guint rows, bytes;
+
+    gst_video_format_info_component (frame.info.finfo, p, comp);
+    rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
+    bytes = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0])
+        * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp[0]);
+    for (guint y = 0; y < rows; y++) {
+      if (p == 0)
+        memcpy (d + (gsize) y * stride, world + (gsize) (oy + y) * WORLD_W + ox,
+            w);
+      else
+        memset (d + (gsize) y * stride, 128, bytes);
+    }
+  }
+  gst_video_frame_unmap (&frame);
+  return buf;
+}
+
+static GstHarness *
+harness_new (const gchar * format, guint w, guint h, guint range,
+    guint partitions)
+{
+  GstHarness *hn = gst_harness_new ("gpumotionest");
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%u,height=%u,"
+      "framerate=30/1", format, w, h);
+
+  /* One frame in flight: each push gives its buffer back at once.  The
+   * order tests below use deeper queues. */
+  g_object_set (hn->element, "search-range", range, "partitions", partitions,
+      "in-flight", 1, NULL);
+  gst_harness_set_src_caps_str (hn, caps);
+  g_free (caps);
+  return hn;
+}
+
+static GstBuffer *
+push_pull (GstHarness * h, GstBuffer * in)
+{
+  GstBuffer *out;
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  return out;
+}
+
+static GstMotionVectorMeta *
+get_meta (GstBuffer * buf)
+{
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buf);
+  fail_unless (meta != NULL, "buffer has no motion vector meta");
+  return meta;
+}
+
+/* Every cell whose block lies inside the frame and whose match (block moved
+ * by (dx, dy)) lies inside the previous frame must hold exactly that vector
+ * with cost 0.  Returns how many cells were checked. */
+static guint
+check_true_motion (GstMotionVectorMeta * meta, GstMotionVectorPartition p,
+    guint w, guint h, gint dx, gint dy)
+{
+  guint cols, rows, checked = 0;
+  guint bw = gst_motion_vector_partition_width (p);
+  guint bh = gst_motion_vector_partition_height (p);
+  const GstMotionVectorCell *g = gst_motion_vector_meta_get_grid (meta, p,
+      &cols, &rows);
+
+  fail_unless (g != NULL);
+  fail_unless_equals_int (cols, gst_motion_vector_grid_cols (p,
+          gst_motion_vector_mb_cols (w)));
+  fail_unless_equals_int (rows, gst_motion_vector_grid_rows (p,
+          gst_motion_vector_mb_rows (h)));
+  for (guint r = 0; r < rows; r++) {
+    for (guint c = 0; c < cols; c++) {
+      gint x = c * bw, y = r * bh;
+      const GstMotionVectorCell *cell = &g[r * cols + c];
+
+      if (x + bw > w || y + bh > h || x + dx < 0 || y + dy < 0
+          || x + dx + bw > w || y + dy + bh > h)
+        continue;
+      if (cell->mv_x != 4 * dx || cell->mv_y != 4 * dy || cell->cost != 0)
+        fail ("shape %d cell (%u,%u): got (%d,%d) cost %u, want (%d,%d) cost 0",
+            p, c, r, cell->mv_x, cell->mv_y, cell->cost, 4 * dx, 4 * dy);
+      fail_unless_equals_int (cell->mvd_x, cell->mv_x - cell->pred_x);
+      fail_unless_equals_int (cell->mvd_y, cell->mv_y - cell->pred_y);
+      checked++;
+    }
+  }
+  return checked;
+}
+
+static void
+check_no_reference (GstMotionVectorMeta * meta)
+{
+  gsize size;
+  const guint8 *d = g_bytes_get_data (meta->data, &size);
+
+  fail_unless (meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE);
+  fail_unless_equals_uint64 (meta->ref_pts, GST_CLOCK_TIME_NONE);
+  for (gsize i = 0; i < size; i++)
+    fail_unless (d[i] == 0, "cell byte %" G_GSIZE_FORMAT " not zero", i);
+}
+
+/* Two frames, the second moved by (dx, dy); checks every shape asked for. */
+static void
+run_shift (const gchar * format, guint w, guint h, guint range,
+    guint partitions, gint dx, gint dy, guint min_checked)
+{
+  GstHarness *hn = harness_new (format, w, h, range, partitions);
+  GstVideoFormat fmt = gst_video_format_from_string (format);
+  guint ox = 300, oy = 200, checked = 0;
+  GstBuffer *b0, *b1, *in0, *in1;
+  GstMotionVectorMeta *m0, *m1;
+
+  in0 = make_frame (fmt, w, h, ox, oy, 0);
+  GST_BUFFER_PTS (in0) = 0;
+  in1 = make_frame (fmt, w, h, ox + dx, oy + dy, 0);
+  GST_BUFFER_PTS (in1) = GST_SECOND / 30;
+
+  b0 = push_pull (hn, in0);
+  b1 = push_pull (hn, in1);
+  m0 = get_meta (b0);
+  m1 = get_meta (b1);
+  check_no_reference (m0);
+  fail_if (m1->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE);
+  fail_unless_equals_int (m1->ref_distance, -1);
+  fail_unless_equals_uint64 (m1->ref_pts, 0);
+  fail_unless_equals_int (m1->width, w);
+  fail_unless_equals_int (m1->height, h);
+  fail_unless_equals_int (m1->search_range, range);
+  fail_unless_equals_int (m1->partitions, partitions);
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    if (partitions & (1 << p))
+      checked += check_true_motion (m1, p, w, h, dx, dy);
+  GST_INFO ("%s %ux%u ±%u shapes 0x%x shift (%d,%d): %u cells exact",
+      format, w, h, range, partitions, dx, dy, checked);
+  fail_unless (checked >= min_checked, "only %u cells checked", checked);
+  gst_buffer_unref (b0);
+  gst_buffer_unref (b1);
+  gst_harness_teardown (hn);
+}
+
+GST_START_TEST (test_shift_16x16)
+{
+  run_shift ("I420", 320, 240, 16, GST_MOTION_VECTOR_PARTITIONS_16X16, 5, -3,
+      200);
+  run_shift ("I420", 320, 240, 16, GST_MOTION_VECTOR_PARTITIONS_16X16, -16, 16,
+      150);
+  run_shift ("I420", 320, 240, 7, GST_MOTION_VECTOR_PARTITIONS_16X16, 0, 0,
+      300);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_shift_all_shapes)
+{
+  run_shift ("I420", 160, 96, 8, GST_MOTION_VECTOR_PARTITIONS_ALL, -6, 7, 400);
+  run_shift ("I420", 160, 96, 8, GST_MOTION_VECTOR_PARTITIONS_8X8 |
+      GST_MOTION_VECTOR_PARTITIONS_4X4, 3, 1, 400);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_shift_1080p)
+{
+  /* Every interior macroblock of a 1080p frame gets the true vector. */
+  run_shift ("I420", 1920, 1080, 16, GST_MOTION_VECTOR_PARTITIONS_16X16, 11,
+      -9, 7800);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_shift_4k)
+{
+  run_shift ("NV12", 4096, 2304, 4, GST_MOTION_VECTOR_PARTITIONS_16X16, 2, 3,
+      36000);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_odd_sizes)
+{
+  /* 17x9: one macroblock column is padded; the 8x8 and 4x4 blocks inside
+   * the frame still find the shift. */
+  run_shift ("I420", 17, 9, 4, GST_MOTION_VECTOR_PARTITIONS_ALL, 1, 0, 2);
+  run_shift ("GRAY8", 16, 16, 4, GST_MOTION_VECTOR_PARTITIONS_ALL, 0, 0, 1);
+  run_shift ("Y444", 33, 47, 5, GST_MOTION_VECTOR_PARTITIONS_4X4, -2, 3, 40);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_1x1)
+{
+  GstHarness *h = harness_new ("GRAY8", 1, 1, 16,
+      GST_MOTION_VECTOR_PARTITIONS_ALL);
+  GstBuffer *b0 = push_pull (h, make_frame (GST_VIDEO_FORMAT_GRAY8, 1, 1, 0,
+          0, 0));
+  GstBuffer *b1 = push_pull (h, make_frame (GST_VIDEO_FORMAT_GRAY8, 1, 1, 0,
+          0, 0));
+  GstMotionVectorMeta *m = get_meta (b1);
+
+  check_no_reference (get_meta (b0));
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    guint cols, rows;
+    const GstMotionVectorCell *g = gst_motion_vector_meta_get_grid (m, p, &cols,
+        &rows);
+    /* The same flat 1x1 frame twice: every candidate costs 0, so the tie
+     * rule picks the zero vector everywhere. */
+    for (guint i = 0; i < cols * rows; i++) {
+      fail_unless_equals_int (g[i].cost, 0);
+      fail_unless_equals_int (g[i].mv_x, 0);
+      fail_unless_equals_int (g[i].mv_y, 0);
+    }
+  }
+  gst_buffer_unref (b0);
+  gst_buffer_unref (b1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The luma of every format, packed or strided, gives the same field. */
+GST_START_TEST (test_formats_and_strides)
+{
+  static const gchar *formats[] = { "I420", "YV12", "NV12", "NV21", "Y42B",
+    "Y444", "GRAY8"
+  };
+  const guint w = 72, h = 40;
+  GBytes *expect = NULL;
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    for (guint extra = 0; extra <= 40; extra += 40) {
+      GstVideoFormat fmt = gst_video_format_from_string (formats[f]);
+      GstHarness *hn = harness_new (formats[f], w, h, 6,
+          GST_MOTION_VECTOR_PARTITIONS_ALL);
+      GstBuffer *b0 = push_pull (hn, make_frame (fmt, w, h, 50, 60, extra));
+      GstBuffer *b1 = push_pull (hn, make_frame (fmt, w, h, 47, 62, extra));
+      GstMotionVectorMeta *m = get_meta (b1);
+
+      check_true_motion (m, GST_MOTION_VECTOR_PARTITION_8X8, w, h, -3, 2);
+      if (!expect)
+        expect = g_bytes_ref (m->data);
+      else
+        fail_unless (g_bytes_equal (expect, m->data),
+            "%s (extra stride %u) differs from I420", formats[f], extra);
+      gst_buffer_unref (b0);
+      gst_buffer_unref (b1);
+      gst_harness_teardown (hn);
+    }
+  }
+  g_bytes_unref (expect);
+}
+
+GST_END_TEST;
+
+/* Pixels pass through untouched, in the same buffers, in order. */
+GST_START_TEST (test_passthrough_order)
+{
+  GstHarness *h = harness_new ("I420", 64, 48, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GRand *rand = g_rand_new_with_seed (7);
+  const guint n = 40;
+  GstBuffer *in[40];
+
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *buf = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, i * 3, i * 2,
+        0);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    /* An independent copy of the pixels, to compare with afterwards. */
+    in[i] = gst_buffer_copy_deep (buf);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    if (g_rand_int_range (rand, 0, 4) == 0)
+      g_usleep (g_rand_int_range (rand, 0, 3000));
+  }
+  gst_harness_push_event (h, gst_event_new_eos ());
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstMotionVectorMeta *m = get_meta (out);
+    GstMapInfo a, b;
+
+    fail_unless (gst_buffer_map (out, &a, GST_MAP_READ));
+    fail_unless (gst_buffer_map (in[i], &b, GST_MAP_READ));
+    fail_unless_equals_int (a.size, b.size);
+    fail_unless (memcmp (a.data, b.data, a.size) == 0, "pixels changed");
+    gst_buffer_unmap (out, &a);
+    gst_buffer_unmap (in[i], &b);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), GST_BUFFER_PTS (in[i]));
+    if (i > 0)
+      check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 64, 48, 3, 2);
+    gst_buffer_unref (out);
+    gst_buffer_unref (in[i]);
+  }
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  g_rand_free (rand);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_discont_resets)
+{
+  GstHarness *h = harness_new ("I420", 64, 64, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GstBuffer *b, *in;
+
+  gst_buffer_unref (push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64,
+              10, 10, 0)));
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64, 12, 10, 0));
+  fail_if (get_meta (b)->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE);
+  gst_buffer_unref (b);
+
+  in = make_frame (GST_VIDEO_FORMAT_I420, 64, 64, 14, 10, 0);
+  GST_BUFFER_FLAG_SET (in, GST_BUFFER_FLAG_DISCONT);
+  b = push_pull (h, in);
+  check_no_reference (get_meta (b));
+  gst_buffer_unref (b);
+
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64, 16, 10, 0));
+  check_true_motion (get_meta (b), GST_MOTION_VECTOR_PARTITION_16X16, 64, 64,
+      2, 0);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_caps_change_resets)
+{
+  GstHarness *h = harness_new ("I420", 64, 64, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X8);
+  GstBuffer *b;
+  GstMotionVectorMeta *m;
+
+  gst_buffer_unref (push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64,
+              10, 10, 0)));
+  gst_buffer_unref (push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64,
+              11, 10, 0)));
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=NV12,width=48,height=40,framerate=30/1");
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_NV12, 48, 40, 10, 10, 0));
+  m = get_meta (b);
+  check_no_reference (m);
+  fail_unless_equals_int (m->width, 48);
+  fail_unless_equals_int (m->grids[GST_MOTION_VECTOR_PARTITION_16X16].cols, 3);
+  fail_unless_equals_int (m->grids[GST_MOTION_VECTOR_PARTITION_16X16].rows, 3);
+  gst_buffer_unref (b);
+
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_NV12, 48, 40, 9, 12, 0));
+  check_true_motion (get_meta (b), GST_MOTION_VECTOR_PARTITION_8X8, 48, 40,
+      -1, 2);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_flush_resets)
+{
+  GstHarness *h = harness_new ("I420", 64, 64, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GstBuffer *b;
+
+  for (guint i = 0; i < 3; i++)
+    gst_buffer_unref (push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64,
+                10 + i, 10, 0)));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  {
+    GstSegment seg;
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  }
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64, 20, 10, 0));
+  check_no_reference (get_meta (b));
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_refuses_unsupported_caps)
+{
+  GstHarness *h = gst_harness_new ("gpumotionest");
+  GstCaps *caps;
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=RGBA,width=64,height=64,framerate=30/1");
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_and_alloc (64 *
+              64 * 4)), GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown (h);
+
+  /* The pad template states what is accepted: 8-bit luma formats only, up
+   * to 8192x8192. */
+  h = gst_harness_new ("gpumotionest");
+  caps = gst_caps_from_string
+      ("video/x-raw,format=I420,width=8200,height=64,framerate=30/1");
+  fail_if (gst_pad_query_accept_caps (GST_PAD_PEER (h->srcpad), caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string
+      ("video/x-raw,format=I420_10LE,width=64,height=64,framerate=30/1");
+  fail_if (gst_pad_query_accept_caps (GST_PAD_PEER (h->srcpad), caps));
+  gst_caps_unref (caps);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A short buffer is an error, not a crash. */
+GST_START_TEST (test_short_buffer_errors)
+{
+  GstHarness *h = harness_new ("I420", 64, 64, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_and_alloc (100)),
+      GST_FLOW_ERROR);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Properties changed while playing apply from the next frame. */
+GST_START_TEST (test_property_change_while_playing)
+{
+  GstHarness *h = harness_new ("I420", 96, 64, 4,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GstBuffer *b;
+  GstMotionVectorMeta *m;
+
+  gst_buffer_unref (push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64,
+              100, 100, 0)));
+  /* 10 pixels of motion: out of reach at ±4 ... */
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64, 110, 100, 0));
+  m = get_meta (b);
+  fail_unless_equals_int (m->search_range, 4);
+  fail_unless (gst_motion_vector_meta_get_cell (m,
+          GST_MOTION_VECTOR_PARTITION_16X16, 1, 1)->cost > 0);
+  gst_buffer_unref (b);
+
+  /* ... found at ±12, with the 8x8 grid added. */
+  g_object_set (h->element, "search-range", 12, "partitions",
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X8,
+      NULL);
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64, 120, 100, 0));
+  m = get_meta (b);
+  fail_unless_equals_int (m->search_range, 12);
+  check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 96, 64, 10, 0);
+  check_true_motion (m, GST_MOTION_VECTOR_PARTITION_8X8, 96, 64, 10, 0);
+  gst_buffer_unref (b);
+
+  /* Switching backend mid-stream drains and reopens. */
+  g_object_set (h->element, "backend", 1 /* cpu */ , NULL);
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64, 121, 100, 0));
+  gst_buffer_unref (b);
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64, 123, 101, 0));
+  check_true_motion (get_meta (b), GST_MOTION_VECTOR_PARTITION_16X16, 96, 64,
+      2, 1);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The meta follows the buffer through a scaler, rescaled. */
+GST_START_TEST (test_meta_rescaled_downstream)
+{
+  GstHarness *h = gst_harness_new_parse ("gpumotionest search-range=8 "
+      "in-flight=1 ! videoscale ! capsfilter caps=video/x-raw,width=64,height=32");
+  GstBuffer *b;
+  GstMotionVectorMeta *m;
+  const GstMotionVectorCell *c;
+
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=I420,width=128,height=64,framerate=30/1");
+  gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_I420, 128, 64, 10, 10, 0));
+  gst_buffer_unref (gst_harness_pull (h));
+  gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_I420, 128, 64, 16, 6, 0));
+  b = gst_harness_pull (h);
+  m = get_meta (b);
+  fail_unless_equals_int (m->width, 64);
+  fail_unless_equals_int (m->height, 32);
+  fail_unless_equals_int (m->analysis_width, 128);
+  c = gst_motion_vector_meta_get_cell (m, GST_MOTION_VECTOR_PARTITION_16X16, 2,
+      1);
+  /* (6, -4) pixels at 128x64 is (3, -2) pixels at 64x32: quarter-pel 12, -8 */
+  fail_unless_equals_int (c->mv_x, 12);
+  fail_unless_equals_int (c->mv_y, -8);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_latency_query)
+{
+  GstHarness *h = harness_new ("I420", 64, 64, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GstBuffer *b;
+  GstQuery *q;
+  gboolean live;
+  GstClockTime min, max;
+  guint depth;
+  gchar *name = NULL;
+
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64, 0, 0, 0));
+  gst_buffer_unref (b);
+  g_object_get (h->element, "active-backend", &name, NULL);
+  fail_unless (name != NULL);
+  GST_INFO ("active backend: %s", name);
+  q = gst_query_new_latency ();
+  fail_unless (gst_pad_peer_query (h->sinkpad, q));
+  gst_query_parse_latency (q, &live, &min, &max);
+  g_object_get (h->element, "in-flight", &depth, NULL);
+  if (g_strcmp0 (name, "cpu") == 0) {
+    fail_unless_equals_uint64 (min, 0);
+  } else {
+    fail_unless (min % (GST_SECOND / 30) == 0);
+  }
+  gst_query_unref (q);
+  g_free (name);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+gpumotionest_suite (void)
+{
+  Suite *s = suite_create ("gpumotionest");
+  TCase *tc = tcase_create ("general");
+
+  tcase_add_unchecked_fixture (tc, world_setup, world_teardown);
+  tcase_set_timeout (tc, 300);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_shift_16x16);
+  tcase_add_test (tc, test_shift_all_shapes);
+  tcase_add_test (tc, test_shift_1080p);
+  tcase_add_test (tc, test_shift_4k);
+  tcase_add_test (tc, test_odd_sizes);
+  tcase_add_test (tc, test_1x1);
+  tcase_add_test (tc, test_formats_and_strides);
+  tcase_add_test (tc, test_passthrough_order);
+  tcase_add_test (tc, test_discont_resets);
+  tcase_add_test (tc, test_caps_change_resets);
+  tcase_add_test (tc, test_flush_resets);
+  tcase_add_test (tc, test_refuses_unsupported_caps);
+  tcase_add_test (tc, test_short_buffer_errors);
+  tcase_add_test (tc, test_property_change_while_playing);
+  tcase_add_test (tc, test_meta_rescaled_downstream);
+  tcase_add_test (tc, test_latency_query);
+  return s;
+}
+
+GST_CHECK_MAIN (gpumotionest);

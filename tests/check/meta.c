@@ -1,0 +1,737 @@
+/* gpumotionest — tests of the GstMotionVectorMeta library: layout, adding
+ * and reading, buffer copies, rescaling (direct and through a real
+ * videoconvertscale / videoscale element) and AVMotionVector export. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE             /* dladdr() */
+#endif
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <dlfcn.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+/* Cells per macroblock of each shape, across and down, written out here
+ * rather than taken from the library's helpers. */
+static const guint cells_across[GST_MOTION_VECTOR_PARTITION_COUNT] =
+    { 1, 1, 2, 2, 2, 4, 4 };
+static const guint cells_down[GST_MOTION_VECTOR_PARTITION_COUNT] =
+    { 1, 2, 1, 2, 4, 2, 4 };
+
+/* A cell whose every field is a distinct function of where it is. */
+static GstMotionVectorCell
+pattern_cell (guint p, guint c, guint r)
+{
+  GstMotionVectorCell cell;
+
+  cell.mv_x = (gint16) (4 * ((gint) c - (gint) r) + (gint) p - 3);
+  cell.mv_y = (gint16) (-3 * (gint) r + (gint) (c % 5) - 2 * (gint) p + 1);
+  cell.cost = 1000u * p + 37u * c + r;
+  cell.pred_x = (gint16) ((gint) c % 7 - 3);
+  cell.pred_y = (gint16) (2 - (gint) r % 5);
+  cell.mvd_x = cell.mv_x - cell.pred_x;
+  cell.mvd_y = cell.mv_y - cell.pred_y;
+  return cell;
+}
+
+/* The cells of every shape of @parts over a @w x @h frame, filled with
+ * pattern_cell(), laid out as gst_motion_vector_layout() says. */
+static GBytes *
+make_field (guint w, guint h, GstMotionVectorPartitionFlags parts)
+{
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint n = gst_motion_vector_layout (w, h, parts, grids);
+  GstMotionVectorCell *cells = g_new0 (GstMotionVectorCell, MAX (n, 1));
+  guint p, c, r;
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (!(parts & (1u << p)))
+      continue;
+    for (r = 0; r < grids[p].rows; r++)
+      for (c = 0; c < grids[p].cols; c++)
+        cells[grids[p].offset + r * grids[p].cols + c] = pattern_cell (p, c, r);
+  }
+  return g_bytes_new_take (cells, (gsize) n * sizeof (GstMotionVectorCell));
+}
+
+static gboolean
+cell_equal (const GstMotionVectorCell * a, const GstMotionVectorCell * b)
+{
+  return memcmp (a, b, sizeof (*a)) == 0;
+}
+
+/* ---- layout ------------------------------------------------------------- */
+
+static void
+check_layout (guint w, guint h, GstMotionVectorPartitionFlags parts,
+    guint mb_cols, guint mb_rows, guint expected_total)
+{
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint total, next = 0, p;
+
+  memset (grids, 0xab, sizeof (grids));
+  total = gst_motion_vector_layout (w, h, parts, grids);
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (parts & (1u << p)) {
+      fail_unless_equals_int (grids[p].cols, mb_cols * cells_across[p]);
+      fail_unless_equals_int (grids[p].rows, mb_rows * cells_down[p]);
+      fail_unless_equals_int (grids[p].offset, next);
+      next += grids[p].cols * grids[p].rows;
+    } else {
+      fail_unless_equals_int (grids[p].cols, 0);
+      fail_unless_equals_int (grids[p].rows, 0);
+      fail_unless_equals_int (grids[p].offset, 0);
+    }
+  }
+  fail_unless_equals_int (total, next);
+  if (expected_total)
+    fail_unless_equals_int (total, expected_total);
+}
+
+GST_START_TEST (test_layout_sizes)
+{
+  /* 41 cells per macroblock with all seven shapes: 1+2+2+4+8+8+16. */
+  check_layout (1, 1, GST_MOTION_VECTOR_PARTITIONS_ALL, 1, 1, 41);
+  check_layout (16, 16, GST_MOTION_VECTOR_PARTITIONS_ALL, 1, 1, 41);
+  check_layout (17, 9, GST_MOTION_VECTOR_PARTITIONS_ALL, 2, 1, 82);
+  check_layout (17, 9, GST_MOTION_VECTOR_PARTITIONS_16X16, 2, 1, 2);
+  check_layout (1920, 1080, GST_MOTION_VECTOR_PARTITIONS_ALL, 120, 68,
+      120 * 68 * 41);
+  check_layout (1920, 1080, GST_MOTION_VECTOR_PARTITIONS_4X4, 120, 68,
+      480 * 272);
+  check_layout (1920, 1080,
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X8,
+      120, 68, 120 * 68 * 5);
+  check_layout (8192, 8192, GST_MOTION_VECTOR_PARTITIONS_ALL, 512, 512,
+      512 * 512 * 41);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layout_all_masks)
+{
+  guint mask;
+
+  /* 40x20 is 3x2 macroblocks. */
+  for (mask = 0; mask <= GST_MOTION_VECTOR_PARTITIONS_ALL; mask++) {
+    guint expected = 0, p;
+
+    for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+      if (mask & (1u << p))
+        expected += 6 * cells_across[p] * cells_down[p];
+    check_layout (40, 20, mask, 3, 2, expected);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- add / get ------------------------------------------------------------ */
+
+GST_START_TEST (test_add_get)
+{
+  const GstMotionVectorPartitionFlags parts =
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X4 |
+      GST_MOTION_VECTOR_PARTITIONS_4X4;
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  GstBuffer *buf = gst_buffer_new ();
+  GBytes *data = make_field (40, 20, parts);
+  GstMotionVectorMeta *meta, *got;
+  guint p, c, r;
+
+  fail_unless (gst_buffer_get_motion_vector_meta (buf) == NULL);
+  meta = gst_buffer_add_motion_vector_meta (buf, 40, 20, parts, data);
+  fail_unless (meta != NULL);
+  got = gst_buffer_get_motion_vector_meta (buf);
+  fail_unless (got == meta);
+
+  fail_unless_equals_int (meta->width, 40);
+  fail_unless_equals_int (meta->height, 20);
+  fail_unless_equals_int (meta->analysis_width, 40);
+  fail_unless_equals_int (meta->analysis_height, 20);
+  fail_unless_equals_int (meta->partitions, parts);
+  /* Defaults from init, for the caller to overwrite. */
+  fail_unless_equals_int (meta->ref_distance, -1);
+  fail_unless_equals_uint64 (meta->ref_pts, GST_CLOCK_TIME_NONE);
+  fail_unless_equals_int (meta->flags, GST_MOTION_VECTOR_META_FLAG_NONE);
+  fail_unless_equals_int (meta->search_range, 0);
+  fail_unless (meta->data == data);     /* the meta holds a reference */
+  gst_motion_vector_layout (40, 20, parts, grids);
+  fail_unless (memcmp (meta->grids, grids, sizeof (grids)) == 0);
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    const GstMotionVectorCell *grid;
+    guint cols = 99, rows = 99;
+    GBytes *gb;
+
+    grid = gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
+    gb = gst_motion_vector_meta_get_grid_bytes (meta, p, NULL, NULL);
+    if (!(parts & (1u << p))) {
+      fail_unless (grid == NULL);
+      fail_unless (gb == NULL);
+      fail_unless_equals_int (cols, 0);
+      fail_unless_equals_int (rows, 0);
+      fail_unless (gst_motion_vector_meta_get_cell (meta, p, 0, 0) == NULL);
+      continue;
+    }
+    fail_unless_equals_int (cols, 3 * cells_across[p]);
+    fail_unless_equals_int (rows, 2 * cells_down[p]);
+    fail_unless_equals_int (g_bytes_get_size (gb),
+        cols * rows * sizeof (GstMotionVectorCell));
+    fail_unless (g_bytes_get_data (gb, NULL) == (gconstpointer) grid);
+
+    for (r = 0; r < rows; r++) {
+      for (c = 0; c < cols; c++) {
+        GstMotionVectorCell want = pattern_cell (p, c, r);
+        const GstMotionVectorCell *cell =
+            gst_motion_vector_meta_get_cell (meta, p, c, r);
+
+        fail_unless (cell == &grid[r * cols + c]);
+        fail_unless (cell_equal (cell, &want), "shape %u cell (%u, %u)", p, c,
+            r);
+        fail_unless (cell_equal ((const GstMotionVectorCell *)
+                g_bytes_get_data (gb, NULL) + r * cols + c, &want));
+      }
+    }
+    g_bytes_unref (gb);
+  }
+
+  gst_buffer_unref (buf);
+  /* The meta dropped its reference: ours is the last one. */
+  fail_unless (g_bytes_get_size (data) > 0);
+  g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_add_wrong_size)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GBytes *short_data = g_bytes_new_take (g_malloc0 (15), 15);
+  GBytes *long_data = g_bytes_new_take (g_malloc0 (32), 32);
+  GBytes *good = g_bytes_new_take (g_malloc0 (16), 16);
+
+  /* 16x16 alone over one macroblock is exactly one 16-byte cell. */
+  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 16, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, short_data));
+  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 16, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, long_data));
+  /* 17 pixels wide is two macroblocks: 16 bytes is too few. */
+  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 17, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, good));
+  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 0, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, good));
+  fail_unless (gst_buffer_get_motion_vector_meta (buf) == NULL);
+
+  fail_unless (gst_buffer_add_motion_vector_meta (buf, 16, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, good) != NULL);
+
+  gst_buffer_unref (buf);
+  g_bytes_unref (short_data);
+  g_bytes_unref (long_data);
+  g_bytes_unref (good);
+}
+
+GST_END_TEST;
+
+/* ---- copy ------------------------------------------------------------------ */
+
+GST_START_TEST (test_copy_shares_bytes)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 64, NULL);
+  GBytes *data = make_field (17, 9, GST_MOTION_VECTOR_PARTITIONS_ALL);
+  GstMotionVectorMeta *meta, *cmeta;
+  GstMotionVectorCell want;
+  GstBuffer *copy;
+
+  meta = gst_buffer_add_motion_vector_meta (buf, 17, 9,
+      GST_MOTION_VECTOR_PARTITIONS_ALL, data);
+  meta->ref_distance = -2;
+  meta->ref_pts = 40 * GST_MSECOND;
+  meta->flags = GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
+  meta->search_range = 24;
+
+  copy = gst_buffer_copy (buf);
+  cmeta = gst_buffer_get_motion_vector_meta (copy);
+  fail_unless (cmeta != NULL);
+  fail_unless (cmeta != meta);
+  fail_unless (cmeta->data == meta->data);      /* shared, not copied */
+  fail_unless_equals_int (cmeta->width, 17);
+  fail_unless_equals_int (cmeta->height, 9);
+  fail_unless_equals_int (cmeta->analysis_width, 17);
+  fail_unless_equals_int (cmeta->analysis_height, 9);
+  fail_unless_equals_int (cmeta->ref_distance, -2);
+  fail_unless_equals_uint64 (cmeta->ref_pts, 40 * GST_MSECOND);
+  fail_unless_equals_int (cmeta->flags,
+      GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE);
+  fail_unless_equals_int (cmeta->search_range, 24);
+  fail_unless_equals_int (cmeta->partitions, GST_MOTION_VECTOR_PARTITIONS_ALL);
+  fail_unless (memcmp (cmeta->grids, meta->grids, sizeof (meta->grids)) == 0);
+
+  /* The copy outlives the original. */
+  gst_buffer_unref (buf);
+  want = pattern_cell (GST_MOTION_VECTOR_PARTITION_4X4, 3, 2);
+  fail_unless (cell_equal (gst_motion_vector_meta_get_cell (cmeta,
+              GST_MOTION_VECTOR_PARTITION_4X4, 3, 2), &want));
+  gst_buffer_unref (copy);
+  g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+/* ---- scaling --------------------------------------------------------------- */
+
+/* The documented rule, written independently of the library: v * out / in
+ * rounded to nearest, halves away from zero, clamped to int16. */
+static gint
+expected_scale (gint v, guint out, guint in)
+{
+  double x = (double) v * out / in;
+  double m = (double) (gint64) ((x < 0 ? -x : x) + 0.5);       /* floor */
+
+  m = x < 0 ? -m : m;
+  return (gint) CLAMP (m, G_MININT16, G_MAXINT16);
+}
+
+/* Checks that @scaled is @orig with every vector rescaled by
+ * (out_w / in_w, out_h / in_h). */
+static void
+check_scaled_meta (const GstMotionVectorMeta * orig,
+    const GstMotionVectorMeta * scaled, guint in_w, guint in_h, guint out_w,
+    guint out_h)
+{
+  gsize n, size, i;
+  const GstMotionVectorCell *a, *b;
+
+  fail_unless (scaled->data != orig->data);
+  fail_unless_equals_int (scaled->width, out_w);
+  fail_unless_equals_int (scaled->height, out_h);
+  fail_unless_equals_int (scaled->analysis_width, orig->analysis_width);
+  fail_unless_equals_int (scaled->analysis_height, orig->analysis_height);
+  fail_unless_equals_int (scaled->partitions, orig->partitions);
+  fail_unless_equals_int (scaled->ref_distance, orig->ref_distance);
+  fail_unless_equals_int (scaled->search_range, orig->search_range);
+  fail_unless (memcmp (scaled->grids, orig->grids, sizeof (orig->grids)) == 0);
+
+  a = g_bytes_get_data (orig->data, &size);
+  b = g_bytes_get_data (scaled->data, &n);
+  fail_unless_equals_int (n, size);
+  n /= sizeof (GstMotionVectorCell);
+  for (i = 0; i < n; i++) {
+    fail_unless_equals_int (b[i].mv_x, expected_scale (a[i].mv_x, out_w, in_w));
+    fail_unless_equals_int (b[i].mv_y, expected_scale (a[i].mv_y, out_h, in_h));
+    fail_unless_equals_int (b[i].pred_x,
+        expected_scale (a[i].pred_x, out_w, in_w));
+    fail_unless_equals_int (b[i].pred_y,
+        expected_scale (a[i].pred_y, out_h, in_h));
+    fail_unless_equals_int (b[i].mvd_x, b[i].mv_x - b[i].pred_x);
+    fail_unless_equals_int (b[i].mvd_y, b[i].mv_y - b[i].pred_y);
+    fail_unless_equals_int (b[i].cost, a[i].cost);
+  }
+}
+
+/* Runs the meta's scale transform the way a scaler does, from a
+ * @in_w x @in_h I420 frame to @out_w x @out_h. */
+static GstMotionVectorMeta *
+scale_meta (GstBuffer * src, GstBuffer * dest, guint in_w, guint in_h,
+    guint out_w, guint out_h)
+{
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (src);
+  GstVideoInfo in_info, out_info;
+  GstVideoMetaTransform trans = { &in_info, &out_info };
+
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_I420, in_w, in_h);
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_I420, out_w, out_h);
+  fail_unless (meta->meta.info->transform_func (dest, &meta->meta, src,
+          gst_video_meta_transform_scale_get_quark (), &trans));
+  return gst_buffer_get_motion_vector_meta (dest);
+}
+
+GST_START_TEST (test_scale_transform)
+{
+  static const struct
+  {
+    guint out_w, out_h;
+  } sizes[] = { {128, 64}, {32, 16}, {48, 24}, {96, 8}, {1, 1} };
+  GstBuffer *buf = gst_buffer_new ();
+  GBytes *data = make_field (64, 32, GST_MOTION_VECTOR_PARTITIONS_ALL);
+  GBytes *orig_copy = g_bytes_new (g_bytes_get_data (data, NULL),
+      g_bytes_get_size (data));
+  GstMotionVectorMeta *meta;
+  guint i;
+
+  meta = gst_buffer_add_motion_vector_meta (buf, 64, 32,
+      GST_MOTION_VECTOR_PARTITIONS_ALL, data);
+  meta->search_range = 16;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    GstBuffer *dest = gst_buffer_new ();
+    GstMotionVectorMeta *scaled = scale_meta (buf, dest, 64, 32,
+        sizes[i].out_w, sizes[i].out_h);
+
+    fail_unless (scaled != NULL);
+    check_scaled_meta (meta, scaled, 64, 32, sizes[i].out_w, sizes[i].out_h);
+    gst_buffer_unref (dest);
+  }
+
+  /* The original is untouched. */
+  fail_unless_equals_int (meta->width, 64);
+  fail_unless_equals_int (meta->height, 32);
+  fail_unless (meta->data == data);
+  fail_unless (g_bytes_equal (data, orig_copy));
+
+  gst_buffer_unref (buf);
+  g_bytes_unref (data);
+  g_bytes_unref (orig_copy);
+}
+
+GST_END_TEST;
+
+/* Hand-checked values of the rounding rule, including halves of both signs
+ * and clamping. */
+GST_START_TEST (test_scale_rounding)
+{
+  static const struct
+  {
+    gint16 mv, pred;
+    guint in, out;
+    gint16 mv_out, pred_out;
+  } cases[] = {
+    {6, -6, 64, 32, 3, -3},
+    {5, -5, 64, 32, 3, -3},     /* 2.5 -> 3, -2.5 -> -3 */
+    {1, -1, 64, 32, 1, -1},     /* 0.5 -> 1 */
+    {3, -3, 64, 32, 2, -2},     /* 1.5 -> 2 */
+    {2, -2, 64, 48, 2, -2},     /* 1.5 -> 2 */
+    {5, -7, 64, 48, 4, -5},     /* 3.75 -> 4, -5.25 -> -5 */
+    {-12, 8, 64, 128, -24, 16},
+    {20000, -20000, 64, 128, G_MAXINT16, G_MININT16},
+    {1, 0, 64, 96, 2, 0},       /* 1.5 -> 2 */
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstMotionVectorCell cell = { 0 };
+    GstBuffer *buf = gst_buffer_new (), *dest = gst_buffer_new ();
+    GstMotionVectorMeta *scaled;
+    GBytes *data;
+
+    cell.mv_x = cell.mv_y = cases[i].mv;
+    cell.pred_x = cell.pred_y = cases[i].pred;
+    cell.mvd_x = cell.mvd_y = cell.mv_x - cell.pred_x;
+    cell.cost = 777;
+    data = g_bytes_new (&cell, sizeof (cell));
+    gst_buffer_add_motion_vector_meta (buf, 16, 16,
+        GST_MOTION_VECTOR_PARTITIONS_16X16, data);
+
+    /* Scale both directions by the same factor. */
+    scaled = scale_meta (buf, dest, cases[i].in, cases[i].in, cases[i].out,
+        cases[i].out);
+    {
+      const GstMotionVectorCell *s = gst_motion_vector_meta_get_cell (scaled,
+          GST_MOTION_VECTOR_PARTITION_16X16, 0, 0);
+      gint mvd = CLAMP ((gint) cases[i].mv_out - cases[i].pred_out,
+          G_MININT16, G_MAXINT16);
+
+      fail_unless_equals_int (s->mv_x, cases[i].mv_out);
+      fail_unless_equals_int (s->mv_y, cases[i].mv_out);
+      fail_unless_equals_int (s->pred_x, cases[i].pred_out);
+      fail_unless_equals_int (s->pred_y, cases[i].pred_out);
+      fail_unless_equals_int (s->mvd_x, mvd);
+      fail_unless_equals_int (s->mvd_y, mvd);
+      fail_unless_equals_int (s->cost, 777);
+    }
+    gst_buffer_unref (dest);
+    gst_buffer_unref (buf);
+    g_bytes_unref (data);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_other_transforms_drop)
+{
+  GstBuffer *buf = gst_buffer_new (), *dest = gst_buffer_new ();
+  GBytes *data = make_field (16, 16, GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GstMotionVectorMeta *meta = gst_buffer_add_motion_vector_meta (buf, 16, 16,
+      GST_MOTION_VECTOR_PARTITIONS_16X16, data);
+
+  fail_unless (!meta->meta.info->transform_func (dest, &meta->meta, buf,
+          g_quark_from_static_string ("some-other-transform"), NULL));
+  fail_unless (gst_buffer_get_motion_vector_meta (dest) == NULL);
+
+  gst_buffer_unref (dest);
+  gst_buffer_unref (buf);
+  g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_tags)
+{
+  GType api = GST_MOTION_VECTOR_META_API_TYPE;
+
+  fail_unless (gst_meta_api_type_has_tag (api,
+          g_quark_from_string (GST_META_TAG_VIDEO_STR)));
+  fail_unless (gst_meta_api_type_has_tag (api,
+          g_quark_from_string (GST_META_TAG_VIDEO_SIZE_STR)));
+  /* Not orientation: a flip or rotation must drop the vectors, and not
+   * colorspace: conversion leaves them valid. */
+  fail_if (gst_meta_api_type_has_tag (api,
+          g_quark_from_string (GST_META_TAG_VIDEO_ORIENTATION_STR)));
+  fail_if (gst_meta_api_type_has_tag (api,
+          g_quark_from_string (GST_META_TAG_VIDEO_COLORSPACE_STR)));
+}
+
+GST_END_TEST;
+
+/* ---- AVMotionVector records -------------------------------------------------- */
+
+GST_START_TEST (test_av_record_layout)
+{
+  /* The field offsets of FFmpeg's AVMotionVector on LP64/ILP32 ABIs with
+   * natural alignment. */
+  fail_unless_equals_int (sizeof (GstMotionVectorAVRecord), 40);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, source), 0);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, w), 4);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, h), 5);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, src_x), 6);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, src_y), 8);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, dst_x), 10);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, dst_y), 12);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, flags), 16);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, motion_x), 24);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, motion_y), 28);
+  fail_unless_equals_int (offsetof (GstMotionVectorAVRecord, motion_scale), 32);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_av_records)
+{
+  const GstMotionVectorPartitionFlags parts =
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_4X8;
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint n_cells = gst_motion_vector_layout (40, 20, parts, grids);
+  GstMotionVectorCell *cells = g_new0 (GstMotionVectorCell, n_cells);
+  GstBuffer *buf = gst_buffer_new (), *dest = gst_buffer_new ();
+  GstMotionVectorMeta *meta, *scaled;
+  GstMotionVectorAVRecord *rec;
+  GBytes *data;
+  guint n;
+
+  /* 16x16 cell (1, 0): pixels x 16..31, y 0..15, centre (24, 8). */
+  cells[grids[0].offset + 1].mv_x = -12;
+  cells[grids[0].offset + 1].mv_y = 8;
+  /* 4x8 cell (6, 1): pixels x 24..27, y 8..15, centre (26, 12). */
+  cells[grids[5].offset + 1 * grids[5].cols + 6].mv_x = 6;      /* 1.5 px */
+  cells[grids[5].offset + 1 * grids[5].cols + 6].mv_y = -10;    /* -2.5 px */
+  data = g_bytes_new_take (cells, n_cells * sizeof (GstMotionVectorCell));
+  meta = gst_buffer_add_motion_vector_meta (buf, 40, 20, parts, data);
+
+  rec = gst_motion_vector_meta_to_av_records (meta,
+      GST_MOTION_VECTOR_PARTITION_16X16, &n);
+  fail_unless_equals_int (n, 3 * 2);
+  fail_unless_equals_int (rec[1].source, -1);
+  fail_unless_equals_int (rec[1].w, 16);
+  fail_unless_equals_int (rec[1].h, 16);
+  fail_unless_equals_int (rec[1].dst_x, 24);
+  fail_unless_equals_int (rec[1].dst_y, 8);
+  fail_unless_equals_int (rec[1].motion_x, -12);
+  fail_unless_equals_int (rec[1].motion_y, 8);
+  fail_unless_equals_int (rec[1].motion_scale, 4);
+  fail_unless_equals_int (rec[1].src_x, 21);
+  fail_unless_equals_int (rec[1].src_y, 10);
+  fail_unless_equals_uint64 (rec[1].flags, 0);
+  /* Cell (0, 0): zero vector, source == destination. */
+  fail_unless_equals_int (rec[0].dst_x, 8);
+  fail_unless_equals_int (rec[0].src_x, 8);
+  /* Edge macroblock (2, 1) covers x 32..47, y 16..31 of the padded frame;
+   * its centre (40, 24) is clamped into the 40x20 frame. */
+  fail_unless_equals_int (rec[5].dst_x, 39);
+  fail_unless_equals_int (rec[5].dst_y, 19);
+  g_free (rec);
+
+  rec = gst_motion_vector_meta_to_av_records (meta,
+      GST_MOTION_VECTOR_PARTITION_4X8, &n);
+  fail_unless_equals_int (n, 12 * 4);
+  fail_unless_equals_int (rec[1 * 12 + 6].w, 4);
+  fail_unless_equals_int (rec[1 * 12 + 6].h, 8);
+  fail_unless_equals_int (rec[1 * 12 + 6].dst_x, 26);
+  fail_unless_equals_int (rec[1 * 12 + 6].dst_y, 12);
+  fail_unless_equals_int (rec[1 * 12 + 6].motion_x, 6);
+  fail_unless_equals_int (rec[1 * 12 + 6].motion_y, -10);
+  /* 26 + 1.5 -> 28, 12 - 2.5 -> 9 (halves away from zero). */
+  fail_unless_equals_int (rec[1 * 12 + 6].src_x, 28);
+  fail_unless_equals_int (rec[1 * 12 + 6].src_y, 9);
+  g_free (rec);
+
+  /* Absent shape. */
+  n = 7;
+  fail_unless (gst_motion_vector_meta_to_av_records (meta,
+          GST_MOTION_VECTOR_PARTITION_8X8, &n) == NULL);
+  fail_unless_equals_int (n, 0);
+
+  /* A future reference. */
+  meta->ref_distance = 1;
+  rec = gst_motion_vector_meta_to_av_records (meta,
+      GST_MOTION_VECTOR_PARTITION_16X16, &n);
+  fail_unless_equals_int (rec[0].source, 1);
+  g_free (rec);
+  meta->ref_distance = -1;
+
+  /* After scaling to 80x40 the records are in the new frame's pixels. */
+  scaled = scale_meta (buf, dest, 40, 20, 80, 40);
+  rec = gst_motion_vector_meta_to_av_records (scaled,
+      GST_MOTION_VECTOR_PARTITION_16X16, &n);
+  fail_unless_equals_int (n, 6);
+  fail_unless_equals_int (rec[1].w, 32);
+  fail_unless_equals_int (rec[1].h, 32);
+  fail_unless_equals_int (rec[1].dst_x, 48);
+  fail_unless_equals_int (rec[1].dst_y, 16);
+  fail_unless_equals_int (rec[1].motion_x, -24);
+  fail_unless_equals_int (rec[1].motion_y, 16);
+  fail_unless_equals_int (rec[1].src_x, 42);
+  fail_unless_equals_int (rec[1].src_y, 20);
+  fail_unless_equals_int (rec[5].dst_x, 79);
+  fail_unless_equals_int (rec[5].dst_y, 39);
+  g_free (rec);
+
+  gst_buffer_unref (dest);
+  gst_buffer_unref (buf);
+  g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+/* ---- through a real scaler --------------------------------------------------- */
+
+/* The test environment may hide the system plugins; load the scaler plugin
+ * from the directory next to the GStreamer core library if needed. */
+static gboolean
+ensure_scaler_plugin (const gchar * factory)
+{
+  GstElementFactory *f = gst_element_factory_find (factory);
+  Dl_info dl;
+
+  if (f) {
+    gst_object_unref (f);
+    return TRUE;
+  }
+  if (dladdr ((gpointer) gst_init, &dl) && dl.dli_fname) {
+    gchar *libdir = g_path_get_dirname (dl.dli_fname);
+    gchar *path = g_build_filename (libdir, "gstreamer-1.0",
+        "libgstvideoconvertscale.so", NULL);
+    GstPlugin *plugin = gst_plugin_load_file (path, NULL);
+
+    if (plugin)
+      gst_object_unref (plugin);
+    g_free (path);
+    g_free (libdir);
+  }
+  f = gst_element_factory_find (factory);
+  if (f)
+    gst_object_unref (f);
+  return f != NULL;
+}
+
+static void
+check_scaler_element (const gchar * factory)
+{
+  const guint in_w = 64, in_h = 32, out_w = 32, out_h = 16;
+  GstHarness *h;
+  GstBuffer *in, *out;
+  GBytes *data = make_field (in_w, in_h, GST_MOTION_VECTOR_PARTITIONS_ALL);
+  GstMotionVectorMeta *meta, *ometa;
+
+  fail_unless (ensure_scaler_plugin (factory), "no %s element", factory);
+  h = gst_harness_new (factory);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=64,"
+      "height=32,framerate=30/1,pixel-aspect-ratio=1/1");
+  gst_harness_set_sink_caps_str (h, "video/x-raw,format=I420,width=32,"
+      "height=16,pixel-aspect-ratio=1/1");
+
+  in = gst_buffer_new_allocate (NULL, in_w * in_h * 3 / 2, NULL);
+  gst_buffer_memset (in, 0, 0x80, in_w * in_h * 3 / 2);
+  GST_BUFFER_PTS (in) = 0;
+  GST_BUFFER_DURATION (in) = GST_SECOND / 30;
+  meta = gst_buffer_add_motion_vector_meta (in, in_w, in_h,
+      GST_MOTION_VECTOR_PARTITIONS_ALL, data);
+  meta->search_range = 16;
+  meta->ref_pts = 0;
+  /* Keep our own reference to compare with after the element ran. */
+  gst_buffer_ref (in);
+
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  fail_unless (out != in);
+  fail_unless_equals_int (gst_buffer_get_size (out), out_w * out_h * 3 / 2);
+
+  ometa = gst_buffer_get_motion_vector_meta (out);
+  fail_unless (ometa != NULL, "%s dropped the motion-vector meta", factory);
+  check_scaled_meta (meta, ometa, in_w, in_h, out_w, out_h);
+  fail_unless_equals_int (ometa->search_range, 16);
+  fail_unless_equals_uint64 (ometa->ref_pts, 0);
+  /* Exactly one meta: the element must not add a plain copy as well. */
+  {
+    gpointer state = NULL;
+    guint n = 0;
+    GstMeta *m;
+
+    while ((m = gst_buffer_iterate_meta_filtered (out, &state,
+                GST_MOTION_VECTOR_META_API_TYPE)))
+      n++;
+    fail_unless_equals_int (n, 1);
+  }
+
+  gst_buffer_unref (out);
+  gst_buffer_unref (in);
+  gst_harness_teardown (h);
+  g_bytes_unref (data);
+}
+
+GST_START_TEST (test_videoconvertscale_element)
+{
+  check_scaler_element ("videoconvertscale");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_videoscale_element)
+{
+  check_scaler_element ("videoscale");
+}
+
+GST_END_TEST;
+
+static Suite *
+motionvectormeta_suite (void)
+{
+  Suite *s = suite_create ("motionvectormeta");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_layout_sizes);
+  tcase_add_test (tc, test_layout_all_masks);
+  tcase_add_test (tc, test_add_get);
+  tcase_add_test (tc, test_add_wrong_size);
+  tcase_add_test (tc, test_copy_shares_bytes);
+  tcase_add_test (tc, test_scale_transform);
+  tcase_add_test (tc, test_scale_rounding);
+  tcase_add_test (tc, test_other_transforms_drop);
+  tcase_add_test (tc, test_tags);
+  tcase_add_test (tc, test_av_record_layout);
+  tcase_add_test (tc, test_av_records);
+  tcase_add_test (tc, test_videoconvertscale_element);
+  tcase_add_test (tc, test_videoscale_element);
+  return s;
+}
+
+GST_CHECK_MAIN (motionvectormeta);
