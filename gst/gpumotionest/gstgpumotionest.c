@@ -26,6 +26,7 @@
 
 #include "gstgpumotionest.h"
 #include "gstmotionestjob.h"
+#include "gsthostallocator.h"
 #include "me_backend.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_gpu_motion_est_debug);
@@ -430,6 +431,54 @@ gst_gpu_motion_est_query (GstBaseTransform * trans, GstPadDirection direction,
       query);
 }
 
+/* Offers upstream a pool of the backend's preferred host memory (pinned
+ * memory for the GPU): frames written there are uploaded without a staging
+ * copy.  Strided frames are fine, so GstVideoMeta is accepted too. */
+static gboolean
+gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+  g_autoptr (GstAllocator) allocator = NULL;
+  GstAllocationParams params;
+  GstStructure *config;
+  GstBufferPool *pool;
+  GstVideoInfo info;
+  GstCaps *caps;
+  gboolean need_pool;
+
+  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+          decide_query, query))
+    return FALSE;
+  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
+
+  gst_query_parse_allocation (query, &caps, &need_pool);
+  if (!need_pool || !caps || !self->ops || !gst_video_info_from_caps (&info,
+          caps))
+    return TRUE;
+  allocator = gst_host_allocator_new (self->ops);
+  if (!allocator)
+    return TRUE;
+
+  gst_allocation_params_init (&params);
+  params.align = 63;
+  pool = gst_video_buffer_pool_new ();
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
+  gst_buffer_pool_config_set_allocator (config, allocator, &params);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    GST_WARNING_OBJECT (self, "could not configure the host-memory pool");
+    gst_object_unref (pool);
+    return TRUE;
+  }
+  GST_DEBUG_OBJECT (self, "offering a %s host-memory pool", self->ops->name);
+  gst_query_add_allocation_param (query, allocator, &params);
+  gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+  gst_object_unref (pool);
+  return TRUE;
+}
+
 static gboolean
 gst_gpu_motion_est_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
@@ -620,6 +669,8 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
   trans_class->set_caps = GST_DEBUG_FUNCPTR (gst_gpu_motion_est_set_caps);
   trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_gpu_motion_est_sink_event);
   trans_class->query = GST_DEBUG_FUNCPTR (gst_gpu_motion_est_query);
+  trans_class->propose_allocation =
+      GST_DEBUG_FUNCPTR (gst_gpu_motion_est_propose_allocation);
   trans_class->submit_input_buffer =
       GST_DEBUG_FUNCPTR (gst_gpu_motion_est_submit_input_buffer);
   trans_class->generate_output =
