@@ -374,6 +374,120 @@ GST_START_TEST (test_passthrough_order)
 
 GST_END_TEST;
 
+static GstHarness *
+harness_deep (guint depth)
+{
+  GstHarness *h = harness_new ("I420", 64, 48, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  g_object_set (h->element, "in-flight", depth, NULL);
+  return h;
+}
+
+static void
+push_frames (GstHarness * h, guint first, guint n)
+{
+  for (guint i = first; i < first + n; i++) {
+    GstBuffer *buf = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 100 + i, 100,
+        0);
+    GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  }
+}
+
+static void
+pull_frames (GstHarness * h, guint first, guint n)
+{
+  for (guint i = first; i < first + n; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstMotionVectorMeta *m = get_meta (out);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+    if (!(m->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE))
+      check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 64, 48, 1, 0);
+    gst_buffer_unref (out);
+  }
+}
+
+/* With four frames in flight, a frame leaves when the fourth after it
+ * arrives; EOS drains the rest, in order, before the EOS itself. */
+GST_START_TEST (test_eos_drains_in_flight)
+{
+  GstHarness *h = harness_deep (4);
+  GstEvent *ev;
+
+  push_frames (h, 0, 3);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  push_frames (h, 3, 2);
+  pull_frames (h, 0, 2);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_frames (h, 2, 3);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  /* sticky events first, then EOS last */
+  while ((ev = gst_harness_try_pull_event (h))) {
+    GstEventType type = GST_EVENT_TYPE (ev);
+    gst_event_unref (ev);
+    if (type == GST_EVENT_EOS)
+      break;
+  }
+  fail_unless (gst_harness_try_pull_event (h) == NULL);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A flush drops what is in flight and the reference; the stream goes on. */
+GST_START_TEST (test_flush_with_frames_in_flight)
+{
+  GstHarness *h = harness_deep (4);
+  GstSegment seg;
+  GstBuffer *b;
+
+  push_frames (h, 0, 6);
+  pull_frames (h, 0, 3);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless (gst_harness_try_pull (h) == NULL);
+
+  push_frames (h, 10, 4);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  b = gst_harness_pull (h);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (b), 10 * GST_SECOND / 30);
+  check_no_reference (get_meta (b));
+  gst_buffer_unref (b);
+  pull_frames (h, 11, 3);
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* New caps finish the frames in flight first: they leave before the caps
+ * and are searched at the old size. */
+GST_START_TEST (test_caps_change_with_frames_in_flight)
+{
+  GstHarness *h = harness_deep (3);
+  GstBuffer *b;
+
+  push_frames (h, 0, 4);
+  pull_frames (h, 0, 2);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=I420,width=32,height=32,framerate=30/1");
+  pull_frames (h, 2, 2);
+  b = make_frame (GST_VIDEO_FORMAT_I420, 32, 32, 0, 0, 0);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  b = gst_harness_pull (h);
+  fail_unless_equals_int (get_meta (b)->width, 32);
+  check_no_reference (get_meta (b));
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_discont_resets)
 {
   GstHarness *h = harness_new ("I420", 64, 64, 8,
@@ -617,6 +731,9 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_1x1);
   tcase_add_test (tc, test_formats_and_strides);
   tcase_add_test (tc, test_passthrough_order);
+  tcase_add_test (tc, test_eos_drains_in_flight);
+  tcase_add_test (tc, test_flush_with_frames_in_flight);
+  tcase_add_test (tc, test_caps_change_with_frames_in_flight);
   tcase_add_test (tc, test_discont_resets);
   tcase_add_test (tc, test_caps_change_resets);
   tcase_add_test (tc, test_flush_resets);
