@@ -1,0 +1,412 @@
+/* gpumotionest — checkasm: whole searches.
+ *
+ * 1. The CPU backend against a naive full search written here from the
+ *    definition alone: per-pixel reads clamped to the frame (edge
+ *    replication), every candidate, every shape, the me_key() order.
+ * 2. Every other backend against the CPU backend, every cell compared:
+ *    vector, cost, prediction, MVD, and has_reference.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkasm.h"
+#include "me_backend.h"
+#include "me_cost.h"
+
+typedef enum {
+  CONTENT_NOISE,                /* independent random frames */
+  CONTENT_SHIFT,                /* a random world seen from moving offsets */
+  CONTENT_FLAT,                 /* one grey level: every candidate ties */
+  CONTENT_TWO_LEVEL,            /* random 0/1 pixels: many ties */
+  CONTENT_COUNT
+} Content;
+
+static const char *content_names[] = { "noise", "shift", "flat", "two-level" };
+
+typedef struct {
+  MEField field;
+  GstMotionVectorCell *cells;
+  size_t n_cells;
+} Field;
+
+static void
+field_alloc (Field * f, unsigned w, unsigned h, unsigned parts)
+{
+  size_t off[GST_MOTION_VECTOR_PARTITION_COUNT], total = 0;
+
+  memset (f, 0, sizeof (*f));
+  f->field.mb_cols = gst_motion_vector_mb_cols (w);
+  f->field.mb_rows = gst_motion_vector_mb_rows (h);
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (!(parts & (1u << p)))
+      continue;
+    off[p] = total;
+    total += (size_t) gst_motion_vector_grid_cols (p, f->field.mb_cols)
+        * gst_motion_vector_grid_rows (p, f->field.mb_rows);
+  }
+  f->cells = g_new (GstMotionVectorCell, total);
+  /* poison: every cell must be written */
+  memset (f->cells, 0xa5, total * sizeof (GstMotionVectorCell));
+  f->n_cells = total;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    if (parts & (1u << p))
+      f->field.grid[p] = f->cells + off[p];
+}
+
+/* A frame with a stride wider than its width, the slack filled with
+ * garbage that a backend must not read. */
+static guint8 *
+make_frame (Content content, unsigned w, unsigned h, ptrdiff_t stride,
+    const guint8 * world, unsigned world_w, int ox, int oy)
+{
+  guint8 *d = g_malloc ((size_t) stride * h);
+  for (unsigned y = 0; y < h; y++) {
+    guint8 *row = d + (size_t) y * stride;
+    for (unsigned x = 0; x < w; x++) {
+      switch (content) {
+        case CONTENT_NOISE:
+          row[x] = g_rand_int (checkasm.rand);
+          break;
+        case CONTENT_SHIFT:
+          row[x] = world[(size_t) (oy + y) * world_w + ox + x];
+          break;
+        case CONTENT_FLAT:
+          row[x] = 77;
+          break;
+        default:
+          row[x] = g_rand_int (checkasm.rand) & 1;
+          break;
+      }
+    }
+    for (ptrdiff_t x = w; x < stride; x++)
+      row[x] = g_rand_int (checkasm.rand);
+  }
+  return d;
+}
+
+/* ---- 1. naive reference --------------------------------------------------- */
+
+static inline int
+px (const guint8 * f, ptrdiff_t stride, unsigned w, unsigned h, int x, int y)
+{
+  x = CLAMP (x, 0, (int) w - 1);
+  y = CLAMP (y, 0, (int) h - 1);
+  return f[y * stride + x];
+}
+
+static gboolean
+naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
+    unsigned w, unsigned h, unsigned range, unsigned parts, const Field * got)
+{
+  const int R = range;
+
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (!(parts & (1u << p)))
+      continue;
+    int bw = gst_motion_vector_partition_width (p);
+    int bh = gst_motion_vector_partition_height (p);
+    unsigned cols = gst_motion_vector_grid_cols (p, got->field.mb_cols);
+    unsigned rows = gst_motion_vector_grid_rows (p, got->field.mb_rows);
+    for (unsigned r = 0; r < rows; r++) {
+      for (unsigned c = 0; c < cols; c++) {
+        uint64_t best = ME_KEY_NONE;
+        for (int dy = -R; dy <= R; dy++) {
+          for (int dx = -R; dx <= R; dx++) {
+            uint32_t sad = 0;
+            for (int y = r * bh; y < (int) (r + 1) * bh; y++)
+              for (int x = c * bw; x < (int) (c + 1) * bw; x++)
+                sad += abs (px (cur, stride, w, h, x, y)
+                    - px (ref, stride, w, h, x + dx, y + dy));
+            uint64_t key = me_key (sad, dx, dy);
+            if (key < best)
+              best = key;
+          }
+        }
+        const GstMotionVectorCell *g = &got->field.grid[p][r * cols + c];
+        if (g->mv_x != 4 * me_key_dx (best) || g->mv_y != 4 * me_key_dy (best)
+            || g->cost != me_key_cost (best)
+            || g->mvd_x != g->mv_x - g->pred_x
+            || g->mvd_y != g->mv_y - g->pred_y) {
+          printf ("  %ux%u R=%u shape %d cell (%u,%u): got (%d,%d) cost %u, "
+              "naive (%d,%d) cost %u\n", w, h, range, p, c, r, g->mv_x,
+              g->mv_y, g->cost, 4 * me_key_dx (best), 4 * me_key_dy (best),
+              me_key_cost (best));
+          return FALSE;
+        }
+      }
+    }
+  }
+  return TRUE;
+}
+
+void
+checkasm_check_search (void)
+{
+  const MEBackendOps *cpu = me_backend_find ("cpu");
+  static const unsigned sizes[][3] = {
+    /* w, h, largest range tried */
+    {1, 1, 128}, {7, 3, 9}, {16, 16, 6}, {17, 9, 5}, {33, 20, 4}, {40, 35, 3},
+  };
+  g_autoptr (GError) error = NULL;
+  MESession *s = cpu->open (-1, &error);
+  gboolean ok = s != NULL;
+  char name[64];
+
+  for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes); i++) {
+    for (int t = 0; ok && t < 6; t++) {
+      unsigned w = sizes[i][0], h = sizes[i][1];
+      unsigned range = t == 0 ? sizes[i][2]
+          : (unsigned) g_rand_int_range (checkasm.rand, 1, sizes[i][2] + 1);
+      unsigned parts = t < 2 ? GST_MOTION_VECTOR_PARTITIONS_ALL
+          : t == 2 ? GST_MOTION_VECTOR_PARTITIONS_16X16
+          : g_rand_int_range (checkasm.rand, 1, 128);
+      Content content = t % CONTENT_COUNT;
+      ptrdiff_t stride = w + g_rand_int_range (checkasm.rand, 0, 40);
+      guint8 world[64 * 64];
+      MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL };
+      MEPlane a, b;
+      Field f0, f1;
+
+      for (unsigned k = 0; k < sizeof (world); k++)
+        world[k] = g_rand_int (checkasm.rand);
+      guint8 *ref = make_frame (content, w, h, stride, world, 64, 10, 10);
+      guint8 *cur = make_frame (content, w, h, stride, world, 64,
+          g_rand_int_range (checkasm.rand, 5, 16),
+          g_rand_int_range (checkasm.rand, 5, 16));
+      a = (MEPlane) { ref, stride, w, h };
+      b = (MEPlane) { cur, stride, w, h };
+      field_alloc (&f0, w, h, parts);
+      field_alloc (&f1, w, h, parts);
+      cpu->reset (s);
+      ok = cpu->submit (s, &a, &params, &f0.field, &error)
+          && cpu->collect (s, &error)
+          && cpu->submit (s, &b, &params, &f1.field, &error)
+          && cpu->collect (s, &error);
+      ok = ok && !f0.field.has_reference && f1.field.has_reference;
+      ok = ok && naive_compare (cur, ref, stride, w, h, range, parts, &f1);
+      if (!ok)
+        printf ("  (%s content, shapes 0x%x)\n", content_names[content],
+            parts);
+      g_free (f0.cells);
+      g_free (f1.cells);
+      g_free (ref);
+      g_free (cur);
+    }
+  }
+  if (error)
+    printf ("  %s\n", error->message);
+  if (s)
+    cpu->close (s);
+  g_snprintf (name, sizeof (name), "search cpu vs naive full search");
+  checkasm_report (name, ok);
+}
+
+/* ---- 2. backends against the CPU ---------------------------------------- */
+
+typedef struct {
+  unsigned w, h, range, parts;
+} Case;
+
+static gboolean
+compare_fields (const Field * want, const Field * got, const Case * c,
+    unsigned frame)
+{
+  if (want->field.has_reference != got->field.has_reference) {
+    printf ("  %ux%u R=%u frame %u: has_reference %d, cpu %d\n", c->w, c->h,
+        c->range, frame, got->field.has_reference, want->field.has_reference);
+    return FALSE;
+  }
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (!(c->parts & (1u << p)))
+      continue;
+    unsigned cols = gst_motion_vector_grid_cols (p, want->field.mb_cols);
+    unsigned rows = gst_motion_vector_grid_rows (p, want->field.mb_rows);
+    for (unsigned i = 0; i < cols * rows; i++) {
+      const GstMotionVectorCell *a = &want->field.grid[p][i];
+      const GstMotionVectorCell *b = &got->field.grid[p][i];
+      if (memcmp (a, b, sizeof (*a)) != 0) {
+        printf ("  %ux%u R=%u shapes 0x%x frame %u, shape %d cell (%u,%u): "
+            "mv (%d,%d) cost %u pred (%d,%d) mvd (%d,%d); cpu mv (%d,%d) "
+            "cost %u pred (%d,%d) mvd (%d,%d)\n", c->w, c->h, c->range,
+            c->parts, frame, p, i % cols, i / cols, b->mv_x, b->mv_y, b->cost,
+            b->pred_x, b->pred_y, b->mvd_x, b->mvd_y, a->mv_x, a->mv_y,
+            a->cost, a->pred_x, a->pred_y, a->mvd_x, a->mvd_y);
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
+/* Runs a sequence of frames through both backends, `depth` frames in flight
+ * on the one under test, and compares every field. */
+static gboolean
+run_case (const MEBackendOps * ops, MESession * s, MESession * cpu_s,
+    const Case * c, Content content, unsigned depth, GError ** error)
+{
+  const MEBackendOps *cpu = me_backend_find ("cpu");
+  const unsigned n = 4;
+  const unsigned world_w = c->w + 64, world_h = c->h + 64;
+  ptrdiff_t stride = c->w + g_rand_int_range (checkasm.rand, 0, 33);
+  MESearchParams params = { c->range, c->parts, GST_MOTION_VECTOR_METHOD_FULL };
+  guint8 *world = g_malloc ((size_t) world_w * world_h);
+  guint8 *frames[4];
+  Field want[4], got[4];
+  gboolean ok = TRUE;
+
+  for (size_t k = 0; k < (size_t) world_w * world_h; k++)
+    world[k] = g_rand_int (checkasm.rand);
+  for (unsigned i = 0; i < n; i++) {
+    frames[i] = make_frame (content, c->w, c->h, stride, world, world_w,
+        32 + g_rand_int_range (checkasm.rand, -20, 21),
+        32 + g_rand_int_range (checkasm.rand, -20, 21));
+    field_alloc (&want[i], c->w, c->h, c->parts);
+    field_alloc (&got[i], c->w, c->h, c->parts);
+  }
+
+  cpu->reset (cpu_s);
+  ops->reset (s);
+  ops->set_in_flight (s, depth);
+  unsigned submitted = 0, collected = 0;
+  for (unsigned i = 0; ok && i < n; i++) {
+    MEPlane plane = { frames[i], stride, c->w, c->h };
+    ok = cpu->submit (cpu_s, &plane, &params, &want[i].field, error)
+        && cpu->collect (cpu_s, error);
+    if (ok && submitted - collected >= depth)
+      ok = ops->collect (s, error) && ++collected;
+    ok = ok && ops->submit (s, &plane, &params, &got[i].field, error);
+    submitted += ok;
+  }
+  while (ok && collected < submitted)
+    ok = ops->collect (s, error) && ++collected;
+  for (unsigned i = 0; ok && i < n; i++)
+    ok = compare_fields (&want[i], &got[i], c, i);
+  if (!ok)
+    printf ("  (%s content, depth %u)\n", content_names[content], depth);
+
+  for (unsigned i = 0; i < n; i++) {
+    g_free (frames[i]);
+    g_free (want[i].cells);
+    g_free (got[i].cells);
+  }
+  g_free (world);
+  return ok;
+}
+
+int
+checkasm_check_backend (const char *name)
+{
+  const MEBackendOps *ops = me_backend_find (name);
+  const MEBackendOps *cpu = me_backend_find ("cpu");
+  g_autoptr (GError) error = NULL;
+  MESession *s, *cpu_s;
+  char label[64];
+  gboolean ok = TRUE;
+  static const unsigned sizes[][2] = {
+    {1, 1}, {7, 3}, {16, 16}, {17, 9}, {33, 47}, {176, 144}, {640, 360},
+    {1920, 1080},
+  };
+  static const unsigned ranges[] = { 1, 2, 7, 16, 32, 64, 128 };
+
+  if (!ops) {
+    printf ("SKIP: %s: backend not built\n", name);
+    return 77;
+  }
+  s = ops->open (-1, &error);
+  if (!s) {
+    printf ("SKIP: %s: %s\n", name, error->message);
+    return 77;
+  }
+  cpu_s = cpu->open (-1, &error);
+  g_assert (cpu_s);
+
+  for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) + 6; i++) {
+    Case c;
+    if (i < G_N_ELEMENTS (sizes)) {
+      c.w = sizes[i][0];
+      c.h = sizes[i][1];
+    } else {
+      c.w = g_rand_int_range (checkasm.rand, 1, 300);
+      c.h = g_rand_int_range (checkasm.rand, 1, 200);
+    }
+    for (unsigned r = 0; ok && r < G_N_ELEMENTS (ranges); r++) {
+      /* large ranges on large frames take the CPU too long */
+      if ((size_t) c.w * c.h * ranges[r] * ranges[r] > (size_t) 640 * 360 * 1024)
+        continue;
+      c.range = ranges[r];
+      for (int t = 0; ok && t < 3; t++) {
+        c.parts = t == 0 ? GST_MOTION_VECTOR_PARTITIONS_16X16
+            : t == 1 ? GST_MOTION_VECTOR_PARTITIONS_ALL
+            : g_rand_int_range (checkasm.rand, 1, 128);
+        Content content = (i + r + t) % CONTENT_COUNT;
+        unsigned depth = 1 + (i + t) % MIN (4, ops->max_in_flight (s));
+        ok = run_case (ops, s, cpu_s, &c, content, depth, &error);
+      }
+    }
+  }
+  if (error)
+    printf ("  %s\n", error->message);
+  ops->close (s);
+  cpu->close (cpu_s);
+  g_snprintf (label, sizeof (label), "backend %s vs cpu", name);
+  checkasm_report (label, ok);
+  return 0;
+}
+
+void
+checkasm_bench_backends (void)
+{
+  static const unsigned cfg[][3] = {
+    {16, GST_MOTION_VECTOR_PARTITIONS_16X16}, {32, GST_MOTION_VECTOR_PARTITIONS_16X16},
+    {16, GST_MOTION_VECTOR_PARTITIONS_ALL},
+  };
+  const unsigned w = 1920, h = 1080;
+  guint8 *world = g_malloc ((size_t) (w + 64) * (h + 64));
+
+  for (size_t k = 0; k < (size_t) (w + 64) * (h + 64); k++)
+    world[k] = g_rand_int (checkasm.rand);
+  printf ("%-8s %-10s %4s %-6s %10s\n", "backend", "size", "R", "shapes",
+      "frames/s");
+  for (const MEBackendOps * const *b = me_backend_list (); *b; b++) {
+    g_autoptr (GError) error = NULL;
+    MESession *s = (*b)->open (-1, &error);
+    if (!s) {
+      printf ("%-8s SKIP: %s\n", (*b)->name, error->message);
+      continue;
+    }
+    for (unsigned k = 0; k < G_N_ELEMENTS (cfg); k++) {
+      MESearchParams params = { cfg[k][0], cfg[k][1],
+        GST_MOTION_VECTOR_METHOD_FULL
+      };
+      guint8 *f[2] = {
+        make_frame (CONTENT_SHIFT, w, h, w, world, w + 64, 30, 30),
+        make_frame (CONTENT_SHIFT, w, h, w, world, w + 64, 33, 28),
+      };
+      Field field;
+      unsigned frames = 0;
+      double t0, t;
+
+      field_alloc (&field, w, h, params.partitions);
+      (*b)->set_in_flight (s, 1);
+      t0 = checkasm_now ();
+      do {
+        MEPlane plane = { f[frames & 1], w, w, h };
+        (*b)->submit (s, &plane, &params, &field.field, NULL);
+        (*b)->collect (s, NULL);
+        frames++;
+        t = checkasm_now () - t0;
+      } while (t < 2.0 || frames < 3);
+      printf ("%-8s %4ux%-5u %4u %-6s %10.1f\n", (*b)->name, w, h,
+          params.search_range, params.partitions == 1 ? "16x16" : "all",
+          frames / t);
+      g_free (field.cells);
+      g_free (f[0]);
+      g_free (f[1]);
+    }
+    (*b)->close (s);
+  }
+  g_free (world);
+}

@@ -1,0 +1,91 @@
+/* gpumotionest — checkasm driver.
+ *
+ *   checkasm [--seed N] [--test dsp|search|backend] [--backend NAME] [--bench]
+ *
+ * Without arguments: the DSP routines of every SIMD level against their C
+ * versions, the CPU backend against a naive full search, and every other
+ * backend built in against the CPU backend.  --backend NAME runs only that
+ * backend's comparison and exits 77 (meson's SKIP) when it cannot run here.
+ * --bench times instead of checking.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checkasm.h"
+#include "me_backend.h"
+
+CheckasmState checkasm;
+
+void
+checkasm_report (const char *name, gboolean ok)
+{
+  printf ("%-48s %s\n", name, ok ? "OK" : "FAILED");
+  if (!ok)
+    checkasm.failures++;
+}
+
+double
+checkasm_now (void)
+{
+  return g_get_monotonic_time () / 1e6;
+}
+
+int
+main (int argc, char **argv)
+{
+  guint32 seed = (guint32) g_get_real_time ();
+  const char *test = NULL;
+
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--seed") && i + 1 < argc)
+      seed = (guint32) strtoul (argv[++i], NULL, 0);
+    else if (!strcmp (argv[i], "--test") && i + 1 < argc)
+      test = argv[++i];
+    else if (!strcmp (argv[i], "--backend") && i + 1 < argc)
+      checkasm.backend = argv[++i];
+    else if (!strcmp (argv[i], "--bench"))
+      checkasm.bench = TRUE;
+    else {
+      fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|backend] "
+          "[--backend NAME] [--bench]\n", argv[0]);
+      return 2;
+    }
+  }
+  printf ("checkasm: seed %u\n", seed);
+  checkasm.rand = g_rand_new_with_seed (seed);
+
+  if (checkasm.bench) {
+    if (!test || !strcmp (test, "dsp"))
+      checkasm_bench_dsp ();
+    if (!test || !strcmp (test, "backend"))
+      checkasm_bench_backends ();
+    return 0;
+  }
+
+  if (checkasm.backend) {
+    int r = checkasm_check_backend (checkasm.backend);
+    if (r == 77)
+      return 77;
+  } else {
+    if (!test || !strcmp (test, "dsp"))
+      checkasm_check_dsp ();
+    if (!test || !strcmp (test, "search"))
+      checkasm_check_search ();
+    if (!test || !strcmp (test, "backend"))
+      for (const MEBackendOps * const *b = me_backend_list (); *b; b++)
+        if (strcmp ((*b)->name, "cpu") != 0)
+          checkasm_check_backend ((*b)->name);
+  }
+
+  g_rand_free (checkasm.rand);
+  if (checkasm.failures) {
+    printf ("checkasm: %u check(s) FAILED (seed %u)\n", checkasm.failures,
+        seed);
+    return 1;
+  }
+  printf ("checkasm: all checks passed\n");
+  return 0;
+}

@@ -1,0 +1,31 @@
+/* gpumotionest — checkasm: every optimized routine and every backend
+ * against the C reference, exactly. */
+#ifndef CHECKASM_H
+#define CHECKASM_H
+
+#include <glib.h>
+#include <stdint.h>
+
+typedef struct {
+  GRand *rand;
+  gboolean bench;
+  const char *backend;          /* --backend: compare only this one */
+  unsigned failures;
+} CheckasmState;
+
+extern CheckasmState checkasm;
+
+/* Prints "name: OK" or "name: FAILED" and counts failures. */
+void checkasm_report (const char *name, gboolean ok);
+double checkasm_now (void);
+
+/* The groups of checks; each returns nothing and reports as it goes. */
+void checkasm_check_dsp (void);
+void checkasm_check_search (void);
+/* Returns 77 when the backend is not available, else 0. */
+int checkasm_check_backend (const char *name);
+
+void checkasm_bench_dsp (void);
+void checkasm_bench_backends (void);
+
+#endif /* CHECKASM_H */
