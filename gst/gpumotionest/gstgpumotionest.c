@@ -193,6 +193,9 @@ open_backend (GstGpuMotionEst * self)
   GST_INFO_OBJECT (self, "using the %s backend, %u frame(s) in flight",
       self->ops->name, self->depth);
   g_object_notify (G_OBJECT (self), "active-backend");
+  /* The latency we add depends on the depth: let the pipeline ask again. */
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
   return TRUE;
 
   /* ERRORS */
