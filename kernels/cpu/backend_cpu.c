@@ -1,14 +1,20 @@
 /* gpumotionest — the CPU backend: the exact reference, SIMD and all cores.
  *
  * Each submitted frame is copied once into a padded plane: the frame
- * extended to whole macroblocks and then ME_CPU_PAD pixels further on every
- * side, all by edge replication.  That plane is the next frame's reference,
- * so every candidate in [-R, R]^2 (R <= ME_CPU_PAD) reads valid memory with
- * no bounds checks in the loops.
+ * extended to whole macroblocks and then `pad` pixels further on every side,
+ * all by edge replication, where pad >= the largest search range seen since
+ * open.  That plane is the next frame's reference, so every candidate in
+ * [-R, R]^2 reads valid memory with no bounds checks in the loops.  When the
+ * range grows past the reference's border, the reference is re-filled from
+ * its own interior with the wider border before searching.
  *
  * Macroblock rows are shared out to a pool of worker threads created at
- * open.  Within a macroblock the search walks candidate rows dy = -R..R and
- * asks the DSP table for the costs of the whole row dx = -R..R at once.
+ * open.  Within a macroblock the search walks the candidate rows dy = -R..R
+ * in groups: the DSP table computes the SADs of whole rows dx = -R..R (of
+ * the 16x16 block, or of its sixteen 4x4 sub-blocks when other shapes are
+ * wanted) into a buffer, then the best candidate of the group for each
+ * partition, ranked by 32-bit row keys (dsp.h) that order candidates
+ * exactly as me_key() does.  docs/cpu-backend.md has the whole design.
  */
 #include "config.h"
 
@@ -19,29 +25,55 @@
 #include "mvpred.h"
 #include "dsp.h"
 
-#define ME_CPU_PAD ME_MAX_RANGE
+/* Borders grow in steps of this many pixels (a multiple of 32 keeps rows
+ * aligned) so that a range creeping up does not re-pad every frame. */
+#define ME_CPU_PAD_STEP 32
 #define ME_CPU_MAX_IN_FLIGHT 16
-#define ROW_MAX (2 * ME_MAX_RANGE + 1)
 
 typedef struct {
   guint8 *alloc;
   size_t size;
+  guint8 *base;                 /* alloc aligned to 32: the top-left corner */
   guint8 *origin;               /* pixel (0, 0) */
   ptrdiff_t stride;
+  size_t rows;                  /* rows from base */
+  /* Sums of the 8x8 blocks whose top-left pixel is at each position, at the
+   * same offsets from q8 as the pixels from base; for pruning. */
+  guint16 *q8;
+  size_t q8_size;
+  gboolean q8_valid;
+  unsigned pad;                 /* border beyond whole macroblocks, pixels */
   unsigned width, height;       /* of the frame it holds */
 } PaddedPlane;
 
+#define GROUP_MAX 1024          /* candidates per group (at least one row) */
+
+typedef struct {
+  unsigned range;               /* R the table is for; 0: none yet */
+  unsigned rows_per_group, rows_per_chunk;
+  guint16 *rank;                /* [f]: rank of candidate f within its chunk */
+  guint32 *cand;                /* [chunk's first f + rank]: candidate f */
+} RankTable;
+
+typedef struct Scratch Scratch;
+
 struct MESession {
   MEDsp dsp;
-  PaddedPlane planes[2];
-  PaddedPlane *cur, *ref;
+  PaddedPlane planes[3];        /* current, reference, spare for repadding */
+  PaddedPlane *cur, *ref, *spare;
+  unsigned pad;                 /* border now in use: largest range seen */
+  RankTable ranks;
+  gboolean prune;               /* exact early-out in the 16x16 search */
   gboolean has_ref;
   GQueue done;                  /* MEField *: searched, not collected yet */
 
   /* the frame being searched, read by the workers */
   const MESearchParams *params;
   MEField *field;
-  gint next_row;
+  /* the job shared out: items 0 .. n_items - 1 of `job` */
+  void (*job) (MESession * s, Scratch * scratch, unsigned item);
+  gint n_items;
+  gint next_item;
 
   GThreadPool *pool;
   unsigned n_workers;
@@ -52,50 +84,293 @@ struct MESession {
 
 /* ---- padding -------------------------------------------------------------- */
 
+/* Fills `p` with a w x h frame read from `src` (`src_stride` bytes per row),
+ * extended to mb_cols x mb_rows macroblocks and then `pad` pixels further on
+ * every side, all by edge replication.  `src` may not point into `p`. */
 static void
-plane_fill (PaddedPlane * p, const MEPlane * luma, unsigned mb_cols,
-    unsigned mb_rows)
+plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
+    unsigned w, unsigned h, unsigned mb_cols, unsigned mb_rows, unsigned pad)
 {
-  unsigned w = luma->width, h = luma->height;
-  size_t stride = ((size_t) mb_cols * 16 + 2 * ME_CPU_PAD + 31) & ~(size_t) 31;
-  size_t rows = (size_t) mb_rows * 16 + 2 * ME_CPU_PAD;
+  /* rows 32-byte aligned, so the origin is too when pad is a multiple of 32 */
+  size_t stride = ((size_t) mb_cols * 16 + 2 * pad + 31) & ~(size_t) 31;
+  size_t rows = (size_t) mb_rows * 16 + 2 * pad;
 
-  if (stride * rows > p->size) {
+  /* 32 bytes to align the origin, 64 for the DSP's reads past the last
+   * candidate (dsp.h) */
+  if (stride * rows + 96 > p->size) {
     g_free (p->alloc);
-    p->size = stride * rows;
+    p->size = stride * rows + 96;
     p->alloc = g_malloc (p->size);
   }
   p->stride = stride;
-  p->origin = p->alloc + ME_CPU_PAD * stride + ME_CPU_PAD;
+  p->rows = rows;
+  p->pad = pad;
+  p->q8_valid = FALSE;
+  p->base = (guint8 *) (((guintptr) p->alloc + 31) & ~(guintptr) 31);
+  p->origin = p->base + pad * stride + pad;
   p->width = w;
   p->height = h;
 
   /* Rows inside the frame: copy, then replicate the edge pixels sideways. */
-  const int right = (int) (stride - ME_CPU_PAD - w);
+  const size_t right = stride - pad - w;
   for (unsigned y = 0; y < h; y++) {
     guint8 *d = p->origin + (ptrdiff_t) y * stride;
-    const guint8 *s = luma->data + (ptrdiff_t) y * luma->stride;
+    const guint8 *s = src + (ptrdiff_t) y * src_stride;
     memcpy (d, s, w);
-    memset (d - ME_CPU_PAD, s[0], ME_CPU_PAD);
+    memset (d - pad, s[0], pad);
     memset (d + w, s[w - 1], right);
   }
   /* Rows above and below: copies of the first and last rows. */
-  guint8 *first = p->origin - ME_CPU_PAD;
+  guint8 *first = p->origin - pad;
   guint8 *last = first + (ptrdiff_t) (h - 1) * stride;
-  for (int y = -ME_CPU_PAD; y < 0; y++)
+  for (int y = -(int) pad; y < 0; y++)
     memcpy (first + (ptrdiff_t) y * stride, first, stride);
-  for (size_t y = h; y < rows - ME_CPU_PAD; y++)
+  for (size_t y = h; y < rows - pad; y++)
     memcpy (first + (ptrdiff_t) y * stride, last, stride);
+}
+
+/* Fills rows [y0, y1) of p->q8: the 8x8 box sums at each position whose
+ * block lies inside the plane, by column sums of 8 rows (kept running down
+ * the band) and then pairwise sums of 2, 4 and 8 columns.  Every sum fits 16
+ * bits (at most 64 x 255).  Bands are independent, so threads share them
+ * out. */
+#define Q8_BAND 32
+
+static void
+plane_q8_band (PaddedPlane * p, size_t y0, size_t y1)
+{
+  const size_t stride = p->stride;
+  const guint8 *b = p->base;
+  guint16 *col = g_new0 (guint16, 3 * stride), *c2 = col + stride;
+  guint16 *c4 = c2 + stride;
+
+  for (size_t k = 0; k < 8; k++)
+    for (size_t x = 0; x < stride; x++)
+      col[x] += b[(y0 + k) * stride + x];
+  for (size_t y = y0; y < y1; y++) {
+    if (y > y0) {
+      const guint8 *in = b + (y + 7) * stride, *out = b + (y - 1) * stride;
+      for (size_t x = 0; x < stride; x++)
+        col[x] = col[x] + in[x] - out[x];
+    }
+    for (size_t x = 0; x + 1 < stride; x++)
+      c2[x] = col[x] + col[x + 1];
+    for (size_t x = 0; x + 3 < stride; x++)
+      c4[x] = c2[x] + c2[x + 2];
+    guint16 *q = p->q8 + y * stride;
+    for (size_t x = 0; x + 7 < stride; x++)
+      q[x] = c4[x] + c4[x + 4];
+  }
+  g_free (col);
+}
+
+/* Rows of p->q8 that hold sums: every block must lie inside the plane. */
+static size_t
+plane_q8_rows (const PaddedPlane * p)
+{
+  return p->rows - 7;
+}
+
+static void
+plane_q8_alloc (PaddedPlane * p)
+{
+  if (p->q8_size < p->stride * p->rows) {
+    g_free (p->q8);
+    p->q8_size = p->stride * p->rows;
+    p->q8 = g_new (guint16, p->q8_size);
+  }
+}
+
+/* ---- candidate ranks ------------------------------------------------------ */
+
+/* The DSP routines rank candidates by 32-bit row keys (cost << 16) | rank
+ * (see dsp.h), rank being the position in me_key() order among the
+ * candidates of one chunk: whole rows dy of the window, at most 65536
+ * candidates, so one chunk for R <= 127 and two for R = 128.  The table maps
+ * both ways.  Chunks are split into groups of rows small enough for the
+ * per-group SAD buffers to stay in the first-level cache. */
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+/* Candidate f = (dy + R) * (2R + 1) + dx + R. */
+static void
+rank_table_build (RankTable * t, unsigned range)
+{
+  const int R = range, W = 2 * R + 1;
+  uint64_t *keys = g_new (uint64_t, (size_t) W * W);
+
+  g_free (t->rank);
+  g_free (t->cand);
+  /* part_min reads ranks up to a multiple of 16 past the last one */
+  t->rank = g_new0 (guint16, (size_t) W * W + 16);
+  t->cand = g_new (guint32, (size_t) W * W);
+  t->range = range;
+  t->rows_per_group = MAX (1, GROUP_MAX / W);
+  t->rows_per_chunk = 65536 / W / t->rows_per_group * t->rows_per_group;
+
+  for (int c0 = 0; c0 < W; c0 += t->rows_per_chunk) {
+    const int c1 = MIN (W, c0 + (int) t->rows_per_chunk);
+    size_t n = 0;
+    for (int row = c0; row < c1; row++)
+      for (int dx = -R; dx <= R; dx++)
+        keys[n++] = me_key (0, dx, row - R);
+    qsort (keys, n, sizeof (uint64_t), cmp_u64);
+    for (size_t r = 0; r < n; r++) {
+      guint32 f = (me_key_dy (keys[r]) + R) * W + me_key_dx (keys[r]) + R;
+      t->rank[f] = r;
+      t->cand[(size_t) c0 * W + r] = f;
+    }
+  }
+  g_free (keys);
 }
 
 /* ---- the search ----------------------------------------------------------- */
 
-/* Candidate rank bits of me_key() for one row dy: rank[i] for dx = i - R. */
+/* Per-thread scratch: the SADs of one group of candidate rows. */
+struct Scratch {
+  uint16_t sad4[16 * GROUP_MAX] __attribute__((aligned (32)));
+  uint32_t sad[GROUP_MAX] __attribute__((aligned (32)));
+  guint8 cur[256] __attribute__((aligned (32)));
+};
+
+/* best[k] = smallest me_key() of partition k (k < 1 when only16, else
+ * k < ME_DSP_N_PARTS) of macroblock (mbx, mby), whose pixels are in
+ * scratch->cur. */
 static void
-row_ranks (uint64_t * rank, int R, int dy)
+search_mb (const MESession * s, Scratch * scratch, unsigned mbx, unsigned mby,
+    gboolean only16, uint64_t * best)
 {
-  for (int i = 0; i <= 2 * R; i++)
-    rank[i] = me_key (0, i - R, dy);
+  const RankTable *t = &s->ranks;
+  const PaddedPlane *ref = s->ref;
+  const int R = s->params->search_range, W = 2 * R + 1;
+  const int nk = only16 ? 1 : ME_DSP_N_PARTS;
+  /* candidate (-R, -R) */
+  const guint8 *base = ref->origin + ((ptrdiff_t) 16 * mby - R) * ref->stride
+      + 16 * (ptrdiff_t) mbx - R;
+
+  for (int k = 0; k < nk; k++)
+    best[k] = ME_KEY_NONE;
+
+  for (int c0 = 0; c0 < W; c0 += t->rows_per_chunk) {
+    const int c1 = MIN (W, c0 + (int) t->rows_per_chunk);
+    uint32_t cb[ME_DSP_N_PARTS];
+
+    memset (cb, 0xff, sizeof (cb));
+    for (int g0 = c0; g0 < c1; g0 += t->rows_per_group) {
+      const int g1 = MIN (c1, g0 + (int) t->rows_per_group);
+      const int n = (g1 - g0) * W;
+      const guint16 *rank = t->rank + (size_t) g0 * W;
+
+      if (only16) {
+        for (int row = g0; row < g1; row++)
+          s->dsp.sad16_row (scratch->cur, base + row * ref->stride,
+              ref->stride, W, scratch->sad + (row - g0) * W);
+        uint32_t k = s->dsp.min_key (scratch->sad, rank, n);
+        if (k < cb[0])
+          cb[0] = k;
+      } else {
+        const ptrdiff_t os = (n + 15) & ~15;
+        for (int row = g0; row < g1; row++)
+          s->dsp.sad4x4_row (scratch->cur, base + row * ref->stride,
+              ref->stride, W, scratch->sad4 + (row - g0) * W, os);
+        s->dsp.part_min (scratch->sad4, os, rank, n, cb);
+      }
+    }
+    for (int k = 0; k < nk; k++) {
+      guint32 f = t->cand[(size_t) c0 * W + (cb[k] & 0xffff)];
+      uint64_t key = me_key (cb[k] >> 16, (int) (f % W) - R, (int) (f / W) - R);
+      if (key < best[k])
+        best[k] = key;
+    }
+  }
+}
+
+/* 16x16 only, with exact pruning (successive elimination): a candidate is
+ * skipped only when a lower bound of its SAD, the sum over the four 8x8
+ * quarters of |current sum - reference sum|, is strictly greater than a
+ * cost some candidate of the window already has.  Then its cost is greater
+ * than the winner's, so it can neither win nor tie, and the result is the
+ * exhaustive search's.  Skipped candidates get cost 65535, more than any
+ * SAD (at most 65280), so they never win the minimum either.  The first
+ * bound comes from the zero vector and from `hint`, the left neighbour's
+ * winner (ME_KEY_NONE: none); SADs are computed over the span of
+ * candidates that survive within each run of 32 of a row. */
+static uint64_t
+search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
+    unsigned mbx, unsigned mby, uint64_t hint)
+{
+  const RankTable *t = &s->ranks;
+  const PaddedPlane *ref = s->ref;
+  const int R = s->params->search_range, W = 2 * R + 1;
+  const ptrdiff_t stride = ref->stride;
+  const guint8 *base = ref->origin + ((ptrdiff_t) 16 * mby - R) * stride
+      + 16 * (ptrdiff_t) mbx - R;
+  const guint16 *qbase = ref->q8 + (base - ref->base);
+  const guint8 *cur = scratch->cur;
+  uint32_t *sad = scratch->sad;
+  uint16_t cq[4], lb[2 * ME_MAX_RANGE + 1];
+  uint32_t thr, v;
+  uint64_t best = ME_KEY_NONE;
+
+  for (int q = 0; q < 4; q++) {
+    unsigned sum = 0;
+    for (int y = 8 * (q >> 1); y < 8 * (q >> 1) + 8; y++)
+      for (int x = 8 * (q & 1); x < 8 * (q & 1) + 8; x++)
+        sum += cur[16 * y + x];
+    cq[q] = sum;
+  }
+  s->dsp.sad16_row (cur, base + R * stride + R, stride, 1, &thr);
+  if (hint != ME_KEY_NONE && ABS (me_key_dx (hint)) <= R
+      && ABS (me_key_dy (hint)) <= R) {
+    s->dsp.sad16_row (cur, base + (me_key_dy (hint) + R) * stride
+        + me_key_dx (hint) + R, stride, 1, &v);
+    thr = MIN (thr, v);
+  }
+
+  for (int c0 = 0; c0 < W; c0 += t->rows_per_chunk) {
+    const int c1 = MIN (W, c0 + (int) t->rows_per_chunk);
+    uint32_t cb = UINT32_MAX;
+
+    for (int row = c0; row < c1; row++) {
+      s->dsp.sea_row (qbase + row * stride, stride, cq, W, lb);
+      for (int b0 = 0; b0 < W; b0 += 32) {
+        const int b1 = MIN (W, b0 + 32);
+        int a = -1, z = -1;
+        for (int i = b0; i < b1; i++)
+          if (lb[i] <= thr) {
+            if (a < 0)
+              a = i;
+            z = i;
+          }
+        if (a < 0) {
+          a = b1;
+          z = b1 - 1;
+        } else {
+          s->dsp.sad16_row (cur, base + row * stride + a, stride, z - a + 1,
+              sad + a);
+        }
+        for (int i = b0; i < a; i++)
+          sad[i] = 65535;
+        for (int i = z + 1; i < b1; i++)
+          sad[i] = 65535;
+      }
+      uint32_t k = s->dsp.min_key (sad, t->rank + (size_t) row * W, W);
+      if (k < cb)
+        cb = k;
+      if ((k >> 16) < thr)
+        thr = k >> 16;
+    }
+    guint32 f = t->cand[(size_t) c0 * W + (cb & 0xffff)];
+    uint64_t key = me_key (cb >> 16, (int) (f % W) - R, (int) (f / W) - R);
+    if (key < best)
+      best = key;
+  }
+  return best;
 }
 
 static void
@@ -106,150 +381,103 @@ write_cell (GstMotionVectorCell * c, uint64_t key)
   c->cost = me_key_cost (key);
 }
 
-/* 16x16 only: whole-block SADs. */
-static void
-search_mb_16x16 (MESession * s, const guint8 * cur, int mbx, int mby,
-    GstMotionVectorCell * cell)
-{
-  const int R = s->params->search_range, n = 2 * R + 1;
-  const PaddedPlane *ref = s->ref;
-  uint32_t sad[ROW_MAX];
-  uint64_t rank[ROW_MAX];
-  uint64_t best = ME_KEY_NONE;
-
-  for (int dy = -R; dy <= R; dy++) {
-    const guint8 *r = ref->origin + (ptrdiff_t) (16 * mby + dy) * ref->stride
-        + 16 * mbx - R;
-    s->dsp.sad16_row (cur, r, ref->stride, n, sad);
-    row_ranks (rank, R, dy);
-    for (int i = 0; i < n; i++) {
-      uint64_t key = ((uint64_t) sad[i] << 32) | rank[i];
-      if (key < best)
-        best = key;
-    }
-  }
-  write_cell (cell, best);
-}
-
-/* The 41 partitions of a macroblock, in shape order; each is a sum of 4x4
- * sub-blocks given by its top-left sub-block and its size in sub-blocks. */
+/* Where each of the ME_DSP_N_PARTS partitions goes: its shape and its
+ * position (in cells of that shape) within the macroblock. */
 typedef struct {
-  guint8 shape, col, row;       /* shape, position within the MB (cells) */
-  guint8 bx, by, bw, bh;        /* in 4x4 units */
+  guint8 shape, col, row;
 } PartDesc;
 
-static PartDesc parts[41];
-static int n_parts;
+static PartDesc parts[ME_DSP_N_PARTS];
 
 static void
 parts_init (void)
 {
+  int n = 0;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    int bw = gst_motion_vector_partition_width (p) / 4;
-    int bh = gst_motion_vector_partition_height (p) / 4;
-    for (int r = 0; r < 4 / bh; r++)
-      for (int c = 0; c < 4 / bw; c++)
-        parts[n_parts++] = (PartDesc) {
-        p, c, r, c * bw, r * bh, bw, bh};
+    int per_x = 16 / gst_motion_vector_partition_width (p);
+    int per_y = 16 / gst_motion_vector_partition_height (p);
+    for (int r = 0; r < per_y; r++)
+      for (int c = 0; c < per_x; c++)
+        parts[n++] = (PartDesc) { p, c, r };
   }
-}
-
-/* Any shapes: sixteen 4x4 SADs per candidate, summed per partition. */
-static void
-search_mb_shapes (MESession * s, const guint8 * cur, int mbx, int mby)
-{
-  const int R = s->params->search_range, n = 2 * R + 1;
-  const unsigned mask = s->params->partitions;
-  const PaddedPlane *ref = s->ref;
-  uint16_t sad[ROW_MAX][16];
-  uint64_t rank[ROW_MAX];
-  uint64_t best[41];
-
-  for (int k = 0; k < n_parts; k++)
-    best[k] = ME_KEY_NONE;
-
-  for (int dy = -R; dy <= R; dy++) {
-    const guint8 *r = ref->origin + (ptrdiff_t) (16 * mby + dy) * ref->stride
-        + 16 * mbx - R;
-    s->dsp.sad4x4_row (cur, r, ref->stride, n, sad);
-    row_ranks (rank, R, dy);
-    for (int i = 0; i < n; i++) {
-      const uint16_t *b = sad[i];
-      uint32_t c[41];
-      int k = 0;
-      /* 16x16, 16x8, 8x16, 8x8 from the four 8x8 quarters */
-      uint32_t q0 = b[0] + b[1] + b[4] + b[5], q1 = b[2] + b[3] + b[6] + b[7];
-      uint32_t q2 = b[8] + b[9] + b[12] + b[13];
-      uint32_t q3 = b[10] + b[11] + b[14] + b[15];
-      c[k++] = q0 + q1 + q2 + q3;
-      c[k++] = q0 + q1;
-      c[k++] = q2 + q3;
-      c[k++] = q0 + q2;
-      c[k++] = q1 + q3;
-      c[k++] = q0;
-      c[k++] = q1;
-      c[k++] = q2;
-      c[k++] = q3;
-      for (int y = 0; y < 4; y++)       /* 8x4 */
-        for (int x = 0; x < 4; x += 2)
-          c[k++] = b[4 * y + x] + b[4 * y + x + 1];
-      for (int y = 0; y < 4; y += 2)    /* 4x8 */
-        for (int x = 0; x < 4; x++)
-          c[k++] = b[4 * y + x] + b[4 * y + x + 4];
-      for (int j = 0; j < 16; j++)      /* 4x4 */
-        c[k++] = b[j];
-      for (k = 0; k < 41; k++) {
-        uint64_t key = ((uint64_t) c[k] << 32) | rank[i];
-        if (key < best[k])
-          best[k] = key;
-      }
-    }
-  }
-
-  for (int k = 0; k < n_parts; k++) {
-    const PartDesc *d = &parts[k];
-    if (!(mask & (1u << d->shape)))
-      continue;
-    unsigned per_x = 16 / gst_motion_vector_partition_width (d->shape);
-    unsigned per_y = 16 / gst_motion_vector_partition_height (d->shape);
-    unsigned cols = per_x * s->field->mb_cols;
-    GstMotionVectorCell *cell = s->field->grid[d->shape]
-        + (size_t) (mby * per_y + d->row) * cols + mbx * per_x + d->col;
-    write_cell (cell, best[k]);
-  }
+  g_assert (n == ME_DSP_N_PARTS);
 }
 
 static void
-search_row (MESession * s, int mby)
+search_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   const PaddedPlane *cp = s->cur;
-  const gboolean only16 =
-      s->params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16;
-  guint8 cur[256] __attribute__((aligned (32)));
+  const unsigned mask = s->params->partitions;
+  const gboolean only16 = mask == GST_MOTION_VECTOR_PARTITIONS_16X16;
+  MEField *field = s->field;
+  uint64_t best[ME_DSP_N_PARTS];
 
-  for (unsigned mbx = 0; mbx < s->field->mb_cols; mbx++) {
+  for (unsigned mbx = 0; mbx < field->mb_cols; mbx++) {
     for (int y = 0; y < 16; y++)
-      memcpy (cur + 16 * y, cp->origin + (ptrdiff_t) (16 * mby + y)
+      memcpy (scratch->cur + 16 * y, cp->origin + (ptrdiff_t) (16 * mby + y)
           * cp->stride + 16 * mbx, 16);
-    if (only16)
-      search_mb_16x16 (s, cur, mbx, mby, s->field->grid[0]
-          + (size_t) mby * s->field->mb_cols + mbx);
+    if (only16 && s->prune)
+      best[0] = search_mb_16x16_pruned (s, scratch, mbx, mby,
+          mbx > 0 ? best[0] : ME_KEY_NONE);
     else
-      search_mb_shapes (s, cur, mbx, mby);
+      search_mb (s, scratch, mbx, mby, only16, best);
+    for (int k = 0; k < (only16 ? 1 : ME_DSP_N_PARTS); k++) {
+      const PartDesc *d = &parts[k];
+      if (!(mask & (1u << d->shape)))
+        continue;
+      unsigned per_x = 16 / gst_motion_vector_partition_width (d->shape);
+      unsigned per_y = 16 / gst_motion_vector_partition_height (d->shape);
+      unsigned cols = per_x * field->mb_cols;
+      write_cell (field->grid[d->shape] + (size_t) (mby * per_y + d->row)
+          * cols + mbx * per_x + d->col, best[k]);
+    }
   }
+}
+
+/* Each pool thread's scratch, kept for the thread's life. */
+static GPrivate scratch_key = G_PRIVATE_INIT (g_free);
+
+static void
+q8_band_job (MESession * s, Scratch * scratch, unsigned band)
+{
+  size_t y0 = (size_t) band * Q8_BAND;
+  plane_q8_band (s->ref, y0, MIN (y0 + Q8_BAND, plane_q8_rows (s->ref)));
 }
 
 static void
 worker (gpointer data, gpointer user_data)
 {
   MESession *s = user_data;
-  gint row;
+  Scratch *scratch = g_private_get (&scratch_key);
+  gint item;
 
-  while ((row = g_atomic_int_add (&s->next_row, 1)) < (gint) s->field->mb_rows)
-    search_row (s, row);
+  if (!scratch) {
+    scratch = g_malloc (sizeof (Scratch));
+    g_private_set (&scratch_key, scratch);
+  }
+  while ((item = g_atomic_int_add (&s->next_item, 1)) < s->n_items)
+    s->job (s, scratch, item);
   g_mutex_lock (&s->lock);
   if (--s->active == 0)
     g_cond_signal (&s->cond);
+  g_mutex_unlock (&s->lock);
+}
+
+/* Runs job (s, scratch, i) for i = 0 .. n - 1 on the pool and waits: every
+ * worker takes the next item from a shared counter until none is left. */
+static void
+run_parallel (MESession * s, void (*job) (MESession *, Scratch *, unsigned),
+    unsigned n)
+{
+  s->job = job;
+  s->n_items = n;
+  s->next_item = 0;
+  s->active = s->n_workers;
+  for (unsigned i = 0; i < s->n_workers; i++)
+    g_thread_pool_push (s->pool, GUINT_TO_POINTER (i + 1), NULL);
+  g_mutex_lock (&s->lock);
+  while (s->active)
+    g_cond_wait (&s->cond, &s->lock);
   g_mutex_unlock (&s->lock);
 }
 
@@ -258,14 +486,14 @@ search_frame (MESession * s, const MESearchParams * params, MEField * field)
 {
   s->params = params;
   s->field = field;
-  s->next_row = 0;
-  s->active = s->n_workers;
-  for (unsigned i = 0; i < s->n_workers; i++)
-    g_thread_pool_push (s->pool, GUINT_TO_POINTER (i + 1), NULL);
-  g_mutex_lock (&s->lock);
-  while (s->active)
-    g_cond_wait (&s->cond, &s->lock);
-  g_mutex_unlock (&s->lock);
+  if (s->prune && params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16
+      && !s->ref->q8_valid) {
+    plane_q8_alloc (s->ref);
+    run_parallel (s, q8_band_job,
+        (plane_q8_rows (s->ref) + Q8_BAND - 1) / Q8_BAND);
+    s->ref->q8_valid = TRUE;
+  }
+  run_parallel (s, search_row, field->mb_rows);
 }
 
 /* ---- MEBackendOps --------------------------------------------------------- */
@@ -281,10 +509,17 @@ cpu_open (int device, GError ** error)
     parts_init ();
     g_once_init_leave (&parts_done, 1);
   }
-  me_dsp_init (&s->dsp, ME_CPU_FLAG_ALL);
+  /* GPUMOTIONEST_CPU_FLAGS: a mask of ME_CPU_FLAG_* levels allowed (0: the
+   * C reference alone), for comparisons and benchmarks. */
+  const char *flags = g_getenv ("GPUMOTIONEST_CPU_FLAGS");
+  me_dsp_init (&s->dsp, flags ? (unsigned) g_ascii_strtoull (flags, NULL, 0)
+      : ME_CPU_FLAG_ALL);
+  /* GPUMOTIONEST_CPU_PRUNE=0: no early-out, the plain exhaustive loops */
+  s->prune = g_strcmp0 (g_getenv ("GPUMOTIONEST_CPU_PRUNE"), "0") != 0;
   s->n_workers = env ? (unsigned) g_ascii_strtoull (env, NULL, 10) : 0;
   if (s->n_workers == 0)
     s->n_workers = g_get_num_processors ();
+  s->n_workers = MIN (s->n_workers, 256);
   s->pool = g_thread_pool_new (worker, s, s->n_workers, TRUE, error);
   if (!s->pool) {
     g_free (s);
@@ -295,6 +530,7 @@ cpu_open (int device, GError ** error)
   g_queue_init (&s->done);
   s->cur = &s->planes[0];
   s->ref = &s->planes[1];
+  s->spare = &s->planes[2];
   return s;
 }
 
@@ -307,6 +543,11 @@ cpu_close (MESession * s)
   g_queue_clear (&s->done);
   g_free (s->planes[0].alloc);
   g_free (s->planes[1].alloc);
+  g_free (s->planes[2].alloc);
+  for (int i = 0; i < 3; i++)
+    g_free (s->planes[i].q8);
+  g_free (s->ranks.rank);
+  g_free (s->ranks.cand);
   g_free (s);
 }
 
@@ -335,10 +576,25 @@ cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
   if (!me_check_input (luma, params, out, error))
     return FALSE;
 
-  plane_fill (s->cur, luma, out->mb_cols, out->mb_rows);
+  if (params->search_range > s->pad)
+    s->pad = (params->search_range + ME_CPU_PAD_STEP - 1)
+        / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
+  plane_fill (s->cur, luma->data, luma->stride, luma->width, luma->height,
+      out->mb_cols, out->mb_rows, s->pad);
+  /* A reference of another size is no reference: there is no meaningful
+   * match between frames of different geometry. */
   out->has_reference = s->has_ref && s->ref->width == luma->width
       && s->ref->height == luma->height;
+  if (out->has_reference && s->ref->pad < params->search_range) {
+    PaddedPlane *t = s->spare;
+    plane_fill (t, s->ref->origin, s->ref->stride, s->ref->width,
+        s->ref->height, out->mb_cols, out->mb_rows, s->pad);
+    s->spare = s->ref;
+    s->ref = t;
+  }
   if (out->has_reference) {
+    if (s->ranks.range != params->search_range)
+      rank_table_build (&s->ranks, params->search_range);
     search_frame (s, params, out);
     me_mvpred_field (out);
   } else {

@@ -5,10 +5,16 @@
  * the CPU supports override what it implements, as dav1d does.  tests/
  * checkasm calls every version on the same inputs and compares.
  *
- * Both routines match one 16x16 current block, stored contiguously (stride
- * 16), against n consecutive horizontal candidates: candidate i is the 16x16
- * reference block whose top-left pixel is ref + i.  They may read exactly the
- * 16 x 16 bytes of each candidate, nothing around it.
+ * The SAD routines match one 16x16 current block, stored contiguously
+ * (stride 16), against n consecutive horizontal candidates: candidate i is
+ * the 16x16 reference block whose top-left pixel is ref + i.
+ *
+ * The search ranks candidates with 32-bit "row keys", (cost << 16) | rank,
+ * where rank is the candidate's position in me_key() order among the
+ * candidates searched together (so it fits 16 bits) and cost, a SAD of at
+ * most 256 x 255 = 65280, fits the upper half.  The smallest row key is the
+ * candidate with the smallest me_key(); the backend maps rank back to (dx,
+ * dy).
  */
 #ifndef ME_CPU_DSP_H
 #define ME_CPU_DSP_H
@@ -17,24 +23,63 @@
 #include <stdint.h>
 
 #define ME_CPU_FLAG_SSE2 (1u << 0)
-#define ME_CPU_FLAG_SSSE3 (1u << 1)
+#define ME_CPU_FLAG_SSE41 (1u << 1)
 #define ME_CPU_FLAG_AVX2 (1u << 2)
 #define ME_CPU_FLAG_ALL (~0u)
 
+/* The 41 partitions of a macroblock, in the order of the shapes
+ * (16x16, 16x8 x2, 8x16 x2, 8x8 x4, 8x4 x8, 4x8 x8, 4x4 x16), each shape's
+ * partitions in raster order. */
+#define ME_DSP_N_PARTS 41
+
+/* sad[i] = SAD of the whole block at candidate i, i < n.  Reads only the
+ * 16 x 16 bytes of each candidate. */
 #define decl_sad16_row_fn(name) \
   void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
       int n, uint32_t * sad)
-/* out[i][4 * by + bx] = SAD of the 4x4 sub-block (bx, by) at candidate i. */
+
+/* out[b * out_stride + i] = SAD of 4x4 sub-block b (= 4 * row + column) at
+ * candidate i, for i < n: one array of candidates per sub-block.  Writes
+ * nothing else.  May read up to 32 bytes past the last candidate's bytes on
+ * each of its 16 rows (the backend's planes have that slack). */
 #define decl_sad4x4_row_fn(name) \
   void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
-      int n, uint16_t (*out)[16])
+      int n, uint16_t * out, ptrdiff_t out_stride)
+
+/* For each partition k, best[k] = min (best[k], min over i < n of
+ * (cost_k(i) << 16) | rank[i]), cost_k(i) being the sum of the 4x4 SADs
+ * sad4[b * stride + i] that the partition covers.  May read sad4 and rank up
+ * to index round_up (n, 16) - 1 and ignores what lies past n there. */
+#define decl_part_min_fn(name) \
+  void (name) (const uint16_t * sad4, ptrdiff_t stride, const uint16_t * rank, \
+      int n, uint32_t best[ME_DSP_N_PARTS])
+
+/* min over i < n of (sad[i] << 16) | rank[i], or UINT32_MAX for n = 0;
+ * every sad[i] <= 65280.  Reads nothing past n. */
+#define decl_min_key_fn(name) \
+  uint32_t (name) (const uint32_t * sad, const uint16_t * rank, int n)
+
+/* lb[i] = sum over the four 8x8 quarters q of the block of |cq[q] -
+ * q8[off_q + i]|, off_q = 8 * (q >> 1) * q8_stride + 8 * (q & 1), for i < n:
+ * q8 holds sums of 8x8 reference blocks (at most 16320) and cq the current
+ * block's quarter sums, so lb[i] <= the 16x16 SAD at candidate i, since
+ * |sum a - sum b| <= sum |a - b|.  Reads nothing past n. */
+#define decl_sea_row_fn(name) \
+  void (name) (const uint16_t * q8, ptrdiff_t q8_stride, const uint16_t cq[4], \
+      int n, uint16_t * lb)
 
 typedef decl_sad16_row_fn (*me_sad16_row_fn);
+typedef decl_sea_row_fn (*me_sea_row_fn);
 typedef decl_sad4x4_row_fn (*me_sad4x4_row_fn);
+typedef decl_part_min_fn (*me_part_min_fn);
+typedef decl_min_key_fn (*me_min_key_fn);
 
 typedef struct {
-  me_sad16_row_fn sad16_row;      /* SAD of the whole 16x16 block */
-  me_sad4x4_row_fn sad4x4_row;    /* SADs of its sixteen 4x4 sub-blocks */
+  me_sad16_row_fn sad16_row;      /* 16x16 only: whole-block SADs */
+  me_min_key_fn min_key;          /* 16x16 only: the best of them */
+  me_sea_row_fn sea_row;          /* 16x16 only: lower bounds for pruning */
+  me_sad4x4_row_fn sad4x4_row;    /* any shapes: 4x4 sub-block SADs */
+  me_part_min_fn part_min;        /* any shapes: the best per partition */
 } MEDsp;
 
 /* What this CPU supports, as ME_CPU_FLAG_* bits. */

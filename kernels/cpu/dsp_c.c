@@ -1,4 +1,5 @@
-/* gpumotionest — C reference versions of the DSP routines. */
+/* gpumotionest — C reference versions of the DSP routines: written for
+ * clarity, they define what every SIMD version must return. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -17,16 +18,82 @@ static decl_sad16_row_fn (sad16_row_c)
   }
 }
 
-static decl_sad4x4_row_fn (sad4x4_row_c)
+static decl_min_key_fn (min_key_c)
+{
+  uint32_t best = UINT32_MAX;
+  for (int i = 0; i < n; i++) {
+    uint32_t key = (sad[i] << 16) | rank[i];
+    if (key < best)
+      best = key;
+  }
+  return best;
+}
+
+static decl_sea_row_fn (sea_row_c)
 {
   for (int i = 0; i < n; i++) {
-    for (int b = 0; b < 16; b++) {
-      int bx = 4 * (b & 3), by = 4 * (b >> 2);
+    unsigned sum = 0;
+    for (int q = 0; q < 4; q++)
+      sum += abs ((int) cq[q] - (int) q8[8 * (q >> 1) * q8_stride
+              + 8 * (q & 1) + i]);
+    lb[i] = sum;
+  }
+}
+
+static decl_sad4x4_row_fn (sad4x4_row_c)
+{
+  for (int b = 0; b < 16; b++) {
+    const int bx = 4 * (b & 3), by = 4 * (b >> 2);
+    for (int i = 0; i < n; i++) {
       unsigned sum = 0;
       for (int y = by; y < by + 4; y++)
         for (int x = bx; x < bx + 4; x++)
           sum += abs (cur[16 * y + x] - ref[y * ref_stride + i + x]);
-      out[i][b] = sum;
+      out[b * out_stride + i] = sum;
+    }
+  }
+}
+
+/* Costs of the 41 partitions from the sixteen 4x4 SADs b[0..15]. */
+static void
+part_costs (const unsigned *b, uint32_t *c)
+{
+  int k = 0;
+  uint32_t q0 = b[0] + b[1] + b[4] + b[5], q1 = b[2] + b[3] + b[6] + b[7];
+  uint32_t q2 = b[8] + b[9] + b[12] + b[13];
+  uint32_t q3 = b[10] + b[11] + b[14] + b[15];
+
+  c[k++] = q0 + q1 + q2 + q3;   /* 16x16 */
+  c[k++] = q0 + q1;             /* 16x8 top, bottom */
+  c[k++] = q2 + q3;
+  c[k++] = q0 + q2;             /* 8x16 left, right */
+  c[k++] = q1 + q3;
+  c[k++] = q0;                  /* 8x8 */
+  c[k++] = q1;
+  c[k++] = q2;
+  c[k++] = q3;
+  for (int y = 0; y < 4; y++)   /* 8x4 */
+    for (int x = 0; x < 4; x += 2)
+      c[k++] = b[4 * y + x] + b[4 * y + x + 1];
+  for (int y = 0; y < 4; y += 2)        /* 4x8 */
+    for (int x = 0; x < 4; x++)
+      c[k++] = b[4 * y + x] + b[4 * y + x + 4];
+  for (int j = 0; j < 16; j++)  /* 4x4 */
+    c[k++] = b[j];
+}
+
+static decl_part_min_fn (part_min_c)
+{
+  for (int i = 0; i < n; i++) {
+    unsigned b[16];
+    uint32_t c[ME_DSP_N_PARTS];
+    for (int j = 0; j < 16; j++)
+      b[j] = sad4[j * stride + i];
+    part_costs (b, c);
+    for (int k = 0; k < ME_DSP_N_PARTS; k++) {
+      uint32_t key = (c[k] << 16) | rank[i];
+      if (key < best[k])
+        best[k] = key;
     }
   }
 }
@@ -35,7 +102,10 @@ void
 me_dsp_init_c (MEDsp * dsp)
 {
   dsp->sad16_row = sad16_row_c;
+  dsp->min_key = min_key_c;
+  dsp->sea_row = sea_row_c;
   dsp->sad4x4_row = sad4x4_row_c;
+  dsp->part_min = part_min_c;
 }
 
 unsigned
@@ -46,8 +116,8 @@ me_cpu_flags (void)
   __builtin_cpu_init ();
   if (__builtin_cpu_supports ("sse2"))
     flags |= ME_CPU_FLAG_SSE2;
-  if (__builtin_cpu_supports ("ssse3"))
-    flags |= ME_CPU_FLAG_SSSE3;
+  if (__builtin_cpu_supports ("sse4.1"))
+    flags |= ME_CPU_FLAG_SSE41;
   if (__builtin_cpu_supports ("avx2"))
     flags |= ME_CPU_FLAG_AVX2;
   return flags;

@@ -28,7 +28,7 @@
 #include "me_cuda_kernels.h"
 
 #define SLOTS 8                 /* most frames in flight */
-#define DEFAULT_DEPTH 3         /* see docs/cuda-backend.md for the measurements */
+#define DEFAULT_DEPTH 4         /* measured: docs/cuda-backend.md */
 #define NFRAMES (SLOTS + 1)
 
 typedef struct {

@@ -11,6 +11,7 @@
 
 #include "me_cost.h"
 #include "me_cuda_kernels.h"
+#include "mvpred_rules.h"
 
 #define FINISH_THREADS 256
 
@@ -20,82 +21,6 @@ typedef struct {
   unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1];  /* thread ranges */
   unsigned mb_cols, mb_rows;
 } FinishArgs;
-
-static __device__ __forceinline__ int
-part_w (int p)
-{
-  return p == 0 || p == 1 ? 16 : p == 5 || p == 6 ? 4 : 8;
-}
-
-static __device__ __forceinline__ int
-part_h (int p)
-{
-  return p == 0 || p == 2 ? 16 : p == 4 || p == 6 ? 4 : 8;
-}
-
-/* Decoding order of the partition covering pixel (x, y) of a macroblock
- * (0..15 each) when every partition has shape p: macroblock partitions in
- * raster order, and for the sub-macroblock shapes the 8x8 blocks in raster
- * order, each split in raster order. */
-static __device__ __forceinline__ int
-decode_index (int p, int x, int y)
-{
-  const int q = (y >> 3) * 2 + (x >> 3);        /* 8x8 quadrant */
-  switch (p) {
-    case 0:
-      return 0;
-    case 1:
-      return y >> 3;
-    case 2:
-      return x >> 3;
-    case 3:
-      return q;
-    case 4:
-      return q * 2 + ((y >> 2) & 1);
-    case 5:
-      return q * 2 + ((x >> 2) & 1);
-    default:
-      return q * 4 + ((y >> 2) & 1) * 2 + ((x >> 2) & 1);
-  }
-}
-
-typedef struct {
-  bool avail;
-  int x, y;                     /* quarter-pel vector, 0 if not available */
-} Neighbour;
-
-/* The partition covering frame pixel (xn, yn), seen from the partition of
- * shape p whose top-left pixel is (x0, y0): available when it lies in the
- * picture and precedes the current partition in decoding order (earlier
- * macroblock, or earlier partition of the same macroblock). */
-static __device__ __forceinline__ Neighbour
-neighbour (const uint64_t * keys, int p, unsigned gcols, unsigned mb_cols,
-    int x0, int y0, int xn, int yn)
-{
-  Neighbour n = { false, 0, 0 };
-  if (xn < 0 || yn < 0 || xn >= (int) mb_cols * 16)
-    return n;
-  const int mbx = x0 >> 4, mby = y0 >> 4, nbx = xn >> 4, nby = yn >> 4;
-  if (nby == mby) {
-    if (nbx > mbx)
-      return n;                 /* macroblock to the right: not decoded yet */
-    if (nbx == mbx && decode_index (p, xn & 15, yn & 15)
-        > decode_index (p, x0 & 15, y0 & 15))
-      return n;                 /* later partition of this macroblock */
-  }
-  const uint64_t key = keys[(size_t) (yn / part_h (p)) * gcols
-      + xn / part_w (p)];
-  n.avail = true;
-  n.x = me_key_dx (key) * 4;
-  n.y = me_key_dy (key) * 4;
-  return n;
-}
-
-static __device__ __forceinline__ int
-median3 (int a, int b, int c)
-{
-  return max (min (a, b), min (max (a, b), c));
-}
 
 __global__ void __launch_bounds__ (FINISH_THREADS)
 finish_kernel (const FinishArgs a)
@@ -107,52 +32,23 @@ finish_kernel (const FinishArgs a)
   while (t >= a.first[p + 1])
     p++;
   const unsigned i = t - a.first[p];
-  const int w = part_w (p), h = part_h (p);
+  const int w = me_mvpred_part_w (p);
   const unsigned gcols = a.mb_cols * (16 / w);
   const int gx = (int) (i % gcols), gy = (int) (i / gcols);
-  const int x0 = gx * w, y0 = gy * h;
   const uint64_t *keys = a.keys[p];
   const uint64_t key = keys[i];
 
-  /* Neighbours A (left), B (above), C (above right), D (above left) of the
-   * partition, by the pixel next to its corner (clause 6.4.11.7). */
-  const Neighbour A = neighbour (keys, p, gcols, a.mb_cols, x0, y0,
-      x0 - 1, y0);
-  const Neighbour B = neighbour (keys, p, gcols, a.mb_cols, x0, y0,
-      x0, y0 - 1);
-  Neighbour C = neighbour (keys, p, gcols, a.mb_cols, x0, y0,
-      x0 + w, y0 - 1);
-  if (!C.avail)
-    C = neighbour (keys, p, gcols, a.mb_cols, x0, y0, x0 - 1, y0 - 1);
-
+  /* The rules are shared with the CPU (kernels/mvpred_rules.h); the
+   * neighbours' vectors come straight from the finished search keys. */
+  const MEMvpredNeighbours n = me_mvpred_neighbours (p, gx, gy,
+      (int) a.mb_cols, (int) a.mb_rows);
+  const uint64_t ka = keys[n.a >= 0 ? n.a : 0];
+  const uint64_t kb = keys[n.b >= 0 ? n.b : 0];
+  const uint64_t kc = keys[n.c >= 0 ? n.c : 0];
   int px, py;
-  const int part_idx = p == 1 ? (gy & 1) : p == 2 ? (gx & 1) : -1;
-  if (p == 1 && part_idx == 0 && B.avail) {
-    px = B.x;                   /* upper 16x8: from above */
-    py = B.y;
-  } else if (p == 1 && part_idx == 1 && A.avail) {
-    px = A.x;                   /* lower 16x8: from the left */
-    py = A.y;
-  } else if (p == 2 && part_idx == 0 && A.avail) {
-    px = A.x;                   /* left 8x16: from the left */
-    py = A.y;
-  } else if (p == 2 && part_idx == 1 && C.avail) {
-    px = C.x;                   /* right 8x16: from above right */
-    py = C.y;
-  } else {
-    Neighbour b = B, c = C;
-    if (!B.avail && !C.avail && A.avail)
-      b = c = A;
-    const int navail = (int) A.avail + (int) b.avail + (int) c.avail;
-    if (navail == 1) {
-      const Neighbour &o = A.avail ? A : b.avail ? b : c;
-      px = o.x;
-      py = o.y;
-    } else {
-      px = median3 (A.x, b.x, c.x);
-      py = median3 (A.y, b.y, c.y);
-    }
-  }
+  me_mvpred_combine (p, gx, gy, n, 4 * me_key_dx (ka), 4 * me_key_dy (ka),
+      4 * me_key_dx (kb), 4 * me_key_dy (kb), 4 * me_key_dx (kc),
+      4 * me_key_dy (kc), &px, &py);
 
   GstMotionVectorCell cell;
   cell.mv_x = (gint16) (me_key_dx (key) * 4);

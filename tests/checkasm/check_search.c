@@ -142,66 +142,104 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
   return TRUE;
 }
 
+static gboolean
+all_zero (const Field * f)
+{
+  for (size_t i = 0; i < f->n_cells; i++) {
+    const GstMotionVectorCell *c = &f->cells[i];
+    if (c->mv_x || c->mv_y || c->cost || c->pred_x || c->pred_y || c->mvd_x
+        || c->mvd_y)
+      return FALSE;
+  }
+  return TRUE;
+}
+
+/* Sequences of frames of one size through one session, with the range and
+ * the shapes changing from frame to frame (the range growing past the
+ * reference's border included) and resets now and then; every searched
+ * frame is checked against the naive search over its predecessor. */
 void
 checkasm_check_search (void)
 {
   const MEBackendOps *cpu = me_backend_find ("cpu");
   static const unsigned sizes[][3] = {
     /* w, h, largest range tried */
-    {1, 1, 128}, {7, 3, 9}, {16, 16, 6}, {17, 9, 5}, {33, 20, 4}, {40, 35, 3},
+    {1, 1, 128}, {2, 1, 70}, {7, 3, 9}, {16, 16, 6}, {17, 9, 5}, {33, 20, 4},
+    {40, 35, 3}, {5, 37, 40}, {48, 32, 36},
   };
   g_autoptr (GError) error = NULL;
   MESession *s = cpu->open (-1, &error);
   gboolean ok = s != NULL;
-  char name[64];
+  unsigned searched = 0;
 
-  for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes); i++) {
-    for (int t = 0; ok && t < 6; t++) {
-      unsigned w = sizes[i][0], h = sizes[i][1];
-      unsigned range = t == 0 ? sizes[i][2]
-          : (unsigned) g_rand_int_range (checkasm.rand, 1, sizes[i][2] + 1);
-      unsigned parts = t < 2 ? GST_MOTION_VECTOR_PARTITIONS_ALL
-          : t == 2 ? GST_MOTION_VECTOR_PARTITIONS_16X16
-          : g_rand_int_range (checkasm.rand, 1, 128);
-      Content content = t % CONTENT_COUNT;
-      ptrdiff_t stride = w + g_rand_int_range (checkasm.rand, 0, 40);
-      guint8 world[64 * 64];
-      MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL };
-      MEPlane a, b;
-      Field f0, f1;
-
-      for (unsigned k = 0; k < sizeof (world); k++)
-        world[k] = g_rand_int (checkasm.rand);
-      guint8 *ref = make_frame (content, w, h, stride, world, 64, 10, 10);
-      guint8 *cur = make_frame (content, w, h, stride, world, 64,
-          g_rand_int_range (checkasm.rand, 5, 16),
-          g_rand_int_range (checkasm.rand, 5, 16));
-      a = (MEPlane) { ref, stride, w, h };
-      b = (MEPlane) { cur, stride, w, h };
-      field_alloc (&f0, w, h, parts);
-      field_alloc (&f1, w, h, parts);
-      cpu->reset (s);
-      ok = cpu->submit (s, &a, &params, &f0.field, &error)
-          && cpu->collect (s, &error)
-          && cpu->submit (s, &b, &params, &f1.field, &error)
-          && cpu->collect (s, &error);
-      ok = ok && !f0.field.has_reference && f1.field.has_reference;
-      ok = ok && naive_compare (cur, ref, stride, w, h, range, parts, &f1);
-      if (!ok)
-        printf ("  (%s content, shapes 0x%x)\n", content_names[content],
-            parts);
-      g_free (f0.cells);
-      g_free (f1.cells);
-      g_free (ref);
-      g_free (cur);
+  for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) + 4; i++) {
+    unsigned w, h, max_range;
+    if (i < G_N_ELEMENTS (sizes)) {
+      w = sizes[i][0];
+      h = sizes[i][1];
+      max_range = sizes[i][2];
+    } else {
+      w = g_rand_int_range (checkasm.rand, 1, 50);
+      h = g_rand_int_range (checkasm.rand, 1, 50);
+      max_range = g_rand_int_range (checkasm.rand, 1, 8);
     }
+    ptrdiff_t stride = w + g_rand_int_range (checkasm.rand, 0, 40);
+    const unsigned world_w = w + 64;
+    guint8 *world = g_malloc ((size_t) world_w * (h + 64));
+    guint8 *prev = NULL;
+
+    for (size_t k = 0; k < (size_t) world_w * (h + 64); k++)
+      world[k] = g_rand_int (checkasm.rand);
+    cpu->reset (s);
+    for (int t = 0; ok && t < 8; t++) {
+      /* the first range small, so that a later one outgrows the border */
+      unsigned range = t == 0 ? 1 : t == 1 ? max_range
+          : (unsigned) g_rand_int_range (checkasm.rand, 1, max_range + 1);
+      unsigned parts = t == 1 ? GST_MOTION_VECTOR_PARTITIONS_ALL
+          : t == 2 || t == 4 || t == 7 ? GST_MOTION_VECTOR_PARTITIONS_16X16
+          : g_rand_int_range (checkasm.rand, 1, 128);
+      Content content = (i + t) % CONTENT_COUNT;
+      MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL };
+      gboolean reset = t == 5;
+      guint8 *cur = make_frame (content, w, h, stride, world, world_w,
+          g_rand_int_range (checkasm.rand, 0, 64),
+          g_rand_int_range (checkasm.rand, 0, 64));
+      MEPlane plane = { cur, stride, w, h };
+      Field f;
+
+      if (reset) {
+        cpu->reset (s);
+        g_clear_pointer (&prev, g_free);
+      }
+      field_alloc (&f, w, h, parts);
+      ok = cpu->submit (s, &plane, &params, &f.field, &error)
+          && cpu->collect (s, &error);
+      if (ok && !prev) {
+        ok = !f.field.has_reference && all_zero (&f);
+        if (!ok)
+          printf ("  %ux%u frame %d: no reference, but has_reference %d or "
+              "cells not zero\n", w, h, t, f.field.has_reference);
+      } else if (ok) {
+        ok = f.field.has_reference;
+        ok = ok && naive_compare (cur, prev, stride, w, h, range, parts, &f);
+        searched++;
+      }
+      if (!ok)
+        printf ("  (%s content, frame %d, shapes 0x%x, R=%u)\n",
+            content_names[content], t, parts, range);
+      g_free (f.cells);
+      g_free (prev);
+      prev = cur;
+    }
+    g_free (prev);
+    g_free (world);
   }
   if (error)
     printf ("  %s\n", error->message);
   if (s)
     cpu->close (s);
-  g_snprintf (name, sizeof (name), "search cpu vs naive full search");
-  checkasm_report (name, ok);
+  printf ("  (%u searched frames checked)\n", searched);
+  checkasm_report ("search cpu vs naive full search", ok);
 }
 
 /* ---- 2. backends against the CPU ---------------------------------------- */
@@ -296,10 +334,42 @@ run_case (const MEBackendOps * ops, MESession * s, MESession * cpu_s,
   return ok;
 }
 
+/* "cpu-c": the CPU backend with its DSP table restricted to the C
+ * reference, one thread and no early-out, so that the whole search of
+ * every SIMD level, the pruning and the threading are compared cell by cell
+ * with the plain exhaustive loops on all the cases above. */
+static MEBackendOps cpu_c_ops;
+
+static MESession *
+cpu_c_open (int device, GError ** error)
+{
+  MESession *s;
+  g_setenv ("GPUMOTIONEST_CPU_FLAGS", "0", TRUE);
+  g_setenv ("GPUMOTIONEST_CPU_THREADS", "1", TRUE);
+  g_setenv ("GPUMOTIONEST_CPU_PRUNE", "0", TRUE);
+  s = me_backend_find ("cpu")->open (device, error);
+  g_unsetenv ("GPUMOTIONEST_CPU_PRUNE");
+  g_unsetenv ("GPUMOTIONEST_CPU_FLAGS");
+  g_unsetenv ("GPUMOTIONEST_CPU_THREADS");
+  return s;
+}
+
+static const MEBackendOps *
+find_backend (const char *name)
+{
+  if (strcmp (name, "cpu-c") == 0) {
+    cpu_c_ops = *me_backend_find ("cpu");
+    cpu_c_ops.name = "cpu-c";
+    cpu_c_ops.open = cpu_c_open;
+    return &cpu_c_ops;
+  }
+  return me_backend_find (name);
+}
+
 int
 checkasm_check_backend (const char *name)
 {
-  const MEBackendOps *ops = me_backend_find (name);
+  const MEBackendOps *ops = find_backend (name);
   const MEBackendOps *cpu = me_backend_find ("cpu");
   g_autoptr (GError) error = NULL;
   MESession *s, *cpu_s;

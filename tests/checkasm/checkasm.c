@@ -1,12 +1,15 @@
 /* gpumotionest — checkasm driver.
  *
  *   checkasm [--seed N] [--test dsp|search|backend] [--backend NAME] [--bench]
+ *            [--input FILE --size WxH]
  *
  * Without arguments: the DSP routines of every SIMD level against their C
  * versions, the CPU backend against a naive full search, and every other
  * backend built in against the CPU backend.  --backend NAME runs only that
  * backend's comparison and exits 77 (meson's SKIP) when it cannot run here.
- * --bench times instead of checking.
+ * --bench times instead of checking; with --input, a backend (--backend, or
+ * "cpu") on the frames of a raw I420 file of the given size.  "cpu-c" names
+ * the CPU backend restricted to its C routines and one thread.
  */
 #include "config.h"
 
@@ -37,7 +40,8 @@ int
 main (int argc, char **argv)
 {
   guint32 seed = (guint32) g_get_real_time ();
-  const char *test = NULL;
+  const char *test = NULL, *input = NULL;
+  unsigned width = 0, height = 0;
 
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--seed") && i + 1 < argc)
@@ -48,15 +52,22 @@ main (int argc, char **argv)
       checkasm.backend = argv[++i];
     else if (!strcmp (argv[i], "--bench"))
       checkasm.bench = TRUE;
+    else if (!strcmp (argv[i], "--input") && i + 1 < argc)
+      input = argv[++i];
+    else if (!strcmp (argv[i], "--size") && i + 1 < argc
+        && sscanf (argv[++i], "%ux%u", &width, &height) == 2)
+      ;
     else {
       fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|backend] "
-          "[--backend NAME] [--bench]\n", argv[0]);
+          "[--backend NAME] [--bench [--input FILE --size WxH]]\n", argv[0]);
       return 2;
     }
   }
   printf ("checkasm: seed %u\n", seed);
   checkasm.rand = g_rand_new_with_seed (seed);
 
+  if (checkasm.bench && input)
+    return checkasm_bench_file (input, width, height, checkasm.backend);
   if (checkasm.bench) {
     if (!test || !strcmp (test, "dsp"))
       checkasm_bench_dsp ();
@@ -74,6 +85,8 @@ main (int argc, char **argv)
       checkasm_check_dsp ();
     if (!test || !strcmp (test, "search"))
       checkasm_check_search ();
+    if (!test || !strcmp (test, "backend"))
+      checkasm_check_backend ("cpu-c");
     if (!test || !strcmp (test, "backend"))
       for (const MEBackendOps * const *b = me_backend_list (); *b; b++)
         if (strcmp ((*b)->name, "cpu") != 0)

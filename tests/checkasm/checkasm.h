@@ -27,5 +27,9 @@ int checkasm_check_backend (const char *name);
 
 void checkasm_bench_dsp (void);
 void checkasm_bench_backends (void);
+/* Times a backend (NULL: "cpu") on the luma of raw I420 frames in a file;
+ * returns an exit status. */
+int checkasm_bench_file (const char *path, unsigned width, unsigned height,
+    const char *backend);
 
 #endif /* CHECKASM_H */
