@@ -26,7 +26,7 @@ typedef struct {
 } Size;
 
 static GstBuffer *
-render (GstPad * pad, GstBufferPool ** pool, const GstVideoInfo * info,
+render (GstBufferPool ** pool, const GstVideoInfo * info,
     unsigned index, GRand * rand)
 {
   GstBuffer *buf = NULL;
@@ -104,11 +104,19 @@ run (const char *backend, Size s, unsigned range, const char *parts,
   caps = gst_video_info_to_caps (&info);
   gst_app_src_set_caps (GST_APP_SRC (src), caps);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  if (!plain)
-    pool = proposed_pool (src, caps);
+  if (!plain) {
+    /* The element answers the allocation query once it has caps: send one
+     * plain frame through first, as a real source's first buffer would. */
+    GstBuffer *first = render (&pool, &info, 0, rand);
+    gst_app_src_push_buffer (GST_APP_SRC (src), first);
+    for (int tries = 0; tries < 100 && !pool; tries++) {
+      g_usleep (10000);
+      pool = proposed_pool (src, caps);
+    }
+  }
   *pooled = pool != NULL;
   for (unsigned i = 0; i < N_FRAMES; i++)
-    frames[i] = render (NULL, &pool, &info, i, rand);
+    frames[i] = render (&pool, &info, i, rand);
 
   /* warm-up: a few frames before the clock starts */
   for (; n < 8; n++) {

@@ -714,6 +714,58 @@ GST_START_TEST (test_latency_query)
 
 GST_END_TEST;
 
+/* On a backend with its own host memory (page-locked, for the GPU) the
+ * element offers upstream a pool of it, and frames written there work like
+ * any other; on the CPU it offers none. */
+GST_START_TEST (test_host_memory_pool)
+{
+  GstHarness *h = gst_harness_new ("gpumotionest");
+  GstAllocator *allocator = NULL;
+  gchar *name = NULL;
+  GstBuffer *b;
+
+  g_object_set (h->element, "search-range", 8, "in-flight", 1, NULL);
+  g_object_get (h->element, "active-backend", &name, NULL);
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1");
+  gst_harness_get_allocator (h, &allocator, NULL);
+  GST_INFO ("backend %s, allocator %" GST_PTR_FORMAT, name, allocator);
+  if (g_strcmp0 (name, "cuda") == 0) {
+    GstMapInfo map;
+    GstVideoInfo info;
+
+    fail_unless (allocator != NULL);
+    fail_unless_equals_string (allocator->mem_type, "MEHostMemory");
+    /* A frame written into the pool's memory is searched as usual. */
+    gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 64, 48);
+    for (guint i = 0; i < 2; i++) {
+      GstBuffer *src = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10 + 2 * i,
+          10, 0);
+      b = gst_harness_create_buffer (h, info.size);
+      fail_unless (gst_buffer_map (b, &map, GST_MAP_WRITE));
+      gst_buffer_extract (src, 0, map.data, info.size);
+      gst_buffer_unmap (b, &map);
+      fail_unless_equals_string (gst_buffer_peek_memory (b, 0)->allocator->
+          mem_type, "MEHostMemory");
+      gst_buffer_unref (src);
+      b = push_pull (h, b);
+      if (i == 1)
+        check_true_motion (get_meta (b), GST_MOTION_VECTOR_PARTITION_16X16, 64,
+            48, 2, 0);
+      gst_buffer_unref (b);
+    }
+  } else {
+    fail_unless (allocator == NULL || g_strcmp0 (allocator->mem_type,
+            "MEHostMemory") != 0);
+  }
+  if (allocator)
+    gst_object_unref (allocator);
+  g_free (name);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpumotionest_suite (void)
 {
@@ -742,6 +794,7 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_property_change_while_playing);
   tcase_add_test (tc, test_meta_rescaled_downstream);
   tcase_add_test (tc, test_latency_query);
+  tcase_add_test (tc, test_host_memory_pool);
   return s;
 }
 
