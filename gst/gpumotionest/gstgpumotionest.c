@@ -434,6 +434,46 @@ gst_gpu_motion_est_query (GstBaseTransform * trans, GstPadDirection direction,
       query);
 }
 
+static void
+prepend_pool (GstQuery * query, GstBufferPool * pool, guint size)
+{
+  guint n = gst_query_get_n_allocation_pools (query);
+  GstBufferPool *others[8];
+  guint sizes[8], mins[8], maxs[8], kept = 0;
+
+  for (guint i = 0; i < n && kept < G_N_ELEMENTS (others); i++, kept++)
+    gst_query_parse_nth_allocation_pool (query, i, &others[kept],
+        &sizes[kept], &mins[kept], &maxs[kept]);
+  while (gst_query_get_n_allocation_pools (query) > 0)
+    gst_query_remove_nth_allocation_pool (query, 0);
+  gst_query_add_allocation_pool (query, pool, size, 0, 0);
+  for (guint i = 0; i < kept; i++) {
+    gst_query_add_allocation_pool (query, others[i], sizes[i], mins[i],
+        maxs[i]);
+    gst_clear_object (&others[i]);
+  }
+}
+
+static void
+prepend_allocator (GstQuery * query, GstAllocator * allocator,
+    const GstAllocationParams * params)
+{
+  guint n = gst_query_get_n_allocation_params (query);
+  GstAllocator *others[8];
+  GstAllocationParams p[8];
+  guint kept = 0;
+
+  for (guint i = 0; i < n && kept < G_N_ELEMENTS (others); i++, kept++)
+    gst_query_parse_nth_allocation_param (query, i, &others[kept], &p[kept]);
+  while (gst_query_get_n_allocation_params (query) > 0)
+    gst_query_remove_nth_allocation_param (query, 0);
+  gst_query_add_allocation_param (query, allocator, params);
+  for (guint i = 0; i < kept; i++) {
+    gst_query_add_allocation_param (query, others[i], &p[i]);
+    gst_clear_object (&others[i]);
+  }
+}
+
 /* Offers upstream a pool of the backend's preferred host memory (pinned
  * memory for the GPU): frames written there are uploaded without a staging
  * copy.  Strided frames are fine, so GstVideoMeta is accepted too. */
@@ -450,9 +490,10 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
   GstCaps *caps;
   gboolean need_pool;
 
-  if (!GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-          decide_query, query))
-    return FALSE;
+  /* Working in place, the base class asks downstream; its answer is only
+   * a hint (a fakesink has none), so a refusal does not end the query. */
+  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+      decide_query, query);
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
   gst_query_parse_allocation (query, &caps, &need_pool);
@@ -476,8 +517,10 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
     return TRUE;
   }
   GST_DEBUG_OBJECT (self, "offering a %s host-memory pool", self->ops->name);
-  gst_query_add_allocation_param (query, allocator, &params);
-  gst_query_add_allocation_pool (query, pool, info.size, 0, 0);
+  /* Ours goes first: upstream takes the first pool and allocator it can
+   * use.  Downstream's proposals follow. */
+  prepend_pool (query, pool, info.size);
+  prepend_allocator (query, allocator, &params);
   gst_object_unref (pool);
   return TRUE;
 }

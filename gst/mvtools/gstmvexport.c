@@ -1,0 +1,457 @@
+/* mvtools — mvexport: writes each buffer's GstMotionVectorMeta to a file.
+ *
+ * A GstBaseTransform in passthrough: buffers go through untouched (the same
+ * buffer, no copy), so the element can sit anywhere in a pipeline, e.g.
+ * between gpumotionest and mvoverlay, with no tee.  The file is opened on
+ * READY -> PAUSED, written once per buffer that carries a meta, flushed at
+ * EOS and closed on PAUSED -> READY.  The text of a frame is built in one
+ * GString kept between frames and written with a single fwrite.
+ *
+ * Formats (docs/export-schema.md): JSON Lines, one object per frame; CSV,
+ * one row per block of every present shape.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#include "gstmvexport.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_mv_export_debug);
+#define GST_CAT_DEFAULT gst_mv_export_debug
+
+#define DEFAULT_FORMAT GST_MV_EXPORT_FORMAT_JSONL
+
+enum
+{
+  PROP_0,
+  PROP_LOCATION,
+  PROP_FORMAT,
+};
+
+struct _GstMvExport
+{
+  GstBaseTransform parent;
+
+  /* properties, under the object lock; fixed while the file is open */
+  gchar *location;
+  GstMvExportFormat format;
+
+  /* streaming state */
+  FILE *file;
+  GstMvExportFormat open_format;
+  guint64 frame;                /* buffers seen since start, with or without meta */
+  GString *text;                /* one frame's text, reused */
+};
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS_ANY);
+
+G_DEFINE_TYPE (GstMvExport, gst_mv_export, GST_TYPE_BASE_TRANSFORM);
+GST_ELEMENT_REGISTER_DEFINE (mvexport, "mvexport", GST_RANK_NONE,
+    GST_TYPE_MV_EXPORT);
+
+static GType
+gst_mv_export_format_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_EXPORT_FORMAT_JSONL, "JSON Lines, one object per frame", "jsonl"},
+    {GST_MV_EXPORT_FORMAT_CSV, "CSV, one row per block", "csv"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMvExportFormat", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* Block origin or size at the meta's width (or height): analysis pixels
+ * scaled by size / analysis_size, rounded down. */
+static guint
+scale_pos (guint analysis_pos, guint size, guint analysis_size)
+{
+  return (guint) (((guint64) analysis_pos * size) / analysis_size);
+}
+
+/* Appends @v in decimal.  g_string_append_printf per number would parse a
+ * format string for each of the hundreds of thousands of numbers of a large
+ * frame; this does the digits directly. */
+static void
+append_int (GString * s, gint64 v)
+{
+  gchar buf[24];
+  gchar *end = buf + sizeof (buf), *p = end;
+  guint64 u = v < 0 ? -(guint64) v : (guint64) v;
+
+  do {
+    *--p = (gchar) ('0' + u % 10);
+    u /= 10;
+  } while (u);
+  if (v < 0)
+    *--p = '-';
+  g_string_append_len (s, p, end - p);
+}
+
+/* Which pair of a cell append_pairs writes. */
+typedef enum
+{
+  PAIR_MV,
+  PAIR_PRED,
+  PAIR_MVD,
+} CellPair;
+
+/* Appends one pair (x, y) of each of @n cells, comma separated. */
+static void
+append_pairs (GString * s, const GstMotionVectorCell * cells, guint n,
+    CellPair which)
+{
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    const GstMotionVectorCell *cell = &cells[i];
+    gint x = which == PAIR_MV ? cell->mv_x :
+        which == PAIR_PRED ? cell->pred_x : cell->mvd_x;
+    gint y = which == PAIR_MV ? cell->mv_y :
+        which == PAIR_PRED ? cell->pred_y : cell->mvd_y;
+
+    if (i)
+      g_string_append_c (s, ',');
+    append_int (s, x);
+    g_string_append_c (s, ',');
+    append_int (s, y);
+  }
+}
+
+static const gchar *
+method_name (GstMotionVectorMethod method)
+{
+  GEnumClass *klass = g_type_class_ref (gst_motion_vector_method_get_type ());
+  GEnumValue *v = g_enum_get_value (klass, method);
+  const gchar *name = v ? v->value_nick : "unknown";
+
+  /* enum classes of registered static types are never freed */
+  g_type_class_unref (klass);
+  return name;
+}
+
+static void
+append_clock_time (GString * s, GstClockTime t, const gchar * none)
+{
+  if (GST_CLOCK_TIME_IS_VALID (t))
+    append_int (s, (gint64) t);     /* valid times are < 2^63 */
+  else
+    g_string_append (s, none);
+}
+
+/* One JSON object on one line; see docs/export-schema.md. */
+static void
+format_jsonl (GString * s, const GstMotionVectorMeta * meta, guint64 frame,
+    GstClockTime pts)
+{
+  guint p, i;
+  gboolean first_layer = TRUE;
+
+  g_string_append (s, "{\"pts\":");
+  append_clock_time (s, pts, "null");
+  g_string_append_printf (s, ",\"frame\":%" G_GUINT64_FORMAT
+      ",\"width\":%u,\"height\":%u,\"analysis_width\":%u,"
+      "\"analysis_height\":%u,\"has_reference\":%s,\"ref_distance\":%d,"
+      "\"ref_pts\":", frame, meta->width, meta->height, meta->analysis_width,
+      meta->analysis_height,
+      (meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE) ? "false" :
+      "true", meta->ref_distance);
+  append_clock_time (s, meta->ref_pts, "null");
+  g_string_append_printf (s, ",\"search_range\":%u,\"method\":\"%s\","
+      "\"layers\":[", meta->search_range, method_name (meta->method));
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    guint cols, rows, n;
+    const GstMotionVectorCell *cells =
+        gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
+
+    if (!cells)
+      continue;
+    n = cols * rows;
+    g_string_append_printf (s, "%s{\"shape\":\"%ux%u\",\"cols\":%u,"
+        "\"rows\":%u,\"mv\":[", first_layer ? "" : ",",
+        gst_motion_vector_partition_width (p),
+        gst_motion_vector_partition_height (p), cols, rows);
+    first_layer = FALSE;
+    append_pairs (s, cells, n, PAIR_MV);
+    g_string_append (s, "],\"cost\":[");
+    for (i = 0; i < n; i++) {
+      if (i)
+        g_string_append_c (s, ',');
+      append_int (s, cells[i].cost);
+    }
+    g_string_append (s, "],\"pred\":[");
+    append_pairs (s, cells, n, PAIR_PRED);
+    g_string_append (s, "],\"mvd\":[");
+    append_pairs (s, cells, n, PAIR_MVD);
+    g_string_append (s, "]}");
+  }
+  g_string_append (s, "]}\n");
+}
+
+static const gchar csv_header[] =
+    "frame,pts,shape,col,row,x,y,w,h,mv_x,mv_y,cost,pred_x,pred_y,"
+    "mvd_x,mvd_y\n";
+
+/* One row per block; see docs/export-schema.md. */
+static void
+format_csv (GString * s, const GstMotionVectorMeta * meta, guint64 frame,
+    GstClockTime pts)
+{
+  guint p, c, r;
+  gchar shape[8];
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    guint cols, rows;
+    guint pw = gst_motion_vector_partition_width (p);
+    guint ph = gst_motion_vector_partition_height (p);
+    const GstMotionVectorCell *cells =
+        gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
+
+    if (!cells)
+      continue;
+    g_snprintf (shape, sizeof (shape), "%ux%u", pw, ph);
+    for (r = 0; r < rows; r++) {
+      guint y = scale_pos (r * ph, meta->height, meta->analysis_height);
+      guint h = scale_pos ((r + 1) * ph, meta->height, meta->analysis_height)
+          - y;
+      for (c = 0; c < cols; c++) {
+        const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
+        guint x = scale_pos (c * pw, meta->width, meta->analysis_width);
+        guint w = scale_pos ((c + 1) * pw, meta->width, meta->analysis_width)
+            - x;
+        const gint64 fields[] = { c, r, x, y, w, h, cell->mv_x, cell->mv_y,
+          cell->cost, cell->pred_x, cell->pred_y, cell->mvd_x, cell->mvd_y
+        };
+        guint k;
+
+        append_int (s, (gint64) frame);
+        g_string_append_c (s, ',');
+        append_clock_time (s, pts, "");
+        g_string_append_c (s, ',');
+        g_string_append (s, shape);
+        for (k = 0; k < G_N_ELEMENTS (fields); k++) {
+          g_string_append_c (s, ',');
+          append_int (s, fields[k]);
+        }
+        g_string_append_c (s, '\n');
+      }
+    }
+  }
+}
+
+static gboolean
+write_text (GstMvExport * self)
+{
+  if (self->text->len == 0)
+    return TRUE;
+  if (fwrite (self->text->str, 1, self->text->len, self->file)
+      != self->text->len) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not write to file \"%s\".", self->location),
+        ("%s", g_strerror (errno)));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_mv_export_start (GstBaseTransform * trans)
+{
+  GstMvExport *self = GST_MV_EXPORT (trans);
+  gchar *location;
+
+  GST_OBJECT_LOCK (self);
+  location = g_strdup (self->location);
+  self->open_format = self->format;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!location || !*location) {
+    GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
+        ("No file name specified for writing."), (NULL));
+    g_free (location);
+    return FALSE;
+  }
+  self->file = g_fopen (location, "wb");
+  if (!self->file) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not open file \"%s\" for writing.", location),
+        ("%s", g_strerror (errno)));
+    g_free (location);
+    return FALSE;
+  }
+  g_free (location);
+
+  self->frame = 0;
+  g_string_truncate (self->text, 0);
+  if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
+    g_string_append (self->text, csv_header);
+    if (!write_text (self))
+      return FALSE;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_mv_export_stop (GstBaseTransform * trans)
+{
+  GstMvExport *self = GST_MV_EXPORT (trans);
+
+  if (self->file) {
+    if (fclose (self->file) != 0)
+      GST_WARNING_OBJECT (self, "closing the file failed: %s",
+          g_strerror (errno));
+    self->file = NULL;
+  }
+  return TRUE;
+}
+
+static gboolean
+gst_mv_export_sink_event (GstBaseTransform * trans, GstEvent * event)
+{
+  GstMvExport *self = GST_MV_EXPORT (trans);
+
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->file
+      && fflush (self->file) != 0) {
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not write to file \"%s\".", self->location),
+        ("%s", g_strerror (errno)));
+  }
+  return GST_BASE_TRANSFORM_CLASS (gst_mv_export_parent_class)->sink_event
+      (trans, event);
+}
+
+static GstFlowReturn
+gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstMvExport *self = GST_MV_EXPORT (trans);
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buf);
+  guint64 frame = self->frame++;
+
+  if (!meta || !self->file)
+    return GST_FLOW_OK;
+
+  g_string_truncate (self->text, 0);
+  if (self->open_format == GST_MV_EXPORT_FORMAT_CSV)
+    format_csv (self->text, meta, frame, GST_BUFFER_PTS (buf));
+  else
+    format_jsonl (self->text, meta, frame, GST_BUFFER_PTS (buf));
+  return write_text (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+static void
+gst_mv_export_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstMvExport *self = GST_MV_EXPORT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_free (self->location);
+      self->location = g_value_dup_string (value);
+      break;
+    case PROP_FORMAT:
+      self->format = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_mv_export_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstMvExport *self = GST_MV_EXPORT (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_LOCATION:
+      g_value_set_string (value, self->location);
+      break;
+    case PROP_FORMAT:
+      g_value_set_enum (value, self->format);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_mv_export_finalize (GObject * object)
+{
+  GstMvExport *self = GST_MV_EXPORT (object);
+
+  if (self->file)
+    fclose (self->file);
+  g_free (self->location);
+  g_string_free (self->text, TRUE);
+  G_OBJECT_CLASS (gst_mv_export_parent_class)->finalize (object);
+}
+
+static void
+gst_mv_export_class_init (GstMvExportClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+      | GST_PARAM_MUTABLE_READY;
+
+  GST_DEBUG_CATEGORY_INIT (gst_mv_export_debug, "mvexport", 0,
+      "motion-vector export");
+
+  gobject_class->set_property = gst_mv_export_set_property;
+  gobject_class->get_property = gst_mv_export_get_property;
+  gobject_class->finalize = gst_mv_export_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_LOCATION,
+      g_param_spec_string ("location", "Location",
+          "File to write (required)", NULL, flags));
+  g_object_class_install_property (gobject_class, PROP_FORMAT,
+      g_param_spec_enum ("format", "Format", "File format",
+          gst_mv_export_format_get_type (), DEFAULT_FORMAT, flags));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Motion vector export", "Filter/Video",
+      "Writes the motion vectors of GstMotionVectorMeta to JSON Lines or CSV",
+      "gpumotionest developers");
+
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_mv_export_start);
+  trans_class->stop = GST_DEBUG_FUNCPTR (gst_mv_export_stop);
+  trans_class->sink_event = GST_DEBUG_FUNCPTR (gst_mv_export_sink_event);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_mv_export_transform_ip);
+  trans_class->passthrough_on_same_caps = TRUE;
+
+  gst_type_mark_as_plugin_api (gst_mv_export_format_get_type (), 0);
+}
+
+static void
+gst_mv_export_init (GstMvExport * self)
+{
+  self->format = DEFAULT_FORMAT;
+  self->text = g_string_sized_new (4096);
+  gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
+}

@@ -1,0 +1,470 @@
+/* mvtools — mvoverlay: draws each buffer's GstMotionVectorMeta on the
+ * video, in place.
+ *
+ * Geometry: a cell (c, r) of a w x h shape covers analysis pixels
+ * (c*w .. c*w+w-1, r*h .. r*h+h-1); on a frame of fw x fh pixels that is
+ * scaled by fw / analysis_width across and fh / analysis_height down.  The
+ * meta's vectors are quarter-pel at the meta's width x height and point
+ * from the block to its match in the reference (the previous frame), so the
+ * block's content moved by -mv / 4 pixels.  An arrow therefore runs from
+ * the block centre to centre - mv / 4 * scale, converted to frame pixels by
+ * fw / width and fh / height.
+ *
+ * Buffers without a meta are left untouched.  The per-frame work makes no
+ * allocation: two passes over the chosen grid (normalisation, drawing).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+
+#include "gstmvoverlay.h"
+#include "mvdraw.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
+#define GST_CAT_DEFAULT gst_mv_overlay_debug
+
+#define DEFAULT_MODE GST_MV_OVERLAY_MODE_VECTORS
+#define DEFAULT_PARTITION GST_MOTION_VECTOR_PARTITION_16X16
+#define DEFAULT_MIN_MAGNITUDE 0.5
+#define DEFAULT_SCALE 1.0
+#define DEFAULT_COLOR_MODE GST_MV_OVERLAY_COLOR_DIRECTION
+#define DEFAULT_GRID FALSE
+#define DEFAULT_LEGEND FALSE
+#define DEFAULT_OPACITY 0.5
+
+#define ARROW_SATURATION 0.75
+
+enum
+{
+  PROP_0,
+  PROP_MODE,
+  PROP_PARTITION,
+  PROP_MIN_MAGNITUDE,
+  PROP_SCALE,
+  PROP_COLOR_MODE,
+  PROP_GRID,
+  PROP_LEGEND,
+  PROP_OPACITY,
+};
+
+struct _GstMvOverlay
+{
+  GstVideoFilter parent;
+
+  /* properties, under the object lock */
+  GstMvOverlayMode mode;
+  GstMotionVectorPartition partition;
+  gdouble min_magnitude;        /* frame pixels */
+  gdouble scale;
+  GstMvOverlayColorMode color_mode;
+  gboolean grid;
+  gboolean legend;
+  gdouble opacity;
+};
+
+/* One frame's drawing settings, copied from the properties. */
+typedef struct
+{
+  GstMvOverlayMode mode;
+  GstMotionVectorPartition partition;
+  gdouble min_magnitude, scale, opacity;
+  GstMvOverlayColorMode color_mode;
+  gboolean grid, legend;
+} Settings;
+
+#define VIDEO_FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, RGBA, BGRA, " \
+    "ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS,
+    GST_STATIC_CAPS (GST_VIDEO_CAPS_MAKE (VIDEO_FORMATS)));
+
+G_DEFINE_TYPE (GstMvOverlay, gst_mv_overlay, GST_TYPE_VIDEO_FILTER);
+GST_ELEMENT_REGISTER_DEFINE (mvoverlay, "mvoverlay", GST_RANK_NONE,
+    GST_TYPE_MV_OVERLAY);
+
+static GType
+gst_mv_overlay_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_OVERLAY_MODE_VECTORS, "Arrows along the motion of each block",
+        "vectors"},
+    {GST_MV_OVERLAY_MODE_MVD, "Arrows along the MV difference (mv - pred)",
+        "mvd"},
+    {GST_MV_OVERLAY_MODE_COST, "Heat colour by matching cost", "cost"},
+    {GST_MV_OVERLAY_MODE_FLOW, "Blocks filled with their motion colour",
+        "flow"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMvOverlayMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static GType
+gst_mv_overlay_color_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_OVERLAY_COLOR_DIRECTION,
+        "Hue by direction, brightness by magnitude", "direction"},
+    {GST_MV_OVERLAY_COLOR_SOLID, "One colour for every arrow", "solid"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMvOverlayColorMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+/* The grid to draw: the requested shape, else the first present one. */
+static const GstMotionVectorCell *
+pick_grid (const GstMotionVectorMeta * meta, GstMotionVectorPartition want,
+    GstMotionVectorPartition * got, guint * cols, guint * rows)
+{
+  const GstMotionVectorCell *cells;
+  guint p;
+
+  cells = gst_motion_vector_meta_get_grid (meta, want, cols, rows);
+  if (cells) {
+    *got = want;
+    return cells;
+  }
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    cells = gst_motion_vector_meta_get_grid (meta, p, cols, rows);
+    if (cells) {
+      *got = p;
+      return cells;
+    }
+  }
+  return NULL;
+}
+
+/* Hue in degrees of the direction (dx, dy), image y downwards. */
+static gdouble
+direction_hue (gdouble dx, gdouble dy)
+{
+  gdouble hue = atan2 (dy, dx) * 180.0 / G_PI;
+  return hue < 0.0 ? hue + 360.0 : hue;
+}
+
+/* Heat colour of a normalised cost t in [0, 1]: black -> red -> yellow ->
+ * white as t rises. */
+static MvColor
+heat_color (const MvPainter * p, gdouble t)
+{
+  guint8 red = (guint8) lround (255.0 * CLAMP (3.0 * t, 0.0, 1.0));
+  guint8 green = (guint8) lround (255.0 * CLAMP (3.0 * t - 1.0, 0.0, 1.0));
+  guint8 blue = (guint8) lround (255.0 * CLAMP (3.0 * t - 2.0, 0.0, 1.0));
+
+  return mv_painter_color (p, red, green, blue);
+}
+
+static GstFlowReturn
+gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
+    GstVideoFrame * frame)
+{
+  GstMvOverlay *self = GST_MV_OVERLAY (filter);
+  GstMotionVectorMeta *meta;
+  const GstMotionVectorCell *cells;
+  GstMotionVectorPartition shape;
+  Settings s;
+  MvPainter painter;
+  MvColor dark, solid, col_legend;
+  guint cols, rows, c, r, pw, ph, n;
+  gdouble fw, fh, sx_blk, sy_blk, sx_vec, sy_vec, max_mag = 0.0;
+  guint32 max_cost = 0;
+  guint alpha;
+
+  meta = gst_buffer_get_motion_vector_meta (frame->buffer);
+  if (!meta || meta->analysis_width == 0 || meta->analysis_height == 0
+      || meta->width == 0 || meta->height == 0)
+    return GST_FLOW_OK;
+
+  GST_OBJECT_LOCK (self);
+  s.mode = self->mode;
+  s.partition = self->partition;
+  s.min_magnitude = self->min_magnitude;
+  s.scale = self->scale;
+  s.opacity = self->opacity;
+  s.color_mode = self->color_mode;
+  s.grid = self->grid;
+  s.legend = self->legend;
+  GST_OBJECT_UNLOCK (self);
+
+  cells = pick_grid (meta, s.partition, &shape, &cols, &rows);
+  if (!cells)
+    return GST_FLOW_OK;
+  if (!mv_painter_init (&painter, frame)) {
+    GST_WARNING_OBJECT (self, "unsupported frame layout");
+    return GST_FLOW_OK;
+  }
+
+  pw = gst_motion_vector_partition_width (shape);
+  ph = gst_motion_vector_partition_height (shape);
+  fw = GST_VIDEO_FRAME_WIDTH (frame);
+  fh = GST_VIDEO_FRAME_HEIGHT (frame);
+  /* analysis pixels -> frame pixels (block positions) */
+  sx_blk = fw / meta->analysis_width;
+  sy_blk = fh / meta->analysis_height;
+  /* quarter-pel at the meta's size -> frame pixels (vectors) */
+  sx_vec = fw / meta->width / 4.0;
+  sy_vec = fh / meta->height / 4.0;
+  n = cols * rows;
+  alpha = (guint) lround (CLAMP (s.opacity, 0.0, 1.0) * 256.0);
+
+  /* Pass 1: per-frame normalisation of magnitude and cost. */
+  for (c = 0; c < n; c++) {
+    const GstMotionVectorCell *cell = &cells[c];
+    gint vx = s.mode == GST_MV_OVERLAY_MODE_MVD ? cell->mvd_x : cell->mv_x;
+    gint vy = s.mode == GST_MV_OVERLAY_MODE_MVD ? cell->mvd_y : cell->mv_y;
+    max_mag = MAX (max_mag, hypot (vx * sx_vec, vy * sy_vec));
+    max_cost = MAX (max_cost, cell->cost);
+  }
+
+  dark = mv_painter_color (&painter, 0, 0, 0);
+  solid = mv_painter_color (&painter, 255, 230, 40);
+
+  /* Pass 2: draw. */
+  for (r = 0; r < rows; r++) {
+    gint y0 = (gint) floor (r * ph * sy_blk);
+    gint y1 = (gint) floor ((r + 1) * ph * sy_blk);
+    gdouble cy = (r * ph + ph / 2.0) * sy_blk;
+
+    for (c = 0; c < cols; c++) {
+      const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
+      gint x0 = (gint) floor (c * pw * sx_blk);
+      gint x1 = (gint) floor ((c + 1) * pw * sx_blk);
+      gdouble cx = (c * pw + pw / 2.0) * sx_blk;
+      gboolean use_mvd = s.mode == GST_MV_OVERLAY_MODE_MVD;
+      /* motion in frame pixels: the opposite of the vector */
+      gdouble dx = -(use_mvd ? cell->mvd_x : cell->mv_x) * sx_vec;
+      gdouble dy = -(use_mvd ? cell->mvd_y : cell->mv_y) * sy_vec;
+      gdouble mag = hypot (dx, dy);
+      gdouble m = max_mag > 0.0 ? mag / max_mag : 0.0;
+      guint8 red, green, blue;
+      MvColor col;
+
+      switch (s.mode) {
+        case GST_MV_OVERLAY_MODE_VECTORS:
+        case GST_MV_OVERLAY_MODE_MVD:
+          if (mag < s.min_magnitude || mag == 0.0)
+            break;
+          if (s.color_mode == GST_MV_OVERLAY_COLOR_SOLID) {
+            col = solid;
+          } else {
+            /* a little desaturated, so even the darkest hue (blue) stands
+             * out against the dark outline */
+            mv_hsv_to_rgb (direction_hue (dx, dy), ARROW_SATURATION,
+                0.35 + 0.65 * m, &red, &green, &blue);
+            col = mv_painter_color (&painter, red, green, blue);
+          }
+          mv_draw_arrow (&painter, cx, cy, cx + dx * s.scale,
+              cy + dy * s.scale, &col, &dark);
+          break;
+        case GST_MV_OVERLAY_MODE_COST:
+          col = heat_color (&painter,
+              max_cost ? (gdouble) cell->cost / max_cost : 0.0);
+          mv_fill_rect (&painter, x0, y0, x1 - x0, y1 - y0, &col, alpha);
+          break;
+        case GST_MV_OVERLAY_MODE_FLOW:
+          /* hue by direction, saturation by magnitude: still = white */
+          mv_hsv_to_rgb (direction_hue (dx, dy), CLAMP (m, 0.0, 1.0), 1.0,
+              &red, &green, &blue);
+          col = mv_painter_color (&painter, red, green, blue);
+          mv_fill_rect (&painter, x0, y0, x1 - x0, y1 - y0, &col, alpha);
+          break;
+      }
+    }
+  }
+
+  if (s.grid) {
+    /* block borders, half-transparent dark, one pixel wide */
+    for (c = 0; c <= cols; c++)
+      mv_fill_rect (&painter, (gint) floor (c * pw * sx_blk), 0, 1,
+          painter.height, &dark, 128);
+    for (r = 0; r <= rows; r++)
+      mv_fill_rect (&painter, 0, (gint) floor (r * ph * sy_blk),
+          painter.width, 1, &dark, 128);
+  }
+
+  if (s.legend) {
+    gint rad = CLAMP (MIN (painter.width, painter.height) / 12, 6, 40);
+
+    if (s.mode == GST_MV_OVERLAY_MODE_COST) {
+      /* a heat bar, highest cost at the top */
+      gint bar_h = 2 * rad, bar_x = painter.width - rad - 4, k;
+      mv_fill_rect (&painter, bar_x - 1, 3, rad / 2 + 2, bar_h + 2, &dark,
+          256);
+      for (k = 0; k < bar_h; k++) {
+        col_legend = heat_color (&painter, 1.0 - (gdouble) k / (bar_h - 1));
+        mv_fill_rect (&painter, bar_x, 4 + k, rad / 2, 1, &col_legend, 256);
+      }
+    } else {
+      mv_draw_wheel (&painter, painter.width - rad - 4, rad + 4, rad,
+          s.mode != GST_MV_OVERLAY_MODE_FLOW, &dark);
+    }
+  }
+
+  return GST_FLOW_OK;
+}
+
+static void
+gst_mv_overlay_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstMvOverlay *self = GST_MV_OVERLAY (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODE:
+      self->mode = g_value_get_enum (value);
+      break;
+    case PROP_PARTITION:
+      self->partition = g_value_get_enum (value);
+      break;
+    case PROP_MIN_MAGNITUDE:
+      self->min_magnitude = g_value_get_double (value);
+      break;
+    case PROP_SCALE:
+      self->scale = g_value_get_double (value);
+      break;
+    case PROP_COLOR_MODE:
+      self->color_mode = g_value_get_enum (value);
+      break;
+    case PROP_GRID:
+      self->grid = g_value_get_boolean (value);
+      break;
+    case PROP_LEGEND:
+      self->legend = g_value_get_boolean (value);
+      break;
+    case PROP_OPACITY:
+      self->opacity = g_value_get_double (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
+    GParamSpec * pspec)
+{
+  GstMvOverlay *self = GST_MV_OVERLAY (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_MODE:
+      g_value_set_enum (value, self->mode);
+      break;
+    case PROP_PARTITION:
+      g_value_set_enum (value, self->partition);
+      break;
+    case PROP_MIN_MAGNITUDE:
+      g_value_set_double (value, self->min_magnitude);
+      break;
+    case PROP_SCALE:
+      g_value_set_double (value, self->scale);
+      break;
+    case PROP_COLOR_MODE:
+      g_value_set_enum (value, self->color_mode);
+      break;
+    case PROP_GRID:
+      g_value_set_boolean (value, self->grid);
+      break;
+    case PROP_LEGEND:
+      g_value_set_boolean (value, self->legend);
+      break;
+    case PROP_OPACITY:
+      g_value_set_double (value, self->opacity);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_mv_overlay_class_init (GstMvOverlayClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
+  GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
+      | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
+
+  GST_DEBUG_CATEGORY_INIT (gst_mv_overlay_debug, "mvoverlay", 0,
+      "motion-vector overlay");
+
+  gobject_class->set_property = gst_mv_overlay_set_property;
+  gobject_class->get_property = gst_mv_overlay_get_property;
+
+  g_object_class_install_property (gobject_class, PROP_MODE,
+      g_param_spec_enum ("mode", "Mode", "What to draw",
+          gst_mv_overlay_mode_get_type (), DEFAULT_MODE, flags));
+  g_object_class_install_property (gobject_class, PROP_PARTITION,
+      g_param_spec_enum ("partition", "Partition",
+          "Shape whose grid is drawn (the first present one if absent)",
+          gst_motion_vector_partition_get_type (), DEFAULT_PARTITION, flags));
+  g_object_class_install_property (gobject_class, PROP_MIN_MAGNITUDE,
+      g_param_spec_double ("min-magnitude", "Minimum magnitude",
+          "Arrows shorter than this many frame pixels (before scale) are "
+          "not drawn", 0.0, 8192.0, DEFAULT_MIN_MAGNITUDE, flags));
+  g_object_class_install_property (gobject_class, PROP_SCALE,
+      g_param_spec_double ("scale", "Scale", "Arrow length factor",
+          0.0, 64.0, DEFAULT_SCALE, flags));
+  g_object_class_install_property (gobject_class, PROP_COLOR_MODE,
+      g_param_spec_enum ("color-mode", "Colour mode", "How arrows are coloured",
+          gst_mv_overlay_color_mode_get_type (), DEFAULT_COLOR_MODE, flags));
+  g_object_class_install_property (gobject_class, PROP_GRID,
+      g_param_spec_boolean ("grid", "Grid", "Draw the block borders",
+          DEFAULT_GRID, flags));
+  g_object_class_install_property (gobject_class, PROP_LEGEND,
+      g_param_spec_boolean ("legend", "Legend",
+          "Draw a colour wheel in the top right corner", DEFAULT_LEGEND,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_OPACITY,
+      g_param_spec_double ("opacity", "Opacity",
+          "Opacity of the cost and flow fills", 0.0, 1.0, DEFAULT_OPACITY,
+          flags));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Motion vector overlay", "Filter/Effect/Video",
+      "Draws the motion vectors of GstMotionVectorMeta on the video",
+      "gpumotionest developers");
+
+  filter_class->transform_frame_ip =
+      GST_DEBUG_FUNCPTR (gst_mv_overlay_transform_frame_ip);
+
+  gst_type_mark_as_plugin_api (gst_mv_overlay_mode_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_mv_overlay_color_mode_get_type (), 0);
+}
+
+static void
+gst_mv_overlay_init (GstMvOverlay * self)
+{
+  self->mode = DEFAULT_MODE;
+  self->partition = DEFAULT_PARTITION;
+  self->min_magnitude = DEFAULT_MIN_MAGNITUDE;
+  self->scale = DEFAULT_SCALE;
+  self->color_mode = DEFAULT_COLOR_MODE;
+  self->grid = DEFAULT_GRID;
+  self->legend = DEFAULT_LEGEND;
+  self->opacity = DEFAULT_OPACITY;
+}

@@ -1,0 +1,44 @@
+/* mvtools — mvoverlay: draws each buffer's GstMotionVectorMeta. */
+#ifndef GST_MV_OVERLAY_H
+#define GST_MV_OVERLAY_H
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+#include <gst/video/gstvideofilter.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+G_BEGIN_DECLS
+
+/**
+ * GstMvOverlayMode:
+ * @GST_MV_OVERLAY_MODE_VECTORS: an arrow per block along its motion
+ * @GST_MV_OVERLAY_MODE_MVD: an arrow per block along its MV difference
+ * @GST_MV_OVERLAY_MODE_COST: a heat colour per block by matching cost
+ * @GST_MV_OVERLAY_MODE_FLOW: each block filled with its motion colour
+ */
+typedef enum {
+  GST_MV_OVERLAY_MODE_VECTORS,
+  GST_MV_OVERLAY_MODE_MVD,
+  GST_MV_OVERLAY_MODE_COST,
+  GST_MV_OVERLAY_MODE_FLOW,
+} GstMvOverlayMode;
+
+/**
+ * GstMvOverlayColorMode:
+ * @GST_MV_OVERLAY_COLOR_DIRECTION: hue by direction, brightness by magnitude
+ * @GST_MV_OVERLAY_COLOR_SOLID: one colour for every arrow
+ */
+typedef enum {
+  GST_MV_OVERLAY_COLOR_DIRECTION,
+  GST_MV_OVERLAY_COLOR_SOLID,
+} GstMvOverlayColorMode;
+
+#define GST_TYPE_MV_OVERLAY (gst_mv_overlay_get_type ())
+G_DECLARE_FINAL_TYPE (GstMvOverlay, gst_mv_overlay, GST, MV_OVERLAY,
+    GstVideoFilter);
+
+GST_ELEMENT_REGISTER_DECLARE (mvoverlay);
+
+G_END_DECLS
+
+#endif /* GST_MV_OVERLAY_H */

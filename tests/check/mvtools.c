@@ -1,0 +1,643 @@
+/* gst-check tests of the mvtools plugin: mvoverlay and mvexport.
+ *
+ * Every input is a synthetic 64x64 grey frame with a meta built here, so
+ * the expected pixels and text follow from the geometry alone: one 16x16
+ * block, cell (1, 1), holds the vector (-32, 0) quarter-pel, i.e. its
+ * content moved 8 px to the right; every other cell is zero.
+ */
+#include <string.h>
+
+#include <glib/gstdio.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#define W 64
+#define H 64
+#define GREY 128
+
+/* A grey frame: every byte of every plane is GREY (alpha included). */
+static GstBuffer *
+make_grey_buffer (GstVideoFormat format, GstVideoInfo * info)
+{
+  GstBuffer *buf;
+
+  fail_unless (gst_video_info_set_format (info, format, W, H));
+  buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  gst_buffer_memset (buf, 0, GREY, info->size);
+  return buf;
+}
+
+/* Attaches a meta with the shapes @parts; the cell (@col, @row) of the
+ * grid of @shape gets (@mv_x, @mv_y) and @cost, every other cell is 0. */
+static GstMotionVectorMeta *
+add_meta (GstBuffer * buf, GstMotionVectorPartitionFlags parts,
+    GstMotionVectorPartition shape, guint col, guint row, gint16 mv_x,
+    gint16 mv_y, guint32 cost)
+{
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint n = gst_motion_vector_layout (W, H, parts, grids);
+  GstMotionVectorCell *cells = g_new0 (GstMotionVectorCell, n);
+  GstMotionVectorCell *cell =
+      &cells[grids[shape].offset + row * grids[shape].cols + col];
+  GstMotionVectorMeta *meta;
+
+  cell->mv_x = mv_x;
+  cell->mv_y = mv_y;
+  cell->cost = cost;
+  cell->pred_x = 4;
+  cell->pred_y = -4;
+  cell->mvd_x = mv_x - 4;
+  cell->mvd_y = mv_y + 4;
+  meta = gst_buffer_add_motion_vector_meta (buf, W, H, parts,
+      g_bytes_new_take (cells, (gsize) n * sizeof (GstMotionVectorCell)));
+  fail_unless (meta != NULL);
+  meta->search_range = 16;
+  return meta;
+}
+
+static GstHarness *
+overlay_harness (const gchar * launch, GstVideoInfo * info)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstCaps *caps = gst_video_info_to_caps (info);
+
+  gst_harness_set_src_caps (h, caps);
+  return h;
+}
+
+/* Pushes @in (consumed) through @launch; returns the output buffer. */
+static GstBuffer *
+run_overlay (const gchar * launch, GstVideoInfo * info, GstBuffer * in)
+{
+  GstHarness *h = overlay_harness (launch, info);
+  GstBuffer *out;
+
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  gst_harness_teardown (h);
+  return out;
+}
+
+/* Byte of component @comp at pixel (@x, @y) (the component's own
+ * subsampled position). */
+static guint8
+comp_at (GstVideoInfo * info, GstBuffer * buf, guint comp, guint x, guint y)
+{
+  GstVideoFrame frame;
+  guint8 v;
+  const GstVideoFormatInfo *f = info->finfo;
+
+  fail_unless (gst_video_frame_map (&frame, info, buf, GST_MAP_READ));
+  v = ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&frame, comp))
+      [(y >> GST_VIDEO_FORMAT_INFO_H_SUB (f, comp))
+          * GST_VIDEO_FRAME_COMP_STRIDE (&frame, comp)
+          + (x >> GST_VIDEO_FORMAT_INFO_W_SUB (f, comp))
+          * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp)];
+  gst_video_frame_unmap (&frame);
+  return v;
+}
+
+static gboolean
+pixel_is_grey (GstVideoInfo * info, GstBuffer * buf, guint x, guint y)
+{
+  return comp_at (info, buf, 0, x, y) == GREY
+      && comp_at (info, buf, 1, x, y) == GREY
+      && comp_at (info, buf, 2, x, y) == GREY;
+}
+
+/* Every pixel of [x0, x1) x [y0, y1) is untouched. */
+static void
+assert_region_grey (GstVideoInfo * info, GstBuffer * buf, guint x0, guint y0,
+    guint x1, guint y1)
+{
+  guint x, y;
+
+  for (y = y0; y < y1; y++)
+    for (x = x0; x < x1; x++)
+      fail_unless (pixel_is_grey (info, buf, x, y),
+          "pixel (%u, %u) changed", x, y);
+}
+
+/* The arrow of cell (1, 1) runs from its centre (24, 24) 8 px right to
+ * (32, 24): pixels on it change, pixels behind the centre and in distant
+ * zero-vector blocks do not. */
+static void
+check_arrow (GstVideoFormat format)
+{
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (format, &info), *out;
+  guint x;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay", &info, in);
+
+  for (x = 25; x <= 31; x++)
+    fail_if (pixel_is_grey (&info, out, x, 24), "arrow pixel (%u, 24) grey",
+        x);
+  /* nothing behind the start (3-pixel outline reaches x = 23 only) */
+  assert_region_grey (&info, out, 0, 0, 22, H);
+  /* nothing in the zero-vector blocks of the last block row and column */
+  assert_region_grey (&info, out, 0, 48, W, H);
+  assert_region_grey (&info, out, 48, 0, W, H);
+  /* nothing above or below the arrow beyond head + outline */
+  assert_region_grey (&info, out, 0, 0, W, 20);
+  assert_region_grey (&info, out, 0, 29, W, H);
+  gst_buffer_unref (out);
+}
+
+GST_START_TEST (test_overlay_arrow_i420)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+
+  check_arrow (GST_VIDEO_FORMAT_I420);
+
+  /* The shaft's bright pixel is red at saturation 0.75 (motion to the
+   * right = hue 0; the largest magnitude of the frame = full brightness):
+   * RGB (1, 0.25, 0.25), so in BT.601 limited range
+   * Y' = 0.299 + 0.701 * 0.25 = 0.47425, Y = 16 + 219 Y' = 119.9 -> 120,
+   * V = 128 + 224 * (1 - Y') / 1.402 = 128 + 224 * 0.375 = 212. */
+  in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay", &info, in);
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 24), 120);
+  fail_unless_equals_int (comp_at (&info, out, 2, 26, 24), 212);
+  /* the outline above the shaft is black: Y = 16 */
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 23), 16);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_arrow_rgba)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+
+  check_arrow (GST_VIDEO_FORMAT_RGBA);
+  check_arrow (GST_VIDEO_FORMAT_BGRx);
+  check_arrow (GST_VIDEO_FORMAT_NV12);
+
+  in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay", &info, in);
+  /* red at saturation 0.75: (255, 64, 64) */
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 24), 255);
+  fail_unless_equals_int (comp_at (&info, out, 1, 27, 24), 64);
+  fail_unless_equals_int (comp_at (&info, out, 2, 27, 24), 64);
+  fail_unless_equals_int (comp_at (&info, out, 3, 27, 24), GREY);  /* alpha kept */
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 23), 0);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_arrow_clipped)
+{
+  /* A vector pointing far outside the frame is drawn up to the edge. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_NV12, &info), *out;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 3, 0, -512, 0, 1);
+  out = run_overlay ("mvoverlay scale=8", &info, in);
+  fail_if (pixel_is_grey (&info, out, 63, 8));
+  assert_region_grey (&info, out, 0, 16, W, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_no_meta_passthrough)
+{
+  const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_I420,
+    GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_RGBA, GST_VIDEO_FORMAT_BGRx
+  };
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info;
+    GstBuffer *in = make_grey_buffer (formats[f], &info), *out;
+    GstMapInfo map;
+    guint8 *expected;
+    gsize i;
+
+    /* a non-uniform picture, so any drawing would show */
+    gst_buffer_map (in, &map, GST_MAP_WRITE);
+    for (i = 0; i < map.size; i++)
+      map.data[i] = (guint8) (i * 7 + (i >> 6));
+    expected = g_memdup2 (map.data, map.size);
+    gst_buffer_unmap (in, &map);
+
+    out = run_overlay ("mvoverlay mode=flow grid=true legend=true", &info,
+        in);
+    gst_buffer_map (out, &map, GST_MAP_READ);
+    fail_unless_equals_uint64 (map.size, info.size);
+    fail_unless (memcmp (map.data, expected, map.size) == 0);
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    g_free (expected);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_flow)
+{
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info), *out;
+  guint8 moving_y, still_y;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay mode=flow opacity=0.5", &info, in);
+
+  /* the moving block is tinted red (V up), uniformly over the block */
+  moving_y = comp_at (&info, out, 0, 16, 16);
+  fail_if (moving_y == GREY);
+  fail_unless_equals_int (comp_at (&info, out, 0, 31, 31), moving_y);
+  fail_unless (comp_at (&info, out, 2, 20, 20) > GREY + 40);
+  /* still blocks are blended with white: brighter, neutral chroma */
+  still_y = comp_at (&info, out, 0, 56, 56);
+  fail_unless (still_y > GREY);
+  fail_unless (moving_y < still_y);
+  fail_unless_equals_int (comp_at (&info, out, 1, 56, 56), GREY);
+  gst_buffer_unref (out);
+
+  /* opacity 0: the fills vanish */
+  in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay mode=flow opacity=0", &info, in);
+  assert_region_grey (&info, out, 0, 0, W, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_cost)
+{
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *out;
+
+  /* the only costly block turns white-hot, the rest black (blended) */
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 2, 2, 0, 0, 1000);
+  out = run_overlay ("mvoverlay mode=cost opacity=1", &info, in);
+  fail_unless_equals_int (comp_at (&info, out, 0, 40, 40), 255);
+  fail_unless_equals_int (comp_at (&info, out, 2, 40, 40), 255);
+  fail_unless_equals_int (comp_at (&info, out, 0, 8, 8), 0);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_partition_fallback)
+{
+  /* Only 8x8 is present; the default partition (16x16) falls back to it:
+   * cell (3, 3) has its centre at (28, 28), the arrow runs to (36, 28). */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info), *out;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_8X8,
+      GST_MOTION_VECTOR_PARTITION_8X8, 3, 3, -32, 0, 5);
+  out = run_overlay ("mvoverlay", &info, in);
+  fail_if (pixel_is_grey (&info, out, 33, 28));
+  assert_region_grey (&info, out, 0, 0, 26, H);
+  assert_region_grey (&info, out, 0, 34, W, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_mvd)
+{
+  /* mvd = mv - pred = (-32 - 4, 0 + 4) = (-36, 4): motion (+9, -1) px. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info), *out;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 5);
+  out = run_overlay ("mvoverlay mode=mvd", &info, in);
+  fail_if (pixel_is_grey (&info, out, 32, 23));
+  assert_region_grey (&info, out, 0, 0, 22, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_min_magnitude)
+{
+  /* A 1-pixel motion is drawn by default (min-magnitude 0.5) and skipped
+   * with min-magnitude=2. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info), *out;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -4, 0, 5);
+  out = run_overlay ("mvoverlay", &info, in);
+  fail_if (pixel_is_grey (&info, out, 25, 24));
+  gst_buffer_unref (out);
+
+  in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -4, 0, 5);
+  out = run_overlay ("mvoverlay min-magnitude=2", &info, in);
+  assert_region_grey (&info, out, 0, 0, W, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_grid)
+{
+  /* Zero vectors, grid on: the block borders (x or y a multiple of 16) are
+   * black blended at half weight, Y = (128 * 128 + 16 * 128 + 128) >> 8 =
+   * 72; pixels off the borders keep their value. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info), *out;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 0, 0, 0, 0, 0);
+  out = run_overlay ("mvoverlay grid=true", &info, in);
+  fail_unless_equals_int (comp_at (&info, out, 0, 16, 40), 72);
+  fail_unless_equals_int (comp_at (&info, out, 0, 40, 48), 72);
+  fail_unless_equals_int (comp_at (&info, out, 0, 0, 5), 72);
+  assert_region_grey (&info, out, 2, 2, 16, 16);
+  assert_region_grey (&info, out, 49, 49, W, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_legend)
+{
+  /* The wheel sits in the top right corner, radius 6 on 64x64, centred at
+   * (64 - 6 - 4, 6 + 4) = (54, 10); the rest of the frame is untouched. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *out;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 0, 0, 0, 0, 0);
+  out = run_overlay ("mvoverlay legend=true", &info, in);
+  fail_if (pixel_is_grey (&info, out, 54, 10));
+  /* the rim is black */
+  fail_unless_equals_int (comp_at (&info, out, 0, 54, 4), 0);
+  assert_region_grey (&info, out, 0, 0, 45, H);
+  assert_region_grey (&info, out, 0, 19, W, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+/* ---- mvexport ---------------------------------------------------------- */
+
+static gchar *
+export_two_frames (const gchar * format)
+{
+  GstVideoInfo info;
+  gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "out.txt", NULL);
+  gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s",
+      path, format);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBuffer *buf;
+  GstMotionVectorMeta *meta;
+  gchar *text = NULL;
+  guint i;
+
+  fail_unless (dir != NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=64,"
+      "height=64,framerate=30/1");
+  for (i = 0; i < 2; i++) {
+    buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    GST_BUFFER_PTS (buf) = i * 33333333;
+    meta = add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, i ? -32 : 0, 0, 77);
+    if (i == 0)
+      meta->flags = GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
+    else
+      meta->ref_pts = 0;
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    /* passthrough: the very same buffer comes out */
+    buf = gst_harness_pull (h);
+    fail_unless (gst_buffer_get_motion_vector_meta (buf) != NULL);
+    gst_buffer_unref (buf);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (launch);
+  g_free (path);
+  g_free (dir);
+  return text;
+}
+
+GST_START_TEST (test_export_jsonl)
+{
+  gchar *text = export_two_frames ("jsonl");
+  gchar **lines = g_strsplit (text, "\n", -1);
+
+  /* two objects, each ending in a newline */
+  fail_unless_equals_int (g_strv_length (lines), 3);
+  fail_unless_equals_string (lines[2], "");
+  fail_unless (g_str_has_prefix (lines[0], "{\"pts\":0,\"frame\":0,"
+          "\"width\":64,\"height\":64,\"analysis_width\":64,"
+          "\"analysis_height\":64,\"has_reference\":false,"
+          "\"ref_distance\":-1,\"ref_pts\":null,\"search_range\":16,"
+          "\"method\":\"full\",\"layers\":[{\"shape\":\"16x16\",\"cols\":4,"
+          "\"rows\":4,\"mv\":[0,0,"), "%s", lines[0]);
+  fail_unless (g_str_has_prefix (lines[1], "{\"pts\":33333333,\"frame\":1,"),
+      "%s", lines[1]);
+  fail_unless (strstr (lines[1], "\"has_reference\":true,\"ref_distance\":-1,"
+          "\"ref_pts\":0,") != NULL);
+  /* cell (1, 1) is cell 5: the 11th and 12th numbers of "mv" */
+  fail_unless (strstr (lines[1], "\"mv\":[0,0,0,0,0,0,0,0,0,0,-32,0,0,0,"
+          "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],") != NULL, "%s", lines[1]);
+  fail_unless (strstr (lines[1], "\"cost\":[0,0,0,0,0,77,0,") != NULL);
+  fail_unless (strstr (lines[1], "\"pred\":[0,0,0,0,0,0,0,0,0,0,4,-4,0,0")
+      != NULL);
+  fail_unless (strstr (lines[1], "\"mvd\":[0,0,0,0,0,0,0,0,0,0,-36,4,0,0")
+      != NULL);
+  fail_unless (g_str_has_suffix (lines[1], "]}]}"));
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_csv)
+{
+  gchar *text = export_two_frames ("csv");
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i, found = 0;
+
+  fail_unless_equals_string (lines[0], "frame,pts,shape,col,row,x,y,w,h,"
+      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y");
+  /* header + 16 blocks per frame + the empty string after the last \n */
+  fail_unless_equals_int (g_strv_length (lines), 1 + 2 * 16 + 1);
+  for (i = 1; i <= 32; i++) {
+    guint frame, col, row, x, y, w, h, cost;
+    guint64 pts;
+    gint mv_x, mv_y, pred_x, pred_y, mvd_x, mvd_y;
+    gchar shape[16];
+
+    fail_unless_equals_int (sscanf (lines[i], "%u,%" G_GUINT64_FORMAT
+            ",%15[^,],%u,%u,%u,%u,%u,%u,%d,%d,%u,%d,%d,%d,%d", &frame, &pts,
+            shape, &col, &row, &x, &y, &w, &h, &mv_x, &mv_y, &cost, &pred_x,
+            &pred_y, &mvd_x, &mvd_y), 16);
+    fail_unless_equals_int (frame, (i - 1) / 16);
+    fail_unless_equals_uint64 (pts, frame * 33333333);
+    fail_unless_equals_string (shape, "16x16");
+    fail_unless_equals_int (col, (i - 1) % 4);
+    fail_unless_equals_int (row, ((i - 1) % 16) / 4);
+    fail_unless_equals_int (x, col * 16);
+    fail_unless_equals_int (y, row * 16);
+    fail_unless_equals_int (w, 16);
+    fail_unless_equals_int (h, 16);
+    if (col == 1 && row == 1) {
+      fail_unless_equals_int (mv_x, frame ? -32 : 0);
+      fail_unless_equals_int (mv_y, 0);
+      fail_unless_equals_int (cost, 77);
+      fail_unless_equals_int (pred_x, 4);
+      fail_unless_equals_int (pred_y, -4);
+      fail_unless_equals_int (mvd_x, mv_x - 4);
+      fail_unless_equals_int (mvd_y, 4);
+      found++;
+    } else {
+      fail_unless (mv_x == 0 && mv_y == 0 && cost == 0);
+    }
+  }
+  fail_unless_equals_int (found, 2);
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_unwritable)
+{
+  const gchar *path = "/nonexistent-mvexport-dir/out.jsonl";
+  GstElement *e = gst_element_factory_make ("mvexport", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  gchar *debug = NULL;
+
+  fail_unless (e != NULL);
+  g_object_set (e, "location", path, NULL);
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, &debug);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_WRITE));
+  fail_unless (strstr (err->message, path) != NULL, "%s", err->message);
+  g_error_free (err);
+  g_free (debug);
+  gst_message_unref (msg);
+  gst_element_set_state (e, GST_STATE_NULL);
+  gst_element_set_bus (e, NULL);
+  gst_object_unref (bus);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* One buffer with two shapes and no PTS. */
+static gchar *
+export_two_shapes (const gchar * format)
+{
+  GstVideoInfo info;
+  gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "out.txt", NULL);
+  gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s",
+      path, format);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBuffer *buf;
+  gchar *text = NULL;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=64,"
+      "height=64,framerate=30/1");
+  buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16 |
+      GST_MOTION_VECTOR_PARTITIONS_8X8, GST_MOTION_VECTOR_PARTITION_8X8,
+      7, 7, 8, -12, 9);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (launch);
+  g_free (path);
+  g_free (dir);
+  return text;
+}
+
+GST_START_TEST (test_export_two_shapes)
+{
+  gchar *text = export_two_shapes ("jsonl");
+  gchar **lines;
+
+  fail_unless (g_str_has_prefix (text, "{\"pts\":null,\"frame\":0,"));
+  fail_unless (strstr (text, "\"layers\":[{\"shape\":\"16x16\",\"cols\":4,"
+          "\"rows\":4,\"mv\":[") != NULL);
+  /* the 8x8 layer follows; its last cell (7, 7) holds (8, -12) */
+  fail_unless (strstr (text, "]},{\"shape\":\"8x8\",\"cols\":8,"
+          "\"rows\":8,\"mv\":[0,0,") != NULL);
+  fail_unless (strstr (text, ",8,-12],\"cost\":[") != NULL);
+  fail_unless (g_str_has_suffix (text, ",4,-8]}]}\n"), "%s", text);
+  g_free (text);
+
+  text = export_two_shapes ("csv");
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 64 + 1);
+  fail_unless_equals_string (lines[1], "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0");
+  fail_unless_equals_string (lines[17], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0");
+  fail_unless_equals_string (lines[80],
+      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8");
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+static Suite *
+mvtools_suite (void)
+{
+  Suite *s = suite_create ("mvtools");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_overlay_arrow_i420);
+  tcase_add_test (tc, test_overlay_arrow_rgba);
+  tcase_add_test (tc, test_overlay_arrow_clipped);
+  tcase_add_test (tc, test_overlay_no_meta_passthrough);
+  tcase_add_test (tc, test_overlay_flow);
+  tcase_add_test (tc, test_overlay_cost);
+  tcase_add_test (tc, test_overlay_partition_fallback);
+  tcase_add_test (tc, test_overlay_mvd);
+  tcase_add_test (tc, test_overlay_min_magnitude);
+  tcase_add_test (tc, test_overlay_grid);
+  tcase_add_test (tc, test_overlay_legend);
+  tcase_add_test (tc, test_export_jsonl);
+  tcase_add_test (tc, test_export_two_shapes);
+  tcase_add_test (tc, test_export_csv);
+  tcase_add_test (tc, test_export_unwritable);
+  return s;
+}
+
+GST_CHECK_MAIN (mvtools);
