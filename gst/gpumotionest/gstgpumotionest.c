@@ -497,8 +497,7 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
   gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!need_pool || !caps || !self->ops || !gst_video_info_from_caps (&info,
-          caps))
+  if (!caps || !self->ops || !gst_video_info_from_caps (&info, caps))
     return TRUE;
   allocator = gst_host_allocator_new (self->ops);
   if (!allocator)
@@ -506,6 +505,10 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
 
   gst_allocation_params_init (&params);
   params.align = 63;
+  prepend_allocator (query, allocator, &params);
+  if (!need_pool)
+    return TRUE;
+
   pool = gst_video_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
   gst_buffer_pool_config_set_params (config, caps, info.size, 0, 0);
@@ -520,7 +523,6 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
   /* Ours goes first: upstream takes the first pool and allocator it can
    * use.  Downstream's proposals follow. */
   prepend_pool (query, pool, info.size);
-  prepend_allocator (query, allocator, &params);
   gst_object_unref (pool);
   return TRUE;
 }
