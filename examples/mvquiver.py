@@ -25,8 +25,9 @@ import sys
 import gi
 
 gi.require_version("Gst", "1.0")
+gi.require_version("GstVideo", "1.0")
 gi.require_version("GstMotionVectors", "1.0")
-from gi.repository import Gst, GstMotionVectors as MV  # noqa: E402
+from gi.repository import Gst, GstVideo, GstMotionVectors as MV  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -78,12 +79,18 @@ def make_frames(n, width, height, motion):
     # Content moving by +dx means the window moving by -dx.
     x0 = abs(dx) * n if dx > 0 else 0
     y0 = abs(dy) * n if dy > 0 else 0
-    chroma = np.full(2 * (width // 2) * (height // 2), 128, np.uint8)
+    # GStreamer's default I420 layout for this size (rows padded to 4 bytes).
+    vinfo = GstVideo.VideoInfo()
+    vinfo.set_format(GstVideo.VideoFormat.I420, width, height)
     frames = []
     for k in range(n):
         x, y = x0 - dx * k, y0 - dy * k
-        luma = np.ascontiguousarray(picture[y:y + height, x:x + width])
-        frames.append(luma.tobytes() + chroma.tobytes())
+        data = np.full(vinfo.size, 128, np.uint8)
+        luma = np.lib.stride_tricks.as_strided(
+            data[vinfo.offset[0]:], shape=(height, width),
+            strides=(vinfo.stride[0], 1))
+        luma[:] = picture[y:y + height, x:x + width]
+        frames.append(data.tobytes())
     return frames, what
 
 
@@ -104,7 +111,7 @@ def run(args):
             f"filesrc location={args.clip} ! decodebin ! videoconvert ! "
             f"video/x-raw,format=I420 ! {me} ! {sink}")
     else:
-        w, h = args.width & ~1, args.height & ~1
+        w, h = args.width, args.height
         frames, what = make_frames(args.frame + 1, w, h, args.motion)
         print(f"clip: {len(frames)} frames of {w}x{h}, a {what} moving by "
               f"({args.motion[0]:+d},{args.motion[1]:+d}) px per frame")
@@ -126,14 +133,14 @@ def run(args):
     while True:
         sample = appsink.emit("try-pull-sample", Gst.SECOND)
         if sample is None:
-            if appsink.get_property("eos"):
-                break
             msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
             if msg:
                 err, dbg = msg.parse_error()
                 print(f"error: {err.message}\n{dbg}", file=sys.stderr)
                 pipeline.set_state(Gst.State.NULL)
                 return 1
+            if appsink.get_property("eos"):
+                break
             continue
         if index == args.frame:
             picked = sample
@@ -154,16 +161,20 @@ def run(args):
         print(f"error: frame {args.frame} has no reference frame",
               file=sys.stderr)
         return 1
-    caps = picked.get_caps().get_structure(0)
-    width, height = caps.get_value("width"), caps.get_value("height")
+    vinfo = GstVideo.VideoInfo.new_from_caps(picked.get_caps())
+    width, height = vinfo.width, vinfo.height
+    # The luma plane's place: from the buffer's video meta when upstream
+    # chose its own layout, else the default layout of the caps.
+    vmeta = GstVideo.buffer_get_video_meta(buf)
+    layout = vmeta if vmeta is not None else vinfo
+    offset, stride = layout.offset[0], layout.stride[0]
     ok, info = buf.map(Gst.MapFlags.READ)
     if not ok:
         print("error: cannot map the frame", file=sys.stderr)
         return 1
-    # I420 luma: the first plane, stride rounded up to 4 bytes.
-    stride = (width + 3) & ~3
-    luma = np.frombuffer(info.data, np.uint8, stride * height) \
-        .reshape(height, stride)[:, :width].copy()
+    plane = np.frombuffer(info.data, np.uint8)[offset:]
+    luma = np.lib.stride_tricks.as_strided(
+        plane, shape=(height, width), strides=(stride, 1)).copy()
     buf.unmap(info)
 
     g = grid(meta, shape)

@@ -8,7 +8,8 @@
  * GString kept between frames and written with a single fwrite.
  *
  * Formats (docs/export-schema.md): JSON Lines, one object per frame; CSV,
- * one row per block of every present shape.
+ * one row per block.  Both hold the shapes that are present in the meta and
+ * selected by the partitions property (all of them by default).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -27,12 +28,14 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_export_debug);
 #define GST_CAT_DEFAULT gst_mv_export_debug
 
 #define DEFAULT_FORMAT GST_MV_EXPORT_FORMAT_JSONL
+#define DEFAULT_PARTITIONS GST_MOTION_VECTOR_PARTITIONS_ALL
 
 enum
 {
   PROP_0,
   PROP_LOCATION,
   PROP_FORMAT,
+  PROP_PARTITIONS,
 };
 
 struct _GstMvExport
@@ -42,10 +45,12 @@ struct _GstMvExport
   /* properties, under the object lock; fixed while the file is open */
   gchar *location;
   GstMvExportFormat format;
+  GstMotionVectorPartitionFlags partitions;
 
   /* streaming state */
   FILE *file;
   GstMvExportFormat open_format;
+  GstMotionVectorPartitionFlags open_partitions;
   guint64 frame;                /* buffers seen since start, with or without meta */
   GString *text;                /* one frame's text, reused */
 };
@@ -156,8 +161,8 @@ append_clock_time (GString * s, GstClockTime t, const gchar * none)
 
 /* One JSON object on one line; see docs/export-schema.md. */
 static void
-format_jsonl (GString * s, const GstMotionVectorMeta * meta, guint64 frame,
-    GstClockTime pts)
+format_jsonl (GString * s, const GstMotionVectorMeta * meta,
+    GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts)
 {
   guint p, i;
   gboolean first_layer = TRUE;
@@ -180,7 +185,7 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta, guint64 frame,
     const GstMotionVectorCell *cells =
         gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
 
-    if (!cells)
+    if (!cells || !(which & (1u << p)))
       continue;
     n = cols * rows;
     g_string_append_printf (s, "%s{\"shape\":\"%ux%u\",\"cols\":%u,"
@@ -210,8 +215,8 @@ static const gchar csv_header[] =
 
 /* One row per block; see docs/export-schema.md. */
 static void
-format_csv (GString * s, const GstMotionVectorMeta * meta, guint64 frame,
-    GstClockTime pts)
+format_csv (GString * s, const GstMotionVectorMeta * meta,
+    GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts)
 {
   guint p, c, r;
   gchar shape[8];
@@ -223,7 +228,7 @@ format_csv (GString * s, const GstMotionVectorMeta * meta, guint64 frame,
     const GstMotionVectorCell *cells =
         gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
 
-    if (!cells)
+    if (!cells || !(which & (1u << p)))
       continue;
     g_snprintf (shape, sizeof (shape), "%ux%u", pw, ph);
     for (r = 0; r < rows; r++) {
@@ -279,6 +284,7 @@ gst_mv_export_start (GstBaseTransform * trans)
   GST_OBJECT_LOCK (self);
   location = g_strdup (self->location);
   self->open_format = self->format;
+  self->open_partitions = self->partitions;
   GST_OBJECT_UNLOCK (self);
 
   if (!location || !*location) {
@@ -348,9 +354,11 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   g_string_truncate (self->text, 0);
   if (self->open_format == GST_MV_EXPORT_FORMAT_CSV)
-    format_csv (self->text, meta, frame, GST_BUFFER_PTS (buf));
+    format_csv (self->text, meta, self->open_partitions, frame,
+        GST_BUFFER_PTS (buf));
   else
-    format_jsonl (self->text, meta, frame, GST_BUFFER_PTS (buf));
+    format_jsonl (self->text, meta, self->open_partitions, frame,
+        GST_BUFFER_PTS (buf));
   return write_text (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -368,6 +376,9 @@ gst_mv_export_set_property (GObject * object, guint prop_id,
       break;
     case PROP_FORMAT:
       self->format = g_value_get_enum (value);
+      break;
+    case PROP_PARTITIONS:
+      self->partitions = g_value_get_flags (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -389,6 +400,9 @@ gst_mv_export_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_FORMAT:
       g_value_set_enum (value, self->format);
+      break;
+    case PROP_PARTITIONS:
+      g_value_set_flags (value, self->partitions);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -431,6 +445,10 @@ gst_mv_export_class_init (GstMvExportClass * klass)
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "Format", "File format",
           gst_mv_export_format_get_type (), DEFAULT_FORMAT, flags));
+  g_object_class_install_property (gobject_class, PROP_PARTITIONS,
+      g_param_spec_flags ("partitions", "Partitions",
+          "Shapes to write, of those present in the meta (default all)",
+          GST_TYPE_MOTION_VECTOR_PARTITION_FLAGS, DEFAULT_PARTITIONS, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -452,6 +470,7 @@ static void
 gst_mv_export_init (GstMvExport * self)
 {
   self->format = DEFAULT_FORMAT;
+  self->partitions = DEFAULT_PARTITIONS;
   self->text = g_string_sized_new (4096);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

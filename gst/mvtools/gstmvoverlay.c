@@ -7,7 +7,9 @@
  * meta's vectors are quarter-pel at the meta's width x height and point
  * from the block to its match in the reference (the previous frame), so the
  * block's content moved by -mv / 4 pixels.  An arrow therefore runs from
- * the block centre to centre - mv / 4 * scale, converted to frame pixels by
+ * the block centre to centre - mv / 4 * scale (direction=forward, the
+ * default: the motion as seen) or to centre + mv / 4 * scale
+ * (direction=backward: the stored vector), converted to frame pixels by
  * fw / width and fh / height.
  *
  * Buffers without a meta are left untouched.  The per-frame work makes no
@@ -33,6 +35,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 #define DEFAULT_GRID FALSE
 #define DEFAULT_LEGEND FALSE
 #define DEFAULT_OPACITY 0.5
+#define DEFAULT_DIRECTION GST_MV_OVERLAY_DIRECTION_FORWARD
+#define DEFAULT_MAX_MAGNITUDE 0.0
 
 #define ARROW_SATURATION 0.75
 
@@ -47,6 +51,8 @@ enum
   PROP_GRID,
   PROP_LEGEND,
   PROP_OPACITY,
+  PROP_DIRECTION,
+  PROP_MAX_MAGNITUDE,
 };
 
 struct _GstMvOverlay
@@ -62,6 +68,8 @@ struct _GstMvOverlay
   gboolean grid;
   gboolean legend;
   gdouble opacity;
+  GstMvOverlayDirection direction;
+  gdouble max_magnitude;        /* frame pixels; 0 = the frame's largest */
 };
 
 /* One frame's drawing settings, copied from the properties. */
@@ -69,8 +77,9 @@ typedef struct
 {
   GstMvOverlayMode mode;
   GstMotionVectorPartition partition;
-  gdouble min_magnitude, scale, opacity;
+  gdouble min_magnitude, scale, opacity, max_magnitude;
   GstMvOverlayColorMode color_mode;
+  GstMvOverlayDirection direction;
   gboolean grid, legend;
 } Settings;
 
@@ -105,6 +114,27 @@ gst_mv_overlay_mode_get_type (void)
 
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstMvOverlayMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static GType
+gst_mv_overlay_direction_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_OVERLAY_DIRECTION_FORWARD,
+        "Along the motion of the content (-mv): from where it was in the "
+          "reference to where it is now", "forward"},
+    {GST_MV_OVERLAY_DIRECTION_BACKWARD,
+        "Along the stored vector (+mv): from the block to its match in the "
+          "reference", "backward"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMvOverlayDirection", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -183,7 +213,7 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   MvPainter painter;
   MvColor dark, solid, col_legend;
   guint cols, rows, c, r, pw, ph, n;
-  gdouble fw, fh, sx_blk, sy_blk, sx_vec, sy_vec, max_mag = 0.0;
+  gdouble fw, fh, sx_blk, sy_blk, sx_vec, sy_vec, max_mag = 0.0, sign;
   guint32 max_cost = 0;
   guint alpha;
 
@@ -201,6 +231,8 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   s.color_mode = self->color_mode;
   s.grid = self->grid;
   s.legend = self->legend;
+  s.direction = self->direction;
+  s.max_magnitude = self->max_magnitude;
   GST_OBJECT_UNLOCK (self);
 
   cells = pick_grid (meta, s.partition, &shape, &cols, &rows);
@@ -232,6 +264,11 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
     max_mag = MAX (max_mag, hypot (vx * sx_vec, vy * sy_vec));
     max_cost = MAX (max_cost, cell->cost);
   }
+  /* A fixed normaliser keeps colours steady from frame to frame. */
+  if (s.max_magnitude > 0.0)
+    max_mag = s.max_magnitude;
+  /* forward: the content's motion, the opposite of the stored vector */
+  sign = s.direction == GST_MV_OVERLAY_DIRECTION_FORWARD ? -1.0 : 1.0;
 
   dark = mv_painter_color (&painter, 0, 0, 0);
   solid = mv_painter_color (&painter, 255, 230, 40);
@@ -248,11 +285,11 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
       gint x1 = (gint) floor ((c + 1) * pw * sx_blk);
       gdouble cx = (c * pw + pw / 2.0) * sx_blk;
       gboolean use_mvd = s.mode == GST_MV_OVERLAY_MODE_MVD;
-      /* motion in frame pixels: the opposite of the vector */
-      gdouble dx = -(use_mvd ? cell->mvd_x : cell->mv_x) * sx_vec;
-      gdouble dy = -(use_mvd ? cell->mvd_y : cell->mv_y) * sy_vec;
+      /* the drawn displacement in frame pixels */
+      gdouble dx = sign * (use_mvd ? cell->mvd_x : cell->mv_x) * sx_vec;
+      gdouble dy = sign * (use_mvd ? cell->mvd_y : cell->mv_y) * sy_vec;
       gdouble mag = hypot (dx, dy);
-      gdouble m = max_mag > 0.0 ? mag / max_mag : 0.0;
+      gdouble m = max_mag > 0.0 ? MIN (mag / max_mag, 1.0) : 0.0;
       guint8 red, green, blue;
       MvColor col;
 
@@ -352,6 +389,12 @@ gst_mv_overlay_set_property (GObject * object, guint prop_id,
     case PROP_OPACITY:
       self->opacity = g_value_get_double (value);
       break;
+    case PROP_DIRECTION:
+      self->direction = g_value_get_enum (value);
+      break;
+    case PROP_MAX_MAGNITUDE:
+      self->max_magnitude = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -390,6 +433,12 @@ gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_OPACITY:
       g_value_set_double (value, self->opacity);
+      break;
+    case PROP_DIRECTION:
+      g_value_set_enum (value, self->direction);
+      break;
+    case PROP_MAX_MAGNITUDE:
+      g_value_set_double (value, self->max_magnitude);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -441,6 +490,17 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
       g_param_spec_double ("opacity", "Opacity",
           "Opacity of the cost and flow fills", 0.0, 1.0, DEFAULT_OPACITY,
           flags));
+  g_object_class_install_property (gobject_class, PROP_DIRECTION,
+      g_param_spec_enum ("direction", "Direction",
+          "Which way arrows (and colours) point: forward, the motion as "
+          "seen, or backward, the stored vector",
+          gst_mv_overlay_direction_get_type (), DEFAULT_DIRECTION, flags));
+  g_object_class_install_property (gobject_class, PROP_MAX_MAGNITUDE,
+      g_param_spec_double ("max-magnitude", "Maximum magnitude",
+          "Vector length in frame pixels that gets the full colour "
+          "(brightness of arrows, saturation of the flow fill); longer "
+          "ones are clamped; 0 = the frame's longest vector",
+          0.0, 8192.0, DEFAULT_MAX_MAGNITUDE, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -454,6 +514,7 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
 
   gst_type_mark_as_plugin_api (gst_mv_overlay_mode_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_mv_overlay_color_mode_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_mv_overlay_direction_get_type (), 0);
 }
 
 static void
@@ -467,4 +528,6 @@ gst_mv_overlay_init (GstMvOverlay * self)
   self->grid = DEFAULT_GRID;
   self->legend = DEFAULT_LEGEND;
   self->opacity = DEFAULT_OPACITY;
+  self->direction = DEFAULT_DIRECTION;
+  self->max_magnitude = DEFAULT_MAX_MAGNITUDE;
 }

@@ -33,6 +33,19 @@ typedef enum {
   GST_MV_OVERLAY_COLOR_SOLID,
 } GstMvOverlayColorMode;
 
+/**
+ * GstMvOverlayDirection:
+ * @GST_MV_OVERLAY_DIRECTION_FORWARD: arrows along the motion of the
+ *   content, from where it was in the reference to where it is now
+ *   (centre - mv / 4)
+ * @GST_MV_OVERLAY_DIRECTION_BACKWARD: arrows along the stored vector, from
+ *   the block to its match in the reference (centre + mv / 4)
+ */
+typedef enum {
+  GST_MV_OVERLAY_DIRECTION_FORWARD,
+  GST_MV_OVERLAY_DIRECTION_BACKWARD,
+} GstMvOverlayDirection;
+
 #define GST_TYPE_MV_OVERLAY (gst_mv_overlay_get_type ())
 G_DECLARE_FINAL_TYPE (GstMvOverlay, gst_mv_overlay, GST, MV_OVERLAY,
     GstVideoFilter);

@@ -214,6 +214,60 @@ GST_START_TEST (test_overlay_arrow_clipped)
 
 GST_END_TEST;
 
+GST_START_TEST (test_overlay_direction_backward)
+{
+  /* direction=backward draws the stored vector: from the centre (24, 24)
+   * 8 px to the left, to the match in the reference, coloured for a
+   * leftward arrow (hue 180: cyan at saturation 0.75, (64, 255, 255)). */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *out;
+  guint x;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay direction=backward", &info, in);
+  for (x = 17; x <= 23; x++)
+    fail_if (pixel_is_grey (&info, out, x, 24), "arrow pixel (%u, 24) grey",
+        x);
+  fail_unless_equals_int (comp_at (&info, out, 0, 21, 24), 64);
+  fail_unless_equals_int (comp_at (&info, out, 1, 21, 24), 255);
+  fail_unless_equals_int (comp_at (&info, out, 2, 21, 24), 255);
+  /* nothing ahead of the centre (the outline reaches x = 25 only) */
+  assert_region_grey (&info, out, 26, 0, W, H);
+  assert_region_grey (&info, out, 0, 0, 14, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_max_magnitude)
+{
+  /* The 8 px motion is half of max-magnitude=16: brightness
+   * 0.35 + 0.65 * 0.5 = 0.675, so red at saturation 0.75 is
+   * (0.675, 0.16875, 0.16875) * 255 = (172, 43, 43).  A max-magnitude
+   * below the vector's length clamps to full brightness, (255, 64, 64). */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *out;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay max-magnitude=16", &info, in);
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 24), 172);
+  fail_unless_equals_int (comp_at (&info, out, 1, 27, 24), 43);
+  fail_unless_equals_int (comp_at (&info, out, 2, 27, 24), 43);
+  gst_buffer_unref (out);
+
+  in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay max-magnitude=4", &info, in);
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 24), 255);
+  fail_unless_equals_int (comp_at (&info, out, 1, 27, 24), 64);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_overlay_no_meta_passthrough)
 {
   const GstVideoFormat formats[] = { GST_VIDEO_FORMAT_I420,
@@ -556,14 +610,16 @@ GST_START_TEST (test_export_unwritable)
 GST_END_TEST;
 
 /* One buffer with two shapes and no PTS. */
+/* Writes one frame whose meta holds 16x16 and 8x8 grids through
+ * "mvexport format=@format @extra"; returns the file's text. */
 static gchar *
-export_two_shapes (const gchar * format)
+export_two_shapes (const gchar * format, const gchar * extra)
 {
   GstVideoInfo info;
   gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "out.txt", NULL);
-  gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s",
-      path, format);
+  gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s %s",
+      path, format, extra);
   GstHarness *h = gst_harness_new_parse (launch);
   GstBuffer *buf;
   gchar *text = NULL;
@@ -589,7 +645,7 @@ export_two_shapes (const gchar * format)
 
 GST_START_TEST (test_export_two_shapes)
 {
-  gchar *text = export_two_shapes ("jsonl");
+  gchar *text = export_two_shapes ("jsonl", "");
   gchar **lines;
 
   fail_unless (g_str_has_prefix (text, "{\"pts\":null,\"frame\":0,"));
@@ -602,13 +658,44 @@ GST_START_TEST (test_export_two_shapes)
   fail_unless (g_str_has_suffix (text, ",4,-8]}]}\n"), "%s", text);
   g_free (text);
 
-  text = export_two_shapes ("csv");
+  text = export_two_shapes ("csv", "");
   lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 64 + 1);
   fail_unless_equals_string (lines[1], "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0");
   fail_unless_equals_string (lines[17], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0");
   fail_unless_equals_string (lines[80],
       "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8");
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_partitions)
+{
+  /* partitions selects among the present shapes: 8x8 alone, and of
+   * 16x16+4x4 only 16x16 (4x4 is absent from the meta). */
+  gchar *text, **lines;
+
+  text = export_two_shapes ("jsonl", "partitions=8x8");
+  fail_unless (strstr (text, "\"shape\":\"16x16\"") == NULL, "%s", text);
+  fail_unless (strstr (text, "\"layers\":[{\"shape\":\"8x8\",\"cols\":8,"
+          "\"rows\":8,") != NULL, "%s", text);
+  g_free (text);
+
+  text = export_two_shapes ("csv", "partitions=8x8");
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless_equals_int (g_strv_length (lines), 1 + 64 + 1);
+  fail_unless_equals_string (lines[1], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0");
+  fail_unless_equals_string (lines[64],
+      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8");
+  g_strfreev (lines);
+  g_free (text);
+
+  text = export_two_shapes ("csv", "partitions=16x16+4x4");
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 1);
+  fail_unless (g_str_has_prefix (lines[16], "0,,16x16,3,3,48,48,16,16,"));
   g_strfreev (lines);
   g_free (text);
 }
@@ -625,6 +712,8 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_arrow_i420);
   tcase_add_test (tc, test_overlay_arrow_rgba);
   tcase_add_test (tc, test_overlay_arrow_clipped);
+  tcase_add_test (tc, test_overlay_direction_backward);
+  tcase_add_test (tc, test_overlay_max_magnitude);
   tcase_add_test (tc, test_overlay_no_meta_passthrough);
   tcase_add_test (tc, test_overlay_flow);
   tcase_add_test (tc, test_overlay_cost);
@@ -635,6 +724,7 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_legend);
   tcase_add_test (tc, test_export_jsonl);
   tcase_add_test (tc, test_export_two_shapes);
+  tcase_add_test (tc, test_export_partitions);
   tcase_add_test (tc, test_export_csv);
   tcase_add_test (tc, test_export_unwritable);
   return s;

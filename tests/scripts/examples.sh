@@ -111,8 +111,10 @@ mvquiver)
   rm -f "$png"
   "$py" "$examples/mvquiver.py" --backend cpu --output "$png" \
     --motion=-3,2 --expect=-3,2
+  # an odd frame size (rows of the I420 planes padded) and the 8x8 grid
   "$py" "$examples/mvquiver.py" --backend cpu --output "$scratch/mvquiver-8x8.png" \
-    --partition 8x8 --motion 2,1 --frame 4 --expect 2,1
+    --partition 8x8 --width 333 --height 201 --motion 2,1 --frame 4 \
+    --expect 2,1
   # a PNG signature and a plausible size
   head -c 8 "$png" | od -An -tx1 | tr -d ' \n' | grep -q '^89504e470d0a1a0a$' \
     || fail "$png is not a PNG"
