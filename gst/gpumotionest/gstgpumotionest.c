@@ -64,6 +64,7 @@ struct _GstGpuMotionEst
   GstMotionVectorMethod method;
   guint in_flight;
   gboolean backend_dirty;       /* backend or device changed: reopen */
+  gboolean depth_dirty;         /* in-flight changed: drain, set depth */
 
   /* streaming state, touched only from the streaming thread and while
    * streaming is stopped (start, stop, flush-stop) */
@@ -133,6 +134,27 @@ close_backend (GstGpuMotionEst * self)
   self->ops = NULL;
 }
 
+/* Sets how many frames the backend keeps in flight: the property, or the
+ * backend's own choice for 0.  Only with no frame in flight. */
+static void
+apply_depth (GstGpuMotionEst * self, guint in_flight)
+{
+  guint max = self->ops->max_in_flight (self->session);
+
+  if (in_flight)
+    self->depth = in_flight;
+  else if (self->ops->default_in_flight)
+    self->depth = self->ops->default_in_flight (self->session);
+  else
+    self->depth = max;
+  self->depth = CLAMP (self->depth, 1, max);
+  self->ops->set_in_flight (self->session, self->depth);
+  GST_INFO_OBJECT (self, "%u frame(s) in flight", self->depth);
+  /* The latency we add depends on the depth: let the pipeline ask again. */
+  gst_element_post_message (GST_ELEMENT (self),
+      gst_message_new_latency (GST_OBJECT (self)));
+}
+
 static gboolean
 open_backend (GstGpuMotionEst * self)
 {
@@ -146,6 +168,7 @@ open_backend (GstGpuMotionEst * self)
   device = self->device_id;
   in_flight = self->in_flight;
   self->backend_dirty = FALSE;
+  self->depth_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
 
   if (choice == GST_GPU_MOTION_EST_BACKEND_CPU) {
@@ -180,22 +203,10 @@ open_backend (GstGpuMotionEst * self)
   if (!self->session)
     goto open_failed;
 
-  if (in_flight)
-    self->depth = in_flight;
-  else if (self->ops->default_in_flight)
-    self->depth = self->ops->default_in_flight (self->session);
-  else
-    self->depth = self->ops->max_in_flight (self->session);
-  self->depth = CLAMP (self->depth, 1,
-      self->ops->max_in_flight (self->session));
-  self->ops->set_in_flight (self->session, self->depth);
   self->prev_pts = GST_CLOCK_TIME_NONE;
-  GST_INFO_OBJECT (self, "using the %s backend, %u frame(s) in flight",
-      self->ops->name, self->depth);
+  apply_depth (self, in_flight);
+  GST_INFO_OBJECT (self, "using the %s backend", self->ops->name);
   g_object_notify (G_OBJECT (self), "active-backend");
-  /* The latency we add depends on the depth: let the pipeline ask again. */
-  gst_element_post_message (GST_ELEMENT (self),
-      gst_message_new_latency (GST_OBJECT (self)));
   return TRUE;
 
   /* ERRORS */
@@ -272,7 +283,8 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   g_autoptr (GError) error = NULL;
   GstMotionEstJob *job;
   MESearchParams params;
-  gboolean reopen;
+  gboolean reopen, redepth;
+  guint in_flight;
   GstFlowReturn ret;
 
   /* The default implementation renegotiates when downstream asks and
@@ -298,7 +310,18 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   params.partitions = self->partitions;
   params.method = self->method;
   reopen = self->backend_dirty;
+  redepth = self->depth_dirty && !reopen;
+  in_flight = self->in_flight;
+  self->depth_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
+
+  /* A new depth keeps the reference: finish what is in flight first. */
+  if (redepth) {
+    ret = collect_all (self);
+    if (ret != GST_FLOW_OK)
+      goto drop;
+    apply_depth (self, in_flight);
+  }
 
   /* Frames already in flight were searched against their own references;
    * finish them before the reference is dropped or the backend replaced. */
@@ -602,7 +625,7 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
       break;
     case PROP_IN_FLIGHT:
       self->in_flight = g_value_get_uint (value);
-      self->backend_dirty = TRUE;
+      self->depth_dirty = TRUE;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);

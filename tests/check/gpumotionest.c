@@ -436,6 +436,34 @@ GST_START_TEST (test_eos_drains_in_flight)
 
 GST_END_TEST;
 
+/* A new depth while playing finishes the frames in flight and keeps the
+ * reference: the next frame is still searched against its predecessor. */
+GST_START_TEST (test_depth_change_keeps_reference)
+{
+  GstHarness *h = harness_deep (1);
+
+  push_frames (h, 0, 2);
+  pull_frames (h, 0, 2);
+  g_object_set (h->element, "in-flight", 3, NULL);
+  push_frames (h, 2, 2);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  push_frames (h, 4, 1);
+  {
+    GstBuffer *b = gst_harness_pull (h);
+    GstMotionVectorMeta *m = get_meta (b);
+    fail_if (m->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE);
+    check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 64, 48, 1, 0);
+    gst_buffer_unref (b);
+  }
+  g_object_set (h->element, "in-flight", 1, NULL);
+  push_frames (h, 5, 1);
+  pull_frames (h, 3, 3);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A flush drops what is in flight and the reference; the stream goes on. */
 GST_START_TEST (test_flush_with_frames_in_flight)
 {
@@ -784,6 +812,7 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_formats_and_strides);
   tcase_add_test (tc, test_passthrough_order);
   tcase_add_test (tc, test_eos_drains_in_flight);
+  tcase_add_test (tc, test_depth_change_keeps_reference);
   tcase_add_test (tc, test_flush_with_frames_in_flight);
   tcase_add_test (tc, test_caps_change_with_frames_in_flight);
   tcase_add_test (tc, test_discont_resets);
