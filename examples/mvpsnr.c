@@ -115,23 +115,6 @@ psnr_of_mse (gdouble mse)
   return mse > 0.0 ? 10.0 * log10 (255.0 * 255.0 / mse) : INFINITY;
 }
 
-/* TRUE (and prints it) when the pipeline has posted an error. */
-static gboolean
-pipeline_failed (GstElement * pipeline)
-{
-  g_autoptr (GstBus) bus = gst_element_get_bus (pipeline);
-  g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  g_autoptr (GError) err = NULL;
-  g_autofree gchar *dbg = NULL;
-
-  if (!msg)
-    return FALSE;
-  gst_message_parse_error (msg, &err, &dbg);
-  g_printerr ("error from %s: %s\n%s\n", GST_OBJECT_NAME (msg->src),
-      err->message, dbg ? dbg : "");
-  return TRUE;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -248,7 +231,7 @@ main (int argc, char **argv)
     if (!sample) {
       if (gst_app_sink_is_eos (GST_APP_SINK (sink)))
         break;
-      if (pipeline_failed (pipeline)) {
+      if (example_pipeline_failed (pipeline)) {
         ret = 1;
         break;
       }

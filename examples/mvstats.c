@@ -76,24 +76,6 @@ field_stats (const GstMotionVectorCell * cells, guint n, guint32 * scratch,
   }
 }
 
-/* TRUE when the pipeline has posted an error; prints it.  Other messages
- * on the bus are dropped. */
-static gboolean
-pipeline_failed (GstElement * pipeline)
-{
-  g_autoptr (GstBus) bus = gst_element_get_bus (pipeline);
-  g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
-  g_autoptr (GError) err = NULL;
-  g_autofree gchar *dbg = NULL;
-
-  if (!msg)
-    return FALSE;
-  gst_message_parse_error (msg, &err, &dbg);
-  g_printerr ("error from %s: %s\n%s\n", GST_OBJECT_NAME (msg->src),
-      err->message, dbg ? dbg : "");
-  return TRUE;
-}
-
 int
 main (int argc, char **argv)
 {
@@ -209,7 +191,7 @@ main (int argc, char **argv)
 
     if (!sample) {
       /* Nothing yet: stop at end-of-stream or at an error on the bus. */
-      if (gst_app_sink_is_eos (GST_APP_SINK (sink)) || pipeline_failed (pipeline))
+      if (gst_app_sink_is_eos (GST_APP_SINK (sink)) || example_pipeline_failed (pipeline))
         break;
       continue;
     }

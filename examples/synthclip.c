@@ -113,3 +113,19 @@ synth_attach_appsrc (GstAppSrc * src, gint width, gint height, gint n_frames,
   gst_caps_unref (caps);
   gst_app_src_set_callbacks (src, &callbacks, s, g_free);
 }
+
+gboolean
+example_pipeline_failed (GstElement * pipeline)
+{
+  g_autoptr (GstBus) bus = gst_element_get_bus (pipeline);
+  g_autoptr (GstMessage) msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  g_autoptr (GError) err = NULL;
+  g_autofree gchar *dbg = NULL;
+
+  if (!msg)
+    return FALSE;
+  gst_message_parse_error (msg, &err, &dbg);
+  g_printerr ("error from %s: %s\n%s\n", GST_OBJECT_NAME (msg->src),
+      err->message, dbg ? dbg : "");
+  return TRUE;
+}

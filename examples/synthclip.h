@@ -28,6 +28,10 @@ void synth_render (GstVideoFrame * frame, gint n, gint vx, gint vy);
 void synth_attach_appsrc (GstAppSrc * src, gint width, gint height,
     gint n_frames, gint vx, gint vy);
 
+/* TRUE when @pipeline has posted an error, which is printed; other
+ * messages on its bus are dropped.  Shared by the example programs. */
+gboolean example_pipeline_failed (GstElement * pipeline);
+
 G_END_DECLS
 
 #endif /* SYNTH_CLIP_H */

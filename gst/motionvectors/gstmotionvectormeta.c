@@ -391,6 +391,31 @@ gst_motion_vector_meta_get_cell (const GstMotionVectorMeta * meta,
   return &cells[g->offset + (gsize) row * g->cols + col];
 }
 
+/* The grid of @partition and its size, or NULL and 0 x 0 when absent. */
+static const GstMotionVectorGrid *
+lookup_grid (const GstMotionVectorMeta * meta,
+    GstMotionVectorPartition partition, guint * cols, guint * rows)
+{
+  const GstMotionVectorGrid *g;
+
+  if (cols)
+    *cols = 0;
+  if (rows)
+    *rows = 0;
+  g_return_val_if_fail (meta != NULL, NULL);
+  g_return_val_if_fail ((guint) partition < GST_MOTION_VECTOR_PARTITION_COUNT,
+      NULL);
+
+  g = present_grid (meta, partition);
+  if (!g)
+    return NULL;
+  if (cols)
+    *cols = g->cols;
+  if (rows)
+    *rows = g->rows;
+  return g;
+}
+
 /**
  * gst_motion_vector_meta_get_grid: (skip)
  * @meta: a #GstMotionVectorMeta
@@ -408,24 +433,11 @@ const GstMotionVectorCell *
 gst_motion_vector_meta_get_grid (const GstMotionVectorMeta * meta,
     GstMotionVectorPartition partition, guint * cols, guint * rows)
 {
-  const GstMotionVectorGrid *g;
+  const GstMotionVectorGrid *g = lookup_grid (meta, partition, cols, rows);
   const GstMotionVectorCell *cells;
 
-  if (cols)
-    *cols = 0;
-  if (rows)
-    *rows = 0;
-  g_return_val_if_fail (meta != NULL, NULL);
-  g_return_val_if_fail ((guint) partition < GST_MOTION_VECTOR_PARTITION_COUNT,
-      NULL);
-
-  g = present_grid (meta, partition);
   if (!g)
     return NULL;
-  if (cols)
-    *cols = g->cols;
-  if (rows)
-    *rows = g->rows;
   cells = g_bytes_get_data (meta->data, NULL);
   return &cells[g->offset];
 }
@@ -448,23 +460,10 @@ GBytes *
 gst_motion_vector_meta_get_grid_bytes (const GstMotionVectorMeta * meta,
     GstMotionVectorPartition partition, guint * cols, guint * rows)
 {
-  const GstMotionVectorGrid *g;
+  const GstMotionVectorGrid *g = lookup_grid (meta, partition, cols, rows);
 
-  if (cols)
-    *cols = 0;
-  if (rows)
-    *rows = 0;
-  g_return_val_if_fail (meta != NULL, NULL);
-  g_return_val_if_fail ((guint) partition < GST_MOTION_VECTOR_PARTITION_COUNT,
-      NULL);
-
-  g = present_grid (meta, partition);
   if (!g)
     return NULL;
-  if (cols)
-    *cols = g->cols;
-  if (rows)
-    *rows = g->rows;
   return g_bytes_new_from_bytes (meta->data, (gsize) g->offset * CELL_SIZE,
       (gsize) g->cols * g->rows * CELL_SIZE);
 }
