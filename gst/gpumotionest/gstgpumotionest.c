@@ -67,13 +67,17 @@ struct _GstGpuMotionEst
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
 
   /* streaming state, touched only from the streaming thread and while
-   * streaming is stopped (start, stop, flush-stop) */
+   * streaming is stopped (start, stop, flush-stop); ops, session and depth
+   * are written under the object lock too, for the property and latency
+   * readers on other threads */
   const MEBackendOps *ops;
   MESession *session;
   guint depth;                  /* frames kept in flight */
   GstVideoInfo info;
   GQueue pending;               /* GstMotionEstJob: submitted, oldest first */
-  GQueue ready;                 /* GstBuffer: finished, to be pushed */
+  /* GstBuffer and GstEvent in stream order: finished frames, and the
+   * serialized events and pass-through buffers that followed them */
+  GQueue ready;
   GstClockTime prev_pts;
   gboolean warned_fallback;
 };
@@ -112,26 +116,63 @@ gst_gpu_motion_est_backend_get_type (void)
 
 /* ---- backend lifetime --------------------------------------------------- */
 
+/* A flush drops the data in flight.  Sticky events among it (tags, stream
+ * start) still describe the stream: they are kept on the source pad, to go
+ * before the next buffer, as a flush keeps them on a pad. */
+static void
+drop_object (GstGpuMotionEst * self, GstMiniObject * obj)
+{
+  if (GST_IS_EVENT (obj) && GST_EVENT_IS_STICKY (obj)
+      && GST_EVENT_TYPE (obj) != GST_EVENT_SEGMENT
+      && GST_EVENT_TYPE (obj) != GST_EVENT_EOS)
+    gst_pad_store_sticky_event (GST_BASE_TRANSFORM_SRC_PAD (self),
+        GST_EVENT (obj));
+  gst_mini_object_unref (obj);
+}
+
 static void
 drop_jobs (GstGpuMotionEst * self)
 {
   GstMotionEstJob *job;
-  GstBuffer *buf;
+  GstMiniObject *obj;
 
-  while ((job = g_queue_pop_head (&self->pending)))
+  while ((job = g_queue_pop_head (&self->pending))) {
+    while ((obj = g_queue_pop_head (&job->followers)))
+      drop_object (self, obj);
     gst_motion_est_job_free (job);
-  while ((buf = g_queue_pop_head (&self->ready)))
-    gst_buffer_unref (buf);
+  }
+  while ((obj = g_queue_pop_head (&self->ready)))
+    drop_object (self, obj);
+}
+
+static void
+set_session (GstGpuMotionEst * self, const MEBackendOps * ops,
+    MESession * session)
+{
+  GST_OBJECT_LOCK (self);
+  self->ops = ops;
+  self->session = session;
+  GST_OBJECT_UNLOCK (self);
+}
+
+/* Closes the session; frames in flight must have been collected or
+ * dropped. */
+static void
+close_session (GstGpuMotionEst * self)
+{
+  const MEBackendOps *ops = self->ops;
+  MESession *session = self->session;
+
+  set_session (self, NULL, NULL);
+  if (session)
+    ops->close (session);
 }
 
 static void
 close_backend (GstGpuMotionEst * self)
 {
   drop_jobs (self);
-  if (self->session)
-    self->ops->close (self->session);
-  self->session = NULL;
-  self->ops = NULL;
+  close_session (self);
 }
 
 /* Sets how many frames the backend keeps in flight: the property, or the
@@ -140,28 +181,39 @@ static void
 apply_depth (GstGpuMotionEst * self, guint in_flight)
 {
   guint max = self->ops->max_in_flight (self->session);
+  guint depth;
 
   if (in_flight)
-    self->depth = in_flight;
+    depth = in_flight;
   else if (self->ops->default_in_flight)
-    self->depth = self->ops->default_in_flight (self->session);
+    depth = self->ops->default_in_flight (self->session);
   else
-    self->depth = max;
-  self->depth = CLAMP (self->depth, 1, max);
-  self->ops->set_in_flight (self->session, self->depth);
-  GST_INFO_OBJECT (self, "%u frame(s) in flight", self->depth);
+    depth = max;
+  depth = CLAMP (depth, 1, max);
+  self->ops->set_in_flight (self->session, depth);
+  GST_OBJECT_LOCK (self);
+  self->depth = depth;
+  GST_OBJECT_UNLOCK (self);
+  GST_INFO_OBJECT (self, "%u frame(s) in flight", depth);
   /* The latency we add depends on the depth: let the pipeline ask again. */
   gst_element_post_message (GST_ELEMENT (self),
       gst_message_new_latency (GST_OBJECT (self)));
 }
 
+/* Opens the backend the properties ask for.  On failure an error has been
+ * posted and there is no session: no frame reaches a backend until a later
+ * open succeeds. */
 static gboolean
 open_backend (GstGpuMotionEst * self)
 {
   g_autoptr (GError) error = NULL;
   GstGpuMotionEstBackend choice;
+  const MEBackendOps *ops = NULL;
+  MESession *session = NULL;
   gint device;
   guint in_flight;
+
+  g_assert (self->session == NULL && g_queue_is_empty (&self->pending));
 
   GST_OBJECT_LOCK (self);
   choice = self->backend_choice;
@@ -172,18 +224,18 @@ open_backend (GstGpuMotionEst * self)
   GST_OBJECT_UNLOCK (self);
 
   if (choice == GST_GPU_MOTION_EST_BACKEND_CPU) {
-    self->ops = me_backend_find ("cpu");
+    ops = me_backend_find ("cpu");
   } else {
     const MEBackendOps *cuda = me_backend_find ("cuda");
 
     if (!cuda) {
       if (choice == GST_GPU_MOTION_EST_BACKEND_CUDA)
         goto no_cuda_built;
-      self->ops = me_backend_find ("cpu");
+      ops = me_backend_find ("cpu");
     } else {
-      self->session = cuda->open (device, &error);
-      if (self->session) {
-        self->ops = cuda;
+      session = cuda->open (device, &error);
+      if (session) {
+        ops = cuda;
       } else if (choice == GST_GPU_MOTION_EST_BACKEND_CUDA) {
         goto cuda_failed;
       } else {
@@ -193,19 +245,20 @@ open_backend (GstGpuMotionEst * self)
               ("CUDA backend: %s", error->message));
         self->warned_fallback = TRUE;
         g_clear_error (&error);
-        self->ops = me_backend_find ("cpu");
+        ops = me_backend_find ("cpu");
       }
     }
   }
 
-  if (!self->session)
-    self->session = self->ops->open (-1, &error);
-  if (!self->session)
+  if (!session)
+    session = ops->open (-1, &error);
+  if (!session)
     goto open_failed;
 
+  set_session (self, ops, session);
   self->prev_pts = GST_CLOCK_TIME_NONE;
   apply_depth (self, in_flight);
-  GST_INFO_OBJECT (self, "using the %s backend", self->ops->name);
+  GST_INFO_OBJECT (self, "using the %s backend", ops->name);
   g_object_notify (G_OBJECT (self), "active-backend");
   return TRUE;
 
@@ -217,13 +270,13 @@ no_cuda_built:
   return FALSE;
 cuda_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-      ("The CUDA backend could not be opened: %s", error->message), (NULL));
+      ("The CUDA backend could not be opened on device %d: %s", device,
+          error->message), (NULL));
   return FALSE;
 open_failed:
   GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-      ("The %s backend could not be opened: %s", self->ops->name,
+      ("The %s backend could not be opened: %s", ops->name,
           error ? error->message : "unknown error"), (NULL));
-  self->ops = NULL;
   return FALSE;
 }
 
@@ -243,7 +296,16 @@ collect_one (GstGpuMotionEst * self)
     gst_motion_est_job_free (job);
     return GST_FLOW_ERROR;
   }
-  g_queue_push_tail (&self->ready, gst_motion_est_job_finish (job));
+  {
+    GQueue followers = G_QUEUE_INIT;
+    GstMiniObject *obj;
+
+    /* What followed the frame leaves right after it. */
+    g_queue_push_tail (&self->ready, gst_motion_est_job_finish (job,
+            &followers));
+    while ((obj = g_queue_pop_head (&followers)))
+      g_queue_push_tail (&self->ready, obj);
+  }
   return GST_FLOW_OK;
 }
 
@@ -258,21 +320,53 @@ collect_all (GstGpuMotionEst * self)
   return GST_FLOW_OK;
 }
 
-/* Finishes every frame in flight and pushes it downstream, in order. */
+/* Sends on an event that waited for the frames before it.  The base class
+ * does what it does with any event (a tag, a gap, a custom event), now. */
+static gboolean
+forward_event (GstGpuMotionEst * self, GstEvent * event)
+{
+  return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event
+      (GST_BASE_TRANSFORM (self), event);
+}
+
+/* Finishes every frame in flight and sends it downstream with what
+ * followed it, in order. */
 static GstFlowReturn
 drain (GstGpuMotionEst * self)
 {
   GstFlowReturn ret = GST_FLOW_OK;
-  GstBuffer *buf;
+  GstMiniObject *obj;
 
   if (self->session)
     ret = collect_all (self);
-  while ((buf = g_queue_pop_head (&self->ready))) {
-    GstFlowReturn r = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self), buf);
-    if (ret == GST_FLOW_OK)
-      ret = r;
+  while ((obj = g_queue_pop_head (&self->ready))) {
+    if (GST_IS_EVENT (obj)) {
+      forward_event (self, GST_EVENT (obj));
+    } else {
+      GstFlowReturn r = gst_pad_push (GST_BASE_TRANSFORM_SRC_PAD (self),
+          GST_BUFFER (obj));
+      if (ret == GST_FLOW_OK)
+        ret = r;
+    }
   }
   return ret;
+}
+
+/* Queues a serialized event or a pass-through buffer behind the frames in
+ * flight.  FALSE when nothing is in flight or waiting: it may go now. */
+static gboolean
+queue_behind_frames (GstGpuMotionEst * self, GstMiniObject * obj)
+{
+  if (!g_queue_is_empty (&self->pending)) {
+    GstMotionEstJob *last = g_queue_peek_tail (&self->pending);
+    g_queue_push_tail (&last->followers, obj);
+    return TRUE;
+  }
+  if (!g_queue_is_empty (&self->ready)) {
+    g_queue_push_tail (&self->ready, obj);
+    return TRUE;
+  }
+  return FALSE;
 }
 
 static GstFlowReturn
@@ -288,7 +382,11 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   GstFlowReturn ret;
 
   /* The default implementation renegotiates when downstream asks and
-   * applies QoS, then leaves the buffer in queued_buf. */
+   * applies QoS, then leaves the buffer in queued_buf.  Its is_discont is
+   * not ours to follow: it stays TRUE until a buffer has left, which with
+   * frames in flight is several frames after the start or a flush.  Only
+   * the buffer's own DISCONT flag (and a flush, a caps change) drops the
+   * reference. */
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
   input = trans->queued_buf;
@@ -309,7 +407,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   params.search_range = self->search_range;
   params.partitions = self->partitions;
   params.method = self->method;
-  reopen = self->backend_dirty;
+  reopen = self->backend_dirty || !self->session;
   redepth = self->depth_dirty && !reopen;
   in_flight = self->in_flight;
   self->depth_dirty = FALSE;
@@ -324,31 +422,43 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   }
 
   /* Frames already in flight were searched against their own references;
-   * finish them before the reference is dropped or the backend replaced. */
-  if (reopen || is_discont || GST_BUFFER_IS_DISCONT (input)) {
+   * finish them and send them on before the reference is dropped or the
+   * backend replaced, so that a failing reopen loses none of them. */
+  if (reopen) {
+    GST_DEBUG_OBJECT (self, "backend settings changed, reopening");
+    ret = drain (self);
+    if (ret != GST_FLOW_OK)
+      goto drop;
+    close_session (self);
+    if (!open_backend (self)) {
+      ret = GST_FLOW_ERROR;
+      goto drop;
+    }
+  } else if (GST_BUFFER_IS_DISCONT (input)) {
     ret = collect_all (self);
     if (ret != GST_FLOW_OK)
       goto drop;
-    if (reopen) {
-      GST_DEBUG_OBJECT (self, "backend settings changed, reopening");
-      if (self->session)
-        self->ops->close (self->session);
-      self->session = NULL;
-      if (!open_backend (self)) {
-        ret = GST_FLOW_ERROR;
-        goto drop;
-      }
-    } else {
-      GST_DEBUG_OBJECT (self, "discontinuity: dropping the reference");
-      self->ops->reset (self->session);
-      self->prev_pts = GST_CLOCK_TIME_NONE;
-    }
+    GST_DEBUG_OBJECT (self, "discontinuity: dropping the reference");
+    self->ops->reset (self->session);
+    self->prev_pts = GST_CLOCK_TIME_NONE;
   }
 
-  job = gst_motion_est_job_new (gst_buffer_make_writable (input), &self->info,
-      &params, self->prev_pts, &error);
-  if (!job)
-    goto map_failed;
+  /* The meta is added in place: the job holds the only reference. */
+  input = gst_buffer_make_writable (input);
+  job = gst_motion_est_job_new (input, &self->info, &params, self->prev_pts,
+      &error);
+  if (!job) {
+    /* A gap buffer may carry no picture at all: it goes through as it is,
+     * in its place, and the reference stays. */
+    if (GST_BUFFER_FLAG_IS_SET (input, GST_BUFFER_FLAG_GAP)) {
+      GST_DEBUG_OBJECT (self, "gap buffer without a picture: %s",
+          error->message);
+      if (!queue_behind_frames (self, GST_MINI_OBJECT (input)))
+        g_queue_push_tail (&self->ready, input);
+      return GST_FLOW_OK;
+    }
+    goto invalid_buffer;
+  }
 
   /* The queue never holds more than depth frames. */
   while (g_queue_get_length (&self->pending) >= self->depth) {
@@ -373,9 +483,10 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
 drop:
   gst_buffer_unref (input);
   return ret;
-map_failed:
+invalid_buffer:
   GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid video buffer: %s",
-          error->message), (NULL));
+          error->message), ("buffer %" GST_PTR_FORMAT, input));
+  gst_buffer_unref (input);
   return GST_FLOW_ERROR;
 submit_failed:
   GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
@@ -385,13 +496,23 @@ submit_failed:
   return GST_FLOW_ERROR;
 }
 
+/* Hands the base class the next finished buffer; events that waited for
+ * the buffers before them are sent on first. */
 static GstFlowReturn
 gst_gpu_motion_est_generate_output (GstBaseTransform * trans,
     GstBuffer ** outbuf)
 {
   GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+  GstMiniObject *obj;
 
-  *outbuf = g_queue_pop_head (&self->ready);
+  *outbuf = NULL;
+  while ((obj = g_queue_pop_head (&self->ready))) {
+    if (GST_IS_BUFFER (obj)) {
+      *outbuf = GST_BUFFER (obj);
+      break;
+    }
+    forward_event (self, GST_EVENT (obj));
+  }
   return GST_FLOW_OK;
 }
 
@@ -406,19 +527,30 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
     case GST_EVENT_EOS:
     case GST_EVENT_CAPS:
     case GST_EVENT_SEGMENT:
-      /* Everything received before these leaves before them. */
+      /* Everything received before these leaves before them; a new caps
+       * or segment also starts over without frames of the old one. */
       if (drain (self) == GST_FLOW_ERROR) {
         gst_event_unref (event);
         return FALSE;
       }
       break;
-    case GST_EVENT_FLUSH_STOP:
+    case GST_EVENT_FLUSH_STOP:{
+      /* Forwarded first: the source pad must have stopped flushing to
+       * keep the sticky events among the dropped data. */
+      gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event
+          (trans, event);
       drop_jobs (self);
       if (self->session)
         self->ops->reset (self->session);
       self->prev_pts = GST_CLOCK_TIME_NONE;
-      break;
+      return ret;
+    }
     default:
+      /* Any other serialized event (tag, gap, stream start, custom) waits
+       * for the frames in flight before it. */
+      if (GST_EVENT_IS_SERIALIZED (event)
+          && queue_behind_frames (self, GST_MINI_OBJECT (event)))
+        return TRUE;
       break;
   }
   return GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
@@ -429,6 +561,10 @@ gst_gpu_motion_est_query (GstBaseTransform * trans, GstPadDirection direction,
     GstQuery * query)
 {
   GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+
+  /* Upstream asks for every buffer back (before a pool goes away, say). */
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
+    drain (self);
 
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime min, max, frame, added;
@@ -661,8 +797,7 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
       g_value_set_uint (value, self->in_flight);
       break;
     case PROP_ACTIVE_BACKEND:
-      /* ops is only replaced while streaming is stopped or by the streaming
-       * thread; reading the name pointer is safe. */
+      /* ops is written under the object lock, held here. */
       g_value_set_string (value, self->ops ? self->ops->name : NULL);
       break;
     default:

@@ -5,15 +5,24 @@
  * finished, without copying the buffer.
  */
 #include "gstmotionestjob.h"
+#include "gstframecheck.h"
 
 GstMotionEstJob *
 gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     const MESearchParams * params, GstClockTime ref_pts, GError ** error)
 {
-  GstMotionEstJob *job = g_new0 (GstMotionEstJob, 1);
+  GstMotionEstJob *job;
   GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
   guint w = GST_VIDEO_INFO_WIDTH (info), h = GST_VIDEO_INFO_HEIGHT (info);
 
+  /* gst_video_frame_map() only checks that each plane's first byte lies in
+   * the buffer, and meets a GstVideoMeta that disagrees with the caps with
+   * a critical: both are checked here, before anything is read. */
+  if (!gst_motion_est_check_video_meta (buffer, info, error))
+    return NULL;
+
+  job = g_new0 (GstMotionEstJob, 1);
+  g_queue_init (&job->followers);
   job->buffer = buffer;
   if (!gst_video_frame_map (&job->frame, (GstVideoInfo *) info, buffer,
           GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
@@ -23,6 +32,14 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
         gst_video_format_to_string (GST_VIDEO_INFO_FORMAT (info)),
         gst_buffer_get_size (buffer), GST_VIDEO_INFO_SIZE (info));
     job->frame.buffer = NULL;
+    job->buffer = NULL;         /* the caller keeps it */
+    gst_motion_est_job_free (job);
+    return NULL;
+  }
+  if (!gst_motion_est_check_planes (&job->frame, error)) {
+    gst_video_frame_unmap (&job->frame);
+    job->frame.buffer = NULL;
+    job->buffer = NULL;
     gst_motion_est_job_free (job);
     return NULL;
   }
@@ -45,9 +62,10 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   return job;
 }
 
-/* Attaches the meta and hands the buffer back; the job is freed. */
+/* Attaches the meta and hands the buffer back; what followed the frame
+ * is appended to `followers`; the job is freed. */
 GstBuffer *
-gst_motion_est_job_finish (GstMotionEstJob * job)
+gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers)
 {
   GstBuffer *buffer = job->buffer;
   GstMotionVectorMeta *meta;
@@ -73,6 +91,8 @@ gst_motion_est_job_finish (GstMotionEstJob * job)
   }
 
   job->buffer = NULL;
+  while (!g_queue_is_empty (&job->followers))
+    g_queue_push_tail (followers, g_queue_pop_head (&job->followers));
   gst_motion_est_job_free (job);
   return buffer;
 }
@@ -83,6 +103,7 @@ gst_motion_est_job_free (GstMotionEstJob * job)
   if (job->frame.buffer)
     gst_video_frame_unmap (&job->frame);
   gst_clear_buffer (&job->buffer);
+  g_queue_clear_full (&job->followers, (GDestroyNotify) gst_mini_object_unref);
   g_free (job->cells);
   g_free (job);
 }

@@ -19,13 +19,18 @@ typedef struct {
   GstMotionVectorCell *cells;   /* all grids, laid out as the meta wants */
   gsize n_cells;
   GstClockTime ref_pts;
+  /* Serialized events and pass-through buffers that arrived after this
+   * frame: they leave right after it, so nothing overtakes a frame in
+   * flight.  GstMiniObject, oldest first. */
+  GQueue followers;
 } GstMotionEstJob;
 
 GstMotionEstJob *gst_motion_est_job_new (GstBuffer * buffer,
     const GstVideoInfo * info, const MESearchParams * params,
     GstClockTime ref_pts, GError ** error);
 
-GstBuffer *gst_motion_est_job_finish (GstMotionEstJob * job);
+GstBuffer *gst_motion_est_job_finish (GstMotionEstJob * job,
+    GQueue * followers);
 
 void gst_motion_est_job_free (GstMotionEstJob * job);
 

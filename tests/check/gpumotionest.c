@@ -794,6 +794,227 @@ GST_START_TEST (test_host_memory_pool)
 
 GST_END_TEST;
 
+
+/* ---- frames in flight keep their references ------------------------------- */
+
+/* Frame i of a stream cut into segments: every frame but the first of a
+ * segment must have been searched against its predecessor. */
+static void
+pull_checked (GstHarness * h, guint first, guint n, gboolean first_has_ref)
+{
+  for (guint i = first; i < first + n; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstMotionVectorMeta *m;
+
+    fail_unless (out != NULL, "frame %u missing", i);
+    m = get_meta (out);
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+    if (i == first && !first_has_ref) {
+      check_no_reference (m);
+    } else {
+      fail_if (m->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE,
+          "frame %u lost its reference", i);
+      fail_unless_equals_uint64 (m->ref_pts, (i - 1) * GST_SECOND / 30);
+      check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 64, 48, 1, 0);
+    }
+    gst_buffer_unref (out);
+  }
+}
+
+/* Pushes frame i flagged DISCONT, as sources mark the first buffer of a
+ * stream and the first after a seek. */
+static void
+push_discont_frame (GstHarness * h, guint i)
+{
+  GstBuffer *b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 100 + i, 100, 0);
+
+  GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+  GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+}
+
+/* Only a flush, a caps change or the buffer's own DISCONT flag drops the
+ * reference: the base class's discont state, which lasts until a buffer
+ * has left, must not, however many frames are in flight. */
+GST_START_TEST (test_reference_kept_at_every_depth)
+{
+  for (guint depth = 1; depth <= 8; depth++) {
+    GstHarness *h = harness_deep (depth);
+    GstSegment seg;
+
+    GST_INFO ("depth %u", depth);
+    push_discont_frame (h, 0);
+    push_frames (h, 1, 9);
+    pull_checked (h, 0, 10 - (depth - 1), FALSE);
+
+    /* A flushing seek: what is in flight is dropped, the reference too. */
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+    fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+    gst_segment_init (&seg, GST_FORMAT_TIME);
+    fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+    push_discont_frame (h, 20);
+    push_frames (h, 21, 4);
+    /* A DISCONT buffer mid-stream starts over as well. */
+    push_discont_frame (h, 25);
+    push_frames (h, 26, 4);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    pull_checked (h, 20, 5, FALSE);
+    pull_checked (h, 25, 5, FALSE);
+    fail_unless (gst_harness_try_pull (h) == NULL);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* ---- a backend that cannot be opened mid-stream --------------------------- */
+
+static GstBus *
+harness_bus (GstHarness * h)
+{
+  GstBus *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  return bus;
+}
+
+/* Pops the next error or warning, NULL if there is none. */
+static GstMessage *
+pop_message (GstBus * bus, GstMessageType type)
+{
+  return gst_bus_pop_filtered (bus, type);
+}
+
+/* Asking for a GPU that is not there while playing is an error, posted
+ * once per attempt; frames finished before it still leave, nothing
+ * crashes, a flush afterwards neither, and a usable backend set later
+ * carries on. */
+GST_START_TEST (test_backend_reopen_failure)
+{
+  GstHarness *h = harness_deep (2);
+  GstBus *bus = harness_bus (h);
+  GstMessage *msg;
+  GstSegment seg;
+  GstBuffer *b;
+
+  push_frames (h, 0, 3);
+  pull_checked (h, 0, 2, FALSE);
+  g_object_set (h->element, "backend", 2 /* cuda */ , "device-id", 4242, NULL);
+  b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 103, 100, 0);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  /* the frame in flight was finished, not lost */
+  pull_checked (h, 2, 1, TRUE);
+  msg = pop_message (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error posted");
+  {
+    g_autoptr (GError) err = NULL;
+    gst_message_parse_error (msg, &err, NULL);
+    GST_INFO ("error: %s", err->message);
+    fail_unless (strstr (err->message, "CUDA") != NULL);
+  }
+  gst_message_unref (msg);
+  {
+    gchar *name = NULL;
+    g_object_get (h->element, "active-backend", &name, NULL);
+    fail_unless (name == NULL);
+    g_free (name);
+  }
+
+  /* Again, and through a flush: errors, never a crash. */
+  b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 104, 100, 0);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 105, 100, 0);
+  fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+
+  /* "auto" falls back to the CPU with a warning and goes on. */
+  g_object_set (h->element, "backend", 0 /* auto */ , NULL);
+  push_frames (h, 6, 3);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  pull_checked (h, 6, 3, FALSE);
+  {
+    gchar *name = NULL;
+    g_object_get (h->element, "active-backend", &name, NULL);
+    fail_unless_equals_string (name, "cpu");
+    g_free (name);
+  }
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* ---- layouts that do not fit their memory --------------------------------- */
+
+static void
+push_bad_layout (GstBuffer * buf, const gchar * what)
+{
+  GstHarness *h = harness_new ("I420", 64, 48, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GstBus *bus = harness_bus (h);
+  GstMessage *msg;
+  g_autoptr (GError) err = NULL;
+
+  GST_INFO ("%s", what);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = pop_message (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "%s: no error posted", what);
+  gst_message_parse_error (msg, &err, NULL);
+  GST_INFO ("%s: %s", what, err->message);
+  fail_unless (g_str_has_prefix (err->message, "Invalid video buffer"));
+  gst_message_unref (msg);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+}
+
+/* A strided I420 frame whose video meta is then edited. */
+static GstBuffer *
+edited_frame (guint plane, gint stride, gsize offset)
+{
+  GstBuffer *b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10, 10, 16);
+  GstVideoMeta *vm = gst_buffer_get_video_meta (b);
+
+  if (stride)
+    vm->stride[plane] = stride;
+  if (offset)
+    vm->offset[plane] = offset;
+  return b;
+}
+
+GST_START_TEST (test_video_meta_out_of_bounds)
+{
+  GstBuffer *b;
+  gsize size;
+
+  b = edited_frame (0, 0, 0);
+  size = gst_buffer_get_size (b);
+  gst_buffer_unref (b);
+
+  push_bad_layout (edited_frame (0, 1 << 20, 0), "luma stride too large");
+  push_bad_layout (edited_frame (2, 4096, 0), "chroma stride too large");
+  push_bad_layout (edited_frame (0, 0, size - 64), "luma offset near the end");
+  push_bad_layout (edited_frame (1, 0, size - 1), "chroma offset at the end");
+  push_bad_layout (edited_frame (0, -80, 0), "negative luma stride");
+  push_bad_layout (edited_frame (0, G_MAXINT, 0), "largest stride");
+
+  /* A meta that does not describe the caps' format or size. */
+  b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10, 10, 16);
+  gst_buffer_get_video_meta (b)->format = GST_VIDEO_FORMAT_YV12;
+  push_bad_layout (b, "meta of another format");
+  b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10, 10, 16);
+  gst_buffer_get_video_meta (b)->height = 40;
+  push_bad_layout (b, "meta smaller than the caps");
+  b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10, 10, 16);
+  gst_buffer_get_video_meta (b)->n_planes = 2;
+  push_bad_layout (b, "meta with too few planes");
+}
+
+GST_END_TEST;
+
 static Suite *
 gpumotionest_suite (void)
 {
@@ -824,6 +1045,9 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_meta_rescaled_downstream);
   tcase_add_test (tc, test_latency_query);
   tcase_add_test (tc, test_host_memory_pool);
+  tcase_add_test (tc, test_reference_kept_at_every_depth);
+  tcase_add_test (tc, test_backend_reopen_failure);
+  tcase_add_test (tc, test_video_meta_out_of_bounds);
   return s;
 }
 
