@@ -710,38 +710,6 @@ GST_START_TEST (test_meta_rescaled_downstream)
 
 GST_END_TEST;
 
-GST_START_TEST (test_latency_query)
-{
-  GstHarness *h = harness_new ("I420", 64, 64, 8,
-      GST_MOTION_VECTOR_PARTITIONS_16X16);
-  GstBuffer *b;
-  GstQuery *q;
-  gboolean live;
-  GstClockTime min, max;
-  guint depth;
-  gchar *name = NULL;
-
-  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 64, 64, 0, 0, 0));
-  gst_buffer_unref (b);
-  g_object_get (h->element, "active-backend", &name, NULL);
-  fail_unless (name != NULL);
-  GST_INFO ("active backend: %s", name);
-  q = gst_query_new_latency ();
-  fail_unless (gst_pad_peer_query (h->sinkpad, q));
-  gst_query_parse_latency (q, &live, &min, &max);
-  g_object_get (h->element, "in-flight", &depth, NULL);
-  if (g_strcmp0 (name, "cpu") == 0) {
-    fail_unless_equals_uint64 (min, 0);
-  } else {
-    fail_unless (min % (GST_SECOND / 30) == 0);
-  }
-  gst_query_unref (q);
-  g_free (name);
-  gst_harness_teardown (h);
-}
-
-GST_END_TEST;
-
 /* On a backend with its own host memory (page-locked, for the GPU) the
  * element offers upstream a pool of it, and frames written there work like
  * any other; on the CPU it offers none. */
@@ -1015,6 +983,171 @@ GST_START_TEST (test_video_meta_out_of_bounds)
 
 GST_END_TEST;
 
+
+/* ---- serialized events and gaps keep their place -------------------------- */
+
+/* What leaves the element's source pad, in order: "B<pts index>" for a
+ * buffer ("G" for one without a meta), the event's name otherwise.  Sticky
+ * events every stream carries are left out. */
+static GstPadProbeReturn
+record_order (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GString *order = user_data;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+    g_string_append_printf (order, "%s%u ",
+        gst_buffer_get_motion_vector_meta (b) ? "B" : "G",
+        (guint) (GST_BUFFER_PTS (b) / (GST_SECOND / 30)));
+  } else {
+    GstEvent *e = GST_PAD_PROBE_INFO_EVENT (info);
+    switch (GST_EVENT_TYPE (e)) {
+      case GST_EVENT_STREAM_START:
+      case GST_EVENT_CAPS:
+      case GST_EVENT_SEGMENT:
+        break;
+      default:
+        g_string_append_printf (order, "%s ", GST_EVENT_TYPE_NAME (e));
+    }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static GString *
+record_src (GstHarness * h)
+{
+  GString *order = g_string_new (NULL);
+  GstPad *src = gst_element_get_static_pad (h->element, "src");
+
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER
+      | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record_order, order, NULL);
+  gst_object_unref (src);
+  return order;
+}
+
+static GstBuffer *
+gap_buffer (guint i, gsize size)
+{
+  GstBuffer *b = size ? gst_buffer_new_allocate (NULL, size, NULL)
+      : gst_buffer_new ();
+
+  GST_BUFFER_PTS (b) = i * GST_SECOND / 30;
+  GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_GAP);
+  return b;
+}
+
+GST_START_TEST (test_serialized_events_keep_order)
+{
+  for (guint depth = 1; depth <= 4; depth++) {
+    GstHarness *h = harness_deep (depth);
+    GString *order = record_src (h);
+    GstBuffer *b;
+
+    push_frames (h, 0, 2);
+    fail_unless (gst_harness_push_event (h,
+            gst_event_new_tag (gst_tag_list_new (GST_TAG_TITLE, "t", NULL))));
+    fail_unless (gst_harness_push_event (h,
+            gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+                gst_structure_new_empty ("x-mark"))));
+    fail_unless (gst_harness_push_event (h,
+            gst_event_new_gap (2 * GST_SECOND / 30, GST_SECOND / 30)));
+    push_frames (h, 3, 1);
+    /* an empty gap buffer and one too short to be a frame pass through,
+     * and the reference survives them */
+    fail_unless_equals_int (gst_harness_push (h, gap_buffer (4, 0)),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_push (h, gap_buffer (5, 7)),
+        GST_FLOW_OK);
+    push_frames (h, 6, 1);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+    GST_INFO ("depth %u: %s", depth, order->str);
+    fail_unless_equals_string (order->str,
+        "B0 B1 tag custom-downstream gap B3 G4 G5 B6 eos ");
+
+    /* frame 6 was searched against frame 3, across the gaps */
+    for (guint i = 0; i < 5; i++)
+      gst_buffer_unref (gst_harness_pull (h));
+    b = gst_harness_pull (h);
+    fail_unless_equals_uint64 (get_meta (b)->ref_pts, 3 * GST_SECOND / 30);
+    check_true_motion (get_meta (b), GST_MOTION_VECTOR_PARTITION_16X16, 64, 48,
+        3, 0);
+    gst_buffer_unref (b);
+    g_string_free (order, TRUE);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* A tag waiting behind frames dropped by a flush still reaches downstream,
+ * before the next buffer; a custom event waiting there is flushed. */
+GST_START_TEST (test_flush_keeps_sticky_events)
+{
+  GstHarness *h = harness_deep (4);
+  GString *order = record_src (h);
+  GstSegment seg;
+
+  push_frames (h, 0, 2);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_tag (gst_tag_list_new (GST_TAG_TITLE, "t", NULL))));
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_custom (GST_EVENT_CUSTOM_DOWNSTREAM,
+              gst_structure_new_empty ("x-mark"))));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  push_frames (h, 10, 1);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  GST_INFO ("%s", order->str);
+  fail_unless_equals_string (order->str,
+      "tag B10 eos ");
+  g_string_free (order, TRUE);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A DRAIN query gets every frame in flight out before it is answered. */
+GST_START_TEST (test_drain_query)
+{
+  GstHarness *h = harness_deep (4);
+  GstQuery *q = gst_query_new_drain ();
+
+  push_frames (h, 0, 3);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_pad_peer_query (h->srcpad, q);
+  gst_query_unref (q);
+  pull_checked (h, 0, 3, FALSE);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A frame leaves when depth - 1 later frames have arrived: the element adds
+ * that many frame durations of latency, on every backend. */
+GST_START_TEST (test_latency_with_frames_in_flight)
+{
+  for (guint depth = 1; depth <= 5; depth += 2) {
+    GstHarness *h = harness_deep (depth);
+    GstQuery *q = gst_query_new_latency ();
+    gboolean live;
+    GstClockTime min, max;
+
+    push_frames (h, 0, 1);
+    fail_unless (gst_pad_peer_query (h->sinkpad, q));
+    gst_query_parse_latency (q, &live, &min, &max);
+    GST_INFO ("depth %u: latency %" GST_TIME_FORMAT, depth,
+        GST_TIME_ARGS (min));
+    fail_unless_equals_uint64 (min, (depth - 1) * gst_util_uint64_scale_int
+        (GST_SECOND, 1, 30));
+    gst_query_unref (q);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 static Suite *
 gpumotionest_suite (void)
 {
@@ -1043,11 +1176,14 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_short_buffer_errors);
   tcase_add_test (tc, test_property_change_while_playing);
   tcase_add_test (tc, test_meta_rescaled_downstream);
-  tcase_add_test (tc, test_latency_query);
   tcase_add_test (tc, test_host_memory_pool);
   tcase_add_test (tc, test_reference_kept_at_every_depth);
   tcase_add_test (tc, test_backend_reopen_failure);
   tcase_add_test (tc, test_video_meta_out_of_bounds);
+  tcase_add_test (tc, test_serialized_events_keep_order);
+  tcase_add_test (tc, test_flush_keeps_sticky_events);
+  tcase_add_test (tc, test_drain_query);
+  tcase_add_test (tc, test_latency_with_frames_in_flight);
   return s;
 }
 
