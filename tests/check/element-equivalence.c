@@ -218,21 +218,31 @@ compare_outputs (Tally * t, GPtrArray * ref, GPtrArray * out,
 
 static const gchar *backend_name = "cpu";
 
+/* The element starts on "auto" and is switched to `backend`, which opens
+ * at the first frame: whether it could is known only then. */
 static GstHarness *
-open_harness (const gchar * backend, guint depth, gboolean * usable)
+open_harness (const gchar * backend, guint depth)
 {
   GstHarness *h = gst_harness_new ("gpumotionest");
-  gchar *active = NULL;
 
   gst_util_set_object_arg (G_OBJECT (h->element), "backend", backend);
   g_object_set (h->element, "in-flight", depth, "search-range", 16,
       "partitions", GST_MOTION_VECTOR_PARTITIONS_ALL, NULL);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=200,"
       "height=120,framerate=30/1");
-  g_object_get (h->element, "active-backend", &active, NULL);
-  *usable = g_strcmp0 (active, backend) == 0;
-  g_free (active);
   return h;
+}
+
+static gboolean
+is_active (GstHarness * h, const gchar * backend)
+{
+  gchar *active = NULL;
+  gboolean same;
+
+  g_object_get (h->element, "active-backend", &active, NULL);
+  same = g_strcmp0 (active, backend) == 0;
+  g_free (active);
+  return same;
 }
 
 static void
@@ -263,24 +273,23 @@ event (GstHarness * h, GPtrArray * out, GstEvent * e)
 static GPtrArray *
 run_script (const gchar * backend, guint depth, gboolean * usable)
 {
-  GstHarness *h = open_harness (backend, depth, usable);
+  GstHarness *h = open_harness (backend, depth);
   GPtrArray *out = g_ptr_array_new_with_free_func (
       (GDestroyNotify) gst_buffer_unref);
   GstSegment seg;
   GstBuffer *b;
   guint i = 0;
 
+  /* a start, as a source marks it */
+  b = make_frame (GST_VIDEO_FORMAT_I420, 200, 120, i++);
+  GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
+  *usable = gst_harness_push (h, b) == GST_FLOW_OK && is_active (h, backend);
   if (!*usable) {
     gst_harness_teardown (h);
     return out;
   }
-  /* a start, as a source marks it */
-  for (; i < 12; i++) {
-    b = make_frame (GST_VIDEO_FORMAT_I420, 200, 120, i);
-    if (i == 0)
-      GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_DISCONT);
-    push (h, out, b);
-  }
+  for (; i < 12; i++)
+    push (h, out, make_frame (GST_VIDEO_FORMAT_I420, 200, 120, i));
   /* a discontinuity */
   for (; i < 24; i++) {
     b = make_frame (GST_VIDEO_FORMAT_I420, 200, 120, i);
