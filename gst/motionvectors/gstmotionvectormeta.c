@@ -59,6 +59,8 @@ scale_component (gint v, guint out_size, guint in_size)
   return clamp_int16 (div_round_half_away ((gint64) v * out_size, in_size));
 }
 
+static gboolean check_meta (const GstMotionVectorMeta * meta);
+
 /* ---- GstMeta vfuncs ----------------------------------------------------- */
 
 static gboolean
@@ -148,7 +150,9 @@ gst_motion_vector_meta_transform (GstBuffer * dest, GstMeta * meta,
   if (GST_META_TRANSFORM_IS_COPY (type)) {
     /* A (region) copy keeps the frame geometry: share the cells.  The
      * vectors describe the whole frame, so a partial copy keeps them too,
-     * as the other video metas do. */
+     * as the other video metas do.  The copy is faithful even for an
+     * inconsistent meta (every reader checks it anyway), since GstBuffer
+     * logs a failed copy as an error. */
     dmeta = (GstMotionVectorMeta *) gst_buffer_add_meta (dest,
         GST_MOTION_VECTOR_META_INFO, NULL);
     if (!dmeta)
@@ -166,7 +170,10 @@ gst_motion_vector_meta_transform (GstBuffer * dest, GstMeta * meta,
     guint out_w = GST_VIDEO_INFO_WIDTH (trans->out_info);
     guint out_h = GST_VIDEO_INFO_HEIGHT (trans->out_info);
 
-    if (in_w == 0 || in_h == 0 || out_w == 0 || out_h == 0 || !src->data)
+    /* Rescaling reads the sizes: an inconsistent meta is not carried
+     * over (it reads as absent anyway). */
+    if (in_w == 0 || in_h == 0 || out_w == 0 || out_h == 0
+        || !check_meta (src))
       return FALSE;
 
     dmeta = (GstMotionVectorMeta *) gst_buffer_add_meta (dest,
@@ -239,8 +246,27 @@ gst_motion_vector_meta_get_info (void)
 
 /* ---- layout -------------------------------------------------------------- */
 
+/* Whether a frame of @width x @height with the shapes @partitions can be laid
+ * out: both sizes in 1..GST_MOTION_VECTOR_MAX_SIZE, at least one shape and
+ * no bit outside the seven shapes.  Returns NULL when it can, else what is
+ * wrong.  Within these limits every count below fits a guint (8192 x 8192
+ * with all shapes is 512 * 512 * 41 cells). */
+static const gchar *
+layout_problem (guint width, guint height, guint partitions)
+{
+  if (width == 0 || width > GST_MOTION_VECTOR_MAX_SIZE)
+    return "analysis width out of range";
+  if (height == 0 || height > GST_MOTION_VECTOR_MAX_SIZE)
+    return "analysis height out of range";
+  if (partitions == 0)
+    return "no partition shape";
+  if (partitions & ~(guint) GST_MOTION_VECTOR_PARTITIONS_ALL)
+    return "unknown partition bits";
+  return NULL;
+}
+
 /**
- * gst_motion_vector_layout:
+ * gst_motion_vector_layout: (skip)
  * @analysis_width: width of the analysed frame, in pixels
  * @analysis_height: height of the analysed frame, in pixels
  * @partitions: the shapes present
@@ -251,32 +277,90 @@ gst_motion_vector_meta_get_info (void)
  * #GstMotionVectorPartition order, each covering the frame padded to whole
  * macroblocks.
  *
- * Returns: the total number of cells (the data holds 16 bytes per cell)
+ * A size outside 1..%GST_MOTION_VECTOR_MAX_SIZE, an empty @partitions or
+ * one with bits beyond %GST_MOTION_VECTOR_PARTITIONS_ALL has no layout:
+ * the result is 0 and every grid is zero.
+ *
+ * C only: bindings cannot hand a caller-allocated array of structures to
+ * C reliably (PyGObject passes too small a block), so they use
+ * gst_motion_vector_layout_grid(), one shape at a time.
+ *
+ * Returns: the total number of cells (the data holds 16 bytes per cell), or
+ *   0 when the arguments are out of range
  */
 guint
 gst_motion_vector_layout (guint analysis_width, guint analysis_height,
     GstMotionVectorPartitionFlags partitions,
     GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT])
 {
-  guint mb_cols = gst_motion_vector_mb_cols (analysis_width);
-  guint mb_rows = gst_motion_vector_mb_rows (analysis_height);
-  guint total = 0;
+  const gchar *problem;
+  guint mb_cols, mb_rows;
+  guint64 total = 0;
   gint p;
 
   g_return_val_if_fail (grids != NULL, 0);
 
+  memset (grids, 0, sizeof (GstMotionVectorGrid) *
+      GST_MOTION_VECTOR_PARTITION_COUNT);
+  problem = layout_problem (analysis_width, analysis_height, partitions);
+  if (problem) {
+    GST_DEBUG ("no layout for %ux%u, partitions 0x%x: %s", analysis_width,
+        analysis_height, (guint) partitions, problem);
+    return 0;
+  }
+
+  mb_cols = gst_motion_vector_mb_cols (analysis_width);
+  mb_rows = gst_motion_vector_mb_rows (analysis_height);
   for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     GstMotionVectorGrid *g = &grids[p];
 
-    if (!(partitions & (1u << p))) {
-      g->cols = g->rows = g->offset = 0;
+    if (!(partitions & (1u << p)))
       continue;
-    }
     g->cols = gst_motion_vector_grid_cols (p, mb_cols);
     g->rows = gst_motion_vector_grid_rows (p, mb_rows);
-    g->offset = total;
-    total += g->cols * g->rows;
+    g->offset = (guint) total;
+    total += (guint64) g->cols * g->rows;
   }
+  g_assert (total <= G_MAXUINT);
+  return (guint) total;
+}
+
+/**
+ * gst_motion_vector_layout_grid:
+ * @analysis_width: width of the analysed frame, in pixels
+ * @analysis_height: height of the analysed frame, in pixels
+ * @partitions: the shapes present
+ * @partition: the shape asked about
+ * @cols: (out) (optional): cells across, 0 when @partition is absent
+ * @rows: (out) (optional): cells down, 0 when @partition is absent
+ * @offset: (out) (optional): index of the grid's first cell in the data,
+ *   0 when @partition is absent
+ *
+ * One shape's entry of gst_motion_vector_layout(), for language bindings:
+ * `n_cells, cols, rows, offset = MV.motion_vector_layout_grid(w, h, parts,
+ * p)` in Python.
+ *
+ * Returns: the total number of cells of the whole layout, as
+ *   gst_motion_vector_layout() returns it (0 when the arguments are out of
+ *   range)
+ */
+guint
+gst_motion_vector_layout_grid (guint analysis_width, guint analysis_height,
+    GstMotionVectorPartitionFlags partitions,
+    GstMotionVectorPartition partition, guint * cols, guint * rows,
+    guint * offset)
+{
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint total = gst_motion_vector_layout (analysis_width, analysis_height,
+      partitions, grids);
+  gboolean known = (guint) partition < GST_MOTION_VECTOR_PARTITION_COUNT;
+
+  if (cols)
+    *cols = known ? grids[partition].cols : 0;
+  if (rows)
+    *rows = known ? grids[partition].rows : 0;
+  if (offset)
+    *offset = known ? grids[partition].offset : 0;
   return total;
 }
 
@@ -285,9 +369,12 @@ gst_motion_vector_layout (guint analysis_width, guint analysis_height,
 /**
  * gst_buffer_add_motion_vector_meta:
  * @buffer: a #GstBuffer
- * @analysis_width: width of the frame the search ran on, 1..8192
- * @analysis_height: height of the frame the search ran on, 1..8192
- * @partitions: the shapes present in @data, not empty
+ * @analysis_width: width of the frame the search ran on,
+ *   1..%GST_MOTION_VECTOR_MAX_SIZE
+ * @analysis_height: height of the frame the search ran on,
+ *   1..%GST_MOTION_VECTOR_MAX_SIZE
+ * @partitions: the shapes present in @data, not empty, no bit beyond
+ *   %GST_MOTION_VECTOR_PARTITIONS_ALL
  * @data: the cells of every present grid, laid out as
  *   gst_motion_vector_layout() says; its size must be 16 bytes times the
  *   layout's cell count
@@ -297,8 +384,14 @@ gst_motion_vector_layout (guint analysis_width, guint analysis_height,
  * to the analysis size; the caller sets @ref_distance, @ref_pts, @flags,
  * @method and @search_range on the returned meta.
  *
- * Returns: (transfer none) (nullable): the new meta, or %NULL on invalid
- *   arguments
+ * Arguments outside the limits above (which may come from caps, files or
+ * other programs) are refused without a CRITICAL: the function returns
+ * %NULL, attaches nothing and logs a warning in the `motionvectormeta`
+ * debug category.  A %NULL @buffer or @data is a programming error and
+ * fails with a CRITICAL.
+ *
+ * Returns: (transfer none) (nullable): the new meta, or %NULL when the
+ *   arguments are out of range
  */
 GstMotionVectorMeta *
 gst_buffer_add_motion_vector_meta (GstBuffer * buffer, guint analysis_width,
@@ -307,19 +400,28 @@ gst_buffer_add_motion_vector_meta (GstBuffer * buffer, guint analysis_width,
 {
   GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
   GstMotionVectorMeta *meta;
+  const gchar *problem;
   guint n_cells;
 
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
-  g_return_val_if_fail (analysis_width > 0 && analysis_height > 0, NULL);
-  g_return_val_if_fail (partitions != 0, NULL);
-  g_return_val_if_fail ((partitions & ~GST_MOTION_VECTOR_PARTITIONS_ALL) == 0,
-      NULL);
   g_return_val_if_fail (data != NULL, NULL);
 
+  problem = layout_problem (analysis_width, analysis_height, partitions);
+  if (problem) {
+    GST_WARNING ("not adding a motion-vector meta of %ux%u, partitions "
+        "0x%x: %s", analysis_width, analysis_height, (guint) partitions,
+        problem);
+    return NULL;
+  }
   n_cells = gst_motion_vector_layout (analysis_width, analysis_height,
       partitions, grids);
-  g_return_val_if_fail (g_bytes_get_size (data) == (gsize) n_cells * CELL_SIZE,
-      NULL);
+  if (g_bytes_get_size (data) != (gsize) n_cells * CELL_SIZE) {
+    GST_WARNING ("not adding a motion-vector meta of %ux%u, partitions "
+        "0x%x: %" G_GSIZE_FORMAT " bytes of data, the layout needs %"
+        G_GSIZE_FORMAT, analysis_width, analysis_height, (guint) partitions,
+        g_bytes_get_size (data), (gsize) n_cells * CELL_SIZE);
+    return NULL;
+  }
 
   meta = (GstMotionVectorMeta *) gst_buffer_add_meta (buffer,
       GST_MOTION_VECTOR_META_INFO, NULL);
@@ -339,6 +441,10 @@ gst_buffer_add_motion_vector_meta (GstBuffer * buffer, guint analysis_width,
  * gst_buffer_get_motion_vector_meta:
  * @buffer: a #GstBuffer
  *
+ * The meta belongs to @buffer and is freed with it: keep a reference to
+ * @buffer for as long as the meta is used (bindings included; a Python
+ * object wrapping the meta does not keep the buffer alive).
+ *
  * Returns: (transfer none) (nullable): the first #GstMotionVectorMeta of
  *   @buffer, or %NULL if it has none
  */
@@ -351,47 +457,88 @@ gst_buffer_get_motion_vector_meta (GstBuffer * buffer)
       GST_MOTION_VECTOR_META_API_TYPE);
 }
 
-/* The grid of @partition, or NULL when the shape is absent. */
-static const GstMotionVectorGrid *
-present_grid (const GstMotionVectorMeta * meta,
-    GstMotionVectorPartition partition)
+/* ---- validation ------------------------------------------------------------ */
+
+/* NULL when @meta's public fields agree with one another and with its data,
+ * else what is wrong.  The one place that knows what a reader may rely on:
+ * frame and analysis sizes non-zero (the analysis size within the limits),
+ * partitions among the seven shapes, grids exactly as
+ * gst_motion_vector_layout() lays them out, and data of exactly the
+ * layout's size.  search_range, method, flags, ref_* are only ever printed,
+ * so any value is accepted. */
+static const gchar *
+meta_problem (const GstMotionVectorMeta * meta)
 {
-  if (!(meta->partitions & (1u << partition)) || !meta->data)
-    return NULL;
-  return &meta->grids[partition];
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  const gchar *problem;
+  guint n_cells;
+
+  if (!meta->data)
+    return "no data";
+  if (meta->width == 0 || meta->width > G_MAXINT)
+    return "frame width out of range";
+  if (meta->height == 0 || meta->height > G_MAXINT)
+    return "frame height out of range";
+  problem = layout_problem (meta->analysis_width, meta->analysis_height,
+      meta->partitions);
+  if (problem)
+    return problem;
+  n_cells = gst_motion_vector_layout (meta->analysis_width,
+      meta->analysis_height, meta->partitions, grids);
+  if (memcmp (grids, meta->grids, sizeof (grids)) != 0)
+    return "grids do not match the analysis size and partitions";
+  if (g_bytes_get_size (meta->data) != (gsize) n_cells * CELL_SIZE)
+    return "data size does not match the layout";
+  return NULL;
 }
 
 /**
- * gst_motion_vector_meta_get_cell:
+ * gst_motion_vector_meta_is_valid:
  * @meta: a #GstMotionVectorMeta
- * @partition: a shape
- * @col: column in the shape's grid
- * @row: row in the shape's grid
  *
- * Returns: (transfer none) (nullable): the cell, valid as long as @meta is,
- *   or %NULL when the shape is absent or (@col, @row) lies outside its grid
+ * Checks that the meta's public fields agree with its data, as they do
+ * when gst_buffer_add_motion_vector_meta() made it: @width and @height
+ * non-zero, the analysis size in 1..%GST_MOTION_VECTOR_MAX_SIZE,
+ * @partitions non-empty and among the seven shapes, @grids exactly as
+ * gst_motion_vector_layout() lays them out for that size and those shapes,
+ * and @data of exactly the layout's size.  The other fields
+ * (@search_range, @method, @flags, @ref_distance, @ref_pts) are not
+ * checked: nothing is indexed or divided by them.
+ *
+ * Every accessor of this library, and the mvtools elements, call it first
+ * and treat an inconsistent meta as one without any grid (accessors return
+ * %NULL, transforms drop it).
+ *
+ * Returns: %TRUE when the meta can be read safely
  */
-const GstMotionVectorCell *
-gst_motion_vector_meta_get_cell (const GstMotionVectorMeta * meta,
-    GstMotionVectorPartition partition, guint col, guint row)
+gboolean
+gst_motion_vector_meta_is_valid (const GstMotionVectorMeta * meta)
 {
-  const GstMotionVectorGrid *g;
-  const GstMotionVectorCell *cells;
+  g_return_val_if_fail (meta != NULL, FALSE);
 
-  g_return_val_if_fail (meta != NULL, NULL);
-  g_return_val_if_fail ((guint) partition < GST_MOTION_VECTOR_PARTITION_COUNT,
-      NULL);
-
-  g = present_grid (meta, partition);
-  if (!g)
-    return NULL;
-  g_return_val_if_fail (col < g->cols && row < g->rows, NULL);
-
-  cells = g_bytes_get_data (meta->data, NULL);
-  return &cells[g->offset + (gsize) row * g->cols + col];
+  return meta_problem (meta) == NULL;
 }
 
-/* The grid of @partition and its size, or NULL and 0 x 0 when absent. */
+/* TRUE when @meta is consistent; else logs why and returns FALSE. */
+static gboolean
+check_meta (const GstMotionVectorMeta * meta)
+{
+  const gchar *problem = meta_problem (meta);
+
+  if (G_LIKELY (!problem))
+    return TRUE;
+  GST_WARNING ("ignoring an inconsistent motion-vector meta (%s): frame "
+      "%ux%u, analysis %ux%u, partitions 0x%x, %" G_GSIZE_FORMAT " bytes",
+      problem, meta->width, meta->height, meta->analysis_width,
+      meta->analysis_height, (guint) meta->partitions,
+      meta->data ? g_bytes_get_size (meta->data) : 0);
+  return FALSE;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+/* The grid of @partition and its size, or NULL and 0 x 0 when the shape is
+ * absent or the meta is inconsistent. */
 static const GstMotionVectorGrid *
 lookup_grid (const GstMotionVectorMeta * meta,
     GstMotionVectorPartition partition, guint * cols, guint * rows)
@@ -406,14 +553,41 @@ lookup_grid (const GstMotionVectorMeta * meta,
   g_return_val_if_fail ((guint) partition < GST_MOTION_VECTOR_PARTITION_COUNT,
       NULL);
 
-  g = present_grid (meta, partition);
-  if (!g)
+  if (!(meta->partitions & (1u << partition)) || !check_meta (meta))
     return NULL;
+  g = &meta->grids[partition];
   if (cols)
     *cols = g->cols;
   if (rows)
     *rows = g->rows;
   return g;
+}
+
+/**
+ * gst_motion_vector_meta_get_cell:
+ * @meta: a #GstMotionVectorMeta
+ * @partition: a shape
+ * @col: column in the shape's grid
+ * @row: row in the shape's grid
+ *
+ * Returns: (transfer none) (nullable): the cell, valid as long as @meta
+ *   (that is, its buffer) is, or %NULL when the shape is absent, the meta
+ *   is inconsistent (see gst_motion_vector_meta_is_valid()) or (@col, @row)
+ *   lies outside the grid
+ */
+const GstMotionVectorCell *
+gst_motion_vector_meta_get_cell (const GstMotionVectorMeta * meta,
+    GstMotionVectorPartition partition, guint col, guint row)
+{
+  const GstMotionVectorGrid *g;
+  const GstMotionVectorCell *cells;
+
+  g = lookup_grid (meta, partition, NULL, NULL);
+  if (!g || col >= g->cols || row >= g->rows)
+    return NULL;
+
+  cells = g_bytes_get_data (meta->data, NULL);
+  return &cells[g->offset + (gsize) row * g->cols + col];
 }
 
 /**
@@ -427,7 +601,8 @@ lookup_grid (const GstMotionVectorMeta * meta,
  * r * @cols + c.  Bindings use gst_motion_vector_meta_get_grid_bytes().
  *
  * Returns: (transfer none) (nullable): the first cell of the grid, valid as
- *   long as @meta is, or %NULL (and 0 x 0) when the shape is absent
+ *   long as @meta (that is, its buffer) is, or %NULL (and 0 x 0) when the
+ *   shape is absent or the meta is inconsistent
  */
 const GstMotionVectorCell *
 gst_motion_vector_meta_get_grid (const GstMotionVectorMeta * meta,
@@ -451,10 +626,12 @@ gst_motion_vector_meta_get_grid (const GstMotionVectorMeta * meta,
  *
  * The cells of one shape as a #GBytes sharing the meta's memory: @rows x
  * @cols cells of 16 bytes in raster order (see #GstMotionVectorCell).  From
- * Python, numpy.frombuffer() reads it with a structured dtype.
+ * Python, numpy.frombuffer() reads it with a structured dtype.  The #GBytes
+ * holds its own reference to the cells, so it stays valid after the buffer
+ * is freed.
  *
  * Returns: (transfer full) (nullable): the grid's bytes, or %NULL (and
- *   0 x 0) when the shape is absent
+ *   0 x 0) when the shape is absent or the meta is inconsistent
  */
 GBytes *
 gst_motion_vector_meta_get_grid_bytes (const GstMotionVectorMeta * meta,
@@ -492,7 +669,8 @@ to_frame (guint v, guint size, guint analysis_size)
  * outside the frame).
  *
  * Returns: (transfer full) (array length=n_records) (nullable): the records,
- *   free with g_free(); %NULL (and 0) when the shape is absent
+ *   free with g_free(); %NULL (and 0) when the shape is absent or the meta
+ *   is inconsistent (see gst_motion_vector_meta_is_valid())
  */
 GstMotionVectorAVRecord *
 gst_motion_vector_meta_to_av_records (const GstMotionVectorMeta * meta,
@@ -509,9 +687,9 @@ gst_motion_vector_meta_to_av_records (const GstMotionVectorMeta * meta,
   g_return_val_if_fail (meta != NULL, NULL);
   g_return_val_if_fail ((guint) partition < GST_MOTION_VECTOR_PARTITION_COUNT,
       NULL);
-  g_return_val_if_fail (meta->analysis_width > 0 && meta->analysis_height > 0,
-      NULL);
 
+  /* NULL for an absent shape or an inconsistent meta; otherwise the sizes
+   * used below are all non-zero. */
   cells = gst_motion_vector_meta_get_grid (meta, partition, &cols, &rows);
   if (!cells || cols == 0 || rows == 0)
     return NULL;

@@ -17,6 +17,14 @@ G_BEGIN_DECLS
 #define GST_MOTION_VECTOR_META_API_TYPE (gst_motion_vector_meta_api_get_type ())
 #define GST_MOTION_VECTOR_META_INFO (gst_motion_vector_meta_get_info ())
 
+/**
+ * GST_MOTION_VECTOR_MAX_SIZE:
+ *
+ * The largest analysis width and height, in pixels, that a
+ * #GstMotionVectorMeta may describe (the smallest is 1).
+ */
+#define GST_MOTION_VECTOR_MAX_SIZE 8192
+
 typedef struct _GstMotionVectorMeta GstMotionVectorMeta;
 
 /**
@@ -68,6 +76,21 @@ typedef struct {
  * downstream element scales the frame the vectors are rescaled to the new
  * @width and @height, while the grids keep their shape; the block covers
  * @width / @analysis_width times as many pixels across.
+ *
+ * The fields are public and writable, so a meta can be made inconsistent
+ * after it was attached (a size, @partitions or @grids that no longer match
+ * @data).  Every reader of the library checks the meta first
+ * (gst_motion_vector_meta_is_valid()) and treats an inconsistent one as
+ * holding no grid; code that reads @grids and @data directly should do the
+ * same.
+ *
+ * The meta is part of its buffer: it lives exactly as long as the buffer
+ * does, and so does everything returned from it with transfer none (cells,
+ * grid pointers).  Keep a reference to the buffer while using the meta, in
+ * C and in bindings alike; the #GBytes of
+ * gst_motion_vector_meta_get_grid_bytes() and the records of
+ * gst_motion_vector_meta_to_av_records() are owned by the caller and stay
+ * valid after the buffer is gone.
  */
 struct _GstMotionVectorMeta {
   GstMeta meta;
@@ -129,12 +152,21 @@ guint gst_motion_vector_layout (guint analysis_width, guint analysis_height,
     GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT]);
 
 GST_MOTION_VECTORS_API
+guint gst_motion_vector_layout_grid (guint analysis_width,
+    guint analysis_height, GstMotionVectorPartitionFlags partitions,
+    GstMotionVectorPartition partition, guint * cols, guint * rows,
+    guint * offset);
+
+GST_MOTION_VECTORS_API
 GstMotionVectorMeta *gst_buffer_add_motion_vector_meta (GstBuffer * buffer,
     guint analysis_width, guint analysis_height,
     GstMotionVectorPartitionFlags partitions, GBytes * data);
 
 GST_MOTION_VECTORS_API
 GstMotionVectorMeta *gst_buffer_get_motion_vector_meta (GstBuffer * buffer);
+
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vector_meta_is_valid (const GstMotionVectorMeta * meta);
 
 GST_MOTION_VECTORS_API
 const GstMotionVectorCell *gst_motion_vector_meta_get_cell (

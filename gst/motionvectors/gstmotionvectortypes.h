@@ -19,7 +19,8 @@ G_BEGIN_DECLS
  * @GST_MOTION_VECTOR_PARTITION_8X4: eight 8x4 blocks per macroblock
  * @GST_MOTION_VECTOR_PARTITION_4X8: eight 4x8 blocks per macroblock
  * @GST_MOTION_VECTOR_PARTITION_4X4: sixteen 4x4 blocks per macroblock
- * @GST_MOTION_VECTOR_PARTITION_COUNT: number of shapes
+ * @GST_MOTION_VECTOR_PARTITION_COUNT: number of shapes; not a shape, so
+ *   it is left out of the enum's #GType (property values, bindings)
  *
  * The H.264 partition shapes, width x height in luma pixels.  Each computed
  * shape is one dense grid covering the whole (macroblock-padded) frame.
@@ -32,7 +33,7 @@ typedef enum {
   GST_MOTION_VECTOR_PARTITION_8X4 = 4,
   GST_MOTION_VECTOR_PARTITION_4X8 = 5,
   GST_MOTION_VECTOR_PARTITION_4X4 = 6,
-  GST_MOTION_VECTOR_PARTITION_COUNT = 7
+  GST_MOTION_VECTOR_PARTITION_COUNT = 7 /*< skip >*/
 } GstMotionVectorPartition;
 
 /**

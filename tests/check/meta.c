@@ -218,17 +218,22 @@ GST_START_TEST (test_add_wrong_size)
   GBytes *long_data = g_bytes_new_take (g_malloc0 (32), 32);
   GBytes *good = g_bytes_new_take (g_malloc0 (16), 16);
 
+  /* Out-of-range arguments are refused with NULL and no CRITICAL (gst-check
+   * fails the test on any unexpected CRITICAL). */
   /* 16x16 alone over one macroblock is exactly one 16-byte cell. */
-  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 16, 16,
-          GST_MOTION_VECTOR_PARTITIONS_16X16, short_data));
-  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 16, 16,
-          GST_MOTION_VECTOR_PARTITIONS_16X16, long_data));
+  fail_unless (gst_buffer_add_motion_vector_meta (buf, 16, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, short_data) == NULL);
+  fail_unless (gst_buffer_add_motion_vector_meta (buf, 16, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, long_data) == NULL);
   /* 17 pixels wide is two macroblocks: 16 bytes is too few. */
-  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 17, 16,
-          GST_MOTION_VECTOR_PARTITIONS_16X16, good));
-  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 0, 16,
-          GST_MOTION_VECTOR_PARTITIONS_16X16, good));
+  fail_unless (gst_buffer_add_motion_vector_meta (buf, 17, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, good) == NULL);
+  fail_unless (gst_buffer_add_motion_vector_meta (buf, 0, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, good) == NULL);
   fail_unless (gst_buffer_get_motion_vector_meta (buf) == NULL);
+  /* A NULL buffer or data is a programming error. */
+  ASSERT_CRITICAL (gst_buffer_add_motion_vector_meta (buf, 16, 16,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, NULL));
 
   fail_unless (gst_buffer_add_motion_vector_meta (buf, 16, 16,
           GST_MOTION_VECTOR_PARTITIONS_16X16, good) != NULL);
@@ -237,6 +242,285 @@ GST_START_TEST (test_add_wrong_size)
   g_bytes_unref (short_data);
   g_bytes_unref (long_data);
   g_bytes_unref (good);
+}
+
+GST_END_TEST;
+
+/* The cell count of a layout computed in unchecked 32-bit arithmetic:
+ * wraps around for sizes far beyond the limits. */
+static guint
+wrapped_cells (guint w, guint h, guint parts)
+{
+  guint mb_cols = (w + 15) / 16, mb_rows = (h + 15) / 16, total = 0, p;
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    if (parts & (1u << p))
+      total += mb_cols * cells_across[p] * mb_rows * cells_down[p];
+  return total;
+}
+
+GST_START_TEST (test_add_out_of_range)
+{
+  static const struct
+  {
+    guint w, h, parts;
+  } bad[] = {
+    {8193, 16, GST_MOTION_VECTOR_PARTITIONS_16X16},
+    {16, 8193, GST_MOTION_VECTOR_PARTITIONS_16X16},
+    {16, 0, GST_MOTION_VECTOR_PARTITIONS_16X16},
+    /* (G_MAXUINT + 15) / 16 wraps to 0 macroblocks in 32 bits */
+    {G_MAXUINT, 16, GST_MOTION_VECTOR_PARTITIONS_16X16},
+    {G_MAXUINT, G_MAXUINT, GST_MOTION_VECTOR_PARTITIONS_ALL},
+    {1u << 28, 1u << 28, GST_MOTION_VECTOR_PARTITIONS_4X4},
+    {16, 16, 0},
+    {16, 16, 0x80},
+    {16, 16, GST_MOTION_VECTOR_PARTITIONS_16X16 | 0x100},
+  };
+  GstBuffer *buf = gst_buffer_new ();
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (bad); i++) {
+    /* Data of the size that unchecked 32-bit arithmetic gives, and of one
+     * cell: neither may get the meta attached. */
+    guint n = wrapped_cells (bad[i].w, bad[i].h, bad[i].parts);
+    GBytes *wrapped = g_bytes_new_take (g_malloc0 ((gsize) n * 16 + 1),
+        (gsize) n * 16);
+    GBytes *one = g_bytes_new_take (g_malloc0 (16), 16);
+
+    fail_unless (n < (1u << 20));
+    fail_unless (gst_buffer_add_motion_vector_meta (buf, bad[i].w, bad[i].h,
+            bad[i].parts, wrapped) == NULL, "case %u accepted", i);
+    fail_unless (gst_buffer_add_motion_vector_meta (buf, bad[i].w, bad[i].h,
+            bad[i].parts, one) == NULL, "case %u accepted", i);
+    g_bytes_unref (wrapped);
+    g_bytes_unref (one);
+  }
+  fail_unless (gst_buffer_get_motion_vector_meta (buf) == NULL);
+
+  /* The limits themselves are fine: 8192 x 1 and 1 x 8192. */
+  for (i = 0; i < 2; i++) {
+    guint w = i ? 1 : 8192, h = i ? 8192 : 1;
+    GBytes *data = make_field (w, h, GST_MOTION_VECTOR_PARTITIONS_16X16);
+    GstBuffer *b = gst_buffer_new ();
+
+    fail_unless_equals_int (g_bytes_get_size (data), 512 * 16);
+    fail_unless (gst_buffer_add_motion_vector_meta (b, w, h,
+            GST_MOTION_VECTOR_PARTITIONS_16X16, data) != NULL);
+    gst_buffer_unref (b);
+    g_bytes_unref (data);
+  }
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_layout_out_of_range)
+{
+  static const guint sizes[][2] = {
+    {0, 16}, {16, 0}, {8193, 16}, {16, 8193}, {G_MAXUINT, G_MAXUINT},
+    {G_MAXUINT - 14, 16}, {1u << 28, 1u << 28}, {1u << 20, 1u << 20},
+  };
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint i, p, cols, rows, offset;
+
+  for (i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    memset (grids, 0xab, sizeof (grids));
+    fail_unless_equals_int (gst_motion_vector_layout (sizes[i][0],
+            sizes[i][1], GST_MOTION_VECTOR_PARTITIONS_ALL, grids), 0);
+    for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+      fail_unless_equals_int (grids[p].cols, 0);
+      fail_unless_equals_int (grids[p].rows, 0);
+      fail_unless_equals_int (grids[p].offset, 0);
+    }
+  }
+  /* Unknown shape bits have no layout either. */
+  fail_unless_equals_int (gst_motion_vector_layout (16, 16, 0xff, grids), 0);
+  fail_unless_equals_int (grids[0].cols, 0);
+
+  /* The per-shape variant gives the same answers. */
+  fail_unless_equals_int (gst_motion_vector_layout_grid (40, 20,
+          GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_4X4,
+          GST_MOTION_VECTOR_PARTITION_4X4, &cols, &rows, &offset),
+      6 + 12 * 8);
+  fail_unless_equals_int (cols, 12);
+  fail_unless_equals_int (rows, 8);
+  fail_unless_equals_int (offset, 6);
+  fail_unless_equals_int (gst_motion_vector_layout_grid (40, 20,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, GST_MOTION_VECTOR_PARTITION_8X8,
+          &cols, &rows, &offset), 6);
+  fail_unless (cols == 0 && rows == 0 && offset == 0);
+  fail_unless_equals_int (gst_motion_vector_layout_grid (G_MAXUINT, 16,
+          GST_MOTION_VECTOR_PARTITIONS_ALL, GST_MOTION_VECTOR_PARTITION_16X16,
+          &cols, &rows, &offset), 0);
+  fail_unless (cols == 0 && rows == 0 && offset == 0);
+  fail_unless_equals_int (gst_motion_vector_layout_grid (16, 16,
+          GST_MOTION_VECTOR_PARTITIONS_ALL, GST_MOTION_VECTOR_PARTITION_COUNT,
+          &cols, &rows, &offset), 41);
+  fail_unless (cols == 0 && rows == 0 && offset == 0);
+}
+
+GST_END_TEST;
+
+/* ---- inconsistent metas ------------------------------------------------------ */
+
+/* Every reader of the library on @meta: an inconsistent meta reads as one
+ * without any grid; a buffer copy keeps it as it is (inconsistent), a
+ * scale does not carry it. */
+static void
+check_reads_as_absent (GstBuffer * buf, GstMotionVectorMeta * meta,
+    const gchar * what)
+{
+  GstBuffer *copy, *dest;
+  GstVideoInfo in_info, out_info;
+  GstVideoMetaTransform trans = { &in_info, &out_info };
+  guint p, cols, rows, n;
+
+  fail_if (gst_motion_vector_meta_is_valid (meta), "%s: valid", what);
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    GBytes *gb;
+
+    cols = rows = 99;
+    fail_unless (gst_motion_vector_meta_get_grid (meta, p, &cols, &rows)
+        == NULL, "%s: grid %u", what, p);
+    fail_unless (cols == 0 && rows == 0, "%s", what);
+    fail_unless (gst_motion_vector_meta_get_cell (meta, p, 0, 0) == NULL,
+        "%s: cell of %u", what, p);
+    gb = gst_motion_vector_meta_get_grid_bytes (meta, p, &cols, &rows);
+    fail_unless (gb == NULL, "%s: grid bytes %u", what, p);
+    n = 99;
+    fail_unless (gst_motion_vector_meta_to_av_records (meta, p, &n) == NULL,
+        "%s: records of %u", what, p);
+    fail_unless_equals_int (n, 0);
+  }
+
+  copy = gst_buffer_copy (buf);
+  fail_if (gst_motion_vector_meta_is_valid
+      (gst_buffer_get_motion_vector_meta (copy)), "%s: copy valid", what);
+  fail_unless (gst_motion_vector_meta_get_grid (gst_buffer_get_motion_vector_meta
+          (copy), GST_MOTION_VECTOR_PARTITION_16X16, NULL, NULL) == NULL);
+  gst_buffer_unref (copy);
+
+  dest = gst_buffer_new ();
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_I420, 40, 20);
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_I420, 80, 40);
+  fail_if (meta->meta.info->transform_func (dest, &meta->meta, buf,
+          gst_video_meta_transform_scale_get_quark (), &trans),
+      "%s: scaled", what);
+  fail_unless (gst_buffer_get_motion_vector_meta (dest) == NULL);
+  gst_buffer_unref (dest);
+}
+
+GST_START_TEST (test_inconsistent_meta)
+{
+  const GstMotionVectorPartitionFlags parts =
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X8;
+  GstBuffer *buf = gst_buffer_new ();
+  GBytes *data = make_field (40, 20, parts);
+  GBytes *shorter = g_bytes_new_from_bytes (data, 0,
+      g_bytes_get_size (data) - 16);
+  GstMotionVectorMeta *meta, saved;
+  GstMotionVectorAVRecord *rec;
+  guint n;
+
+  meta = gst_buffer_add_motion_vector_meta (buf, 40, 20, parts, data);
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  saved = *meta;
+
+  /* Sizes: zero (a division by zero in every scaled reader), huge, or no
+   * longer matching the grids. */
+  meta->analysis_height = 0;
+  check_reads_as_absent (buf, meta, "analysis_height 0");
+  *meta = saved;
+  meta->analysis_width = 0;
+  check_reads_as_absent (buf, meta, "analysis_width 0");
+  *meta = saved;
+  meta->analysis_width = G_MAXUINT;
+  check_reads_as_absent (buf, meta, "analysis_width huge");
+  *meta = saved;
+  meta->analysis_width = 1u << 20;
+  meta->analysis_height = 1u << 20;
+  check_reads_as_absent (buf, meta, "analysis size huge");
+  *meta = saved;
+  meta->analysis_width = 80;    /* grids laid out for 40 */
+  check_reads_as_absent (buf, meta, "analysis_width changed");
+  *meta = saved;
+  meta->width = 0;
+  check_reads_as_absent (buf, meta, "width 0");
+  *meta = saved;
+  meta->height = 0;
+  check_reads_as_absent (buf, meta, "height 0");
+  *meta = saved;
+
+  /* Shapes that the data does not hold, none, or unknown ones. */
+  meta->partitions |= GST_MOTION_VECTOR_PARTITIONS_4X4;
+  check_reads_as_absent (buf, meta, "4x4 added");
+  *meta = saved;
+  meta->partitions = GST_MOTION_VECTOR_PARTITIONS_4X4;
+  check_reads_as_absent (buf, meta, "partitions replaced");
+  *meta = saved;
+  meta->partitions = 0;
+  check_reads_as_absent (buf, meta, "no partitions");
+  *meta = saved;
+  meta->partitions |= 0x80;
+  check_reads_as_absent (buf, meta, "unknown partition bit");
+  *meta = saved;
+
+  /* Grids pointing elsewhere. */
+  meta->grids[GST_MOTION_VECTOR_PARTITION_8X8].rows = 1000;
+  check_reads_as_absent (buf, meta, "rows");
+  *meta = saved;
+  meta->grids[GST_MOTION_VECTOR_PARTITION_8X8].offset = G_MAXUINT - 3;
+  check_reads_as_absent (buf, meta, "offset");
+  *meta = saved;
+  meta->grids[GST_MOTION_VECTOR_PARTITION_4X4].cols = 5;
+  check_reads_as_absent (buf, meta, "absent grid not zero");
+  *meta = saved;
+
+  /* Data of the wrong size, or none. */
+  meta->data = shorter;
+  check_reads_as_absent (buf, meta, "short data");
+  meta->data = NULL;
+  check_reads_as_absent (buf, meta, "no data");
+  *meta = saved;
+
+  /* Fields nothing indexes or divides by take any value. */
+  meta->search_range = G_MAXUINT;
+  meta->method = 77;
+  meta->flags = 0xff;
+  meta->ref_distance = G_MININT;
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  rec = gst_motion_vector_meta_to_av_records (meta,
+      GST_MOTION_VECTOR_PARTITION_16X16, &n);
+  fail_unless (rec != NULL);
+  fail_unless_equals_int (n, 6);
+  g_free (rec);
+  /* A cell outside the grid is NULL, without a CRITICAL. */
+  fail_unless (gst_motion_vector_meta_get_cell (meta,
+          GST_MOTION_VECTOR_PARTITION_16X16, 3, 0) == NULL);
+  fail_unless (gst_motion_vector_meta_get_cell (meta,
+          GST_MOTION_VECTOR_PARTITION_16X16, 0, G_MAXUINT) == NULL);
+  fail_unless (gst_motion_vector_meta_get_cell (meta,
+          GST_MOTION_VECTOR_PARTITION_16X16, 2, 1) != NULL);
+
+  gst_buffer_unref (buf);
+  g_bytes_unref (shorter);
+  g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_partition_enum_values)
+{
+  /* The enum's GType lists the seven shapes only: "count" is not a shape
+   * and must not be accepted where a shape is asked for. */
+  GEnumClass *klass = g_type_class_ref (GST_TYPE_MOTION_VECTOR_PARTITION);
+
+  fail_unless_equals_int (klass->n_values, GST_MOTION_VECTOR_PARTITION_COUNT);
+  fail_unless (g_enum_get_value_by_nick (klass, "count") == NULL);
+  fail_unless (g_enum_get_value (klass, GST_MOTION_VECTOR_PARTITION_COUNT)
+      == NULL);
+  fail_unless (g_enum_get_value_by_nick (klass, "4x4") != NULL);
+  g_type_class_unref (klass);
 }
 
 GST_END_TEST;
@@ -722,6 +1006,10 @@ motionvectormeta_suite (void)
   tcase_add_test (tc, test_layout_all_masks);
   tcase_add_test (tc, test_add_get);
   tcase_add_test (tc, test_add_wrong_size);
+  tcase_add_test (tc, test_add_out_of_range);
+  tcase_add_test (tc, test_layout_out_of_range);
+  tcase_add_test (tc, test_inconsistent_meta);
+  tcase_add_test (tc, test_partition_enum_values);
   tcase_add_test (tc, test_copy_shares_bytes);
   tcase_add_test (tc, test_scale_transform);
   tcase_add_test (tc, test_scale_rounding);

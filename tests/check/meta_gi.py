@@ -5,8 +5,11 @@
 # directory of gst/motionvectors.  Builds a field in numpy, attaches it to a
 # buffer, and reads it back through the typelib: fields, enums, the grid
 # bytes as a structured numpy array, one cell, the AVMotionVector records
-# and a buffer copy.  Exits non-zero on the first mismatch.
+# and a buffer copy; the layout one shape at a time; a meta edited into
+# inconsistency; grid bytes outliving their buffer.  Exits non-zero on the
+# first mismatch.
 
+import gc
 import sys
 
 import gi
@@ -100,7 +103,96 @@ def main():
     cdata, _, _ = cmeta.get_grid_bytes(p8)
     check(cdata.get_data() == data.get_data(), "copy has the same cells")
 
+    check_layout(parts, n16, n8)
+    check_enum()
+    check_inconsistent(buf, p8)
+    check_bytes_outlive_buffer(parts, cells, n16)
+
     print("ok: GstMotionVectors typelib, %d+%d cells read back" % (n16, n8))
+
+
+def check_layout(parts, n16, n8):
+    # gst_motion_vector_layout() takes a caller-allocated array of seven
+    # structures, which PyGObject allocates too small (C wrote past its
+    # end): it is C only, and bindings ask one shape at a time.
+    check(not hasattr(MV, "motion_vector_layout"),
+          "motion_vector_layout is hidden from bindings")
+    p16 = getattr(MV.MotionVectorPartition, "16X16")
+    p8 = getattr(MV.MotionVectorPartition, "8X8")
+    p4 = getattr(MV.MotionVectorPartition, "4X4")
+    check(tuple(MV.motion_vector_layout_grid(40, 20, parts, p16)) ==
+          (n16 + n8, 3, 2, 0), "layout of 16x16")
+    check(tuple(MV.motion_vector_layout_grid(40, 20, parts, p8)) ==
+          (n16 + n8, 6, 4, n16), "layout of 8x8")
+    check(tuple(MV.motion_vector_layout_grid(40, 20, parts, p4)) ==
+          (n16 + n8, 0, 0, 0), "absent 4x4 has no grid")
+    # All seven shapes over 1920x1080: 41 cells per macroblock.
+    allp = MV.MotionVectorPartitionFlags(0x7f)
+    offset = 0
+    for p in range(7):
+        n, cols, rows, off = MV.motion_vector_layout_grid(
+            1920, 1080, allp, MV.MotionVectorPartition(p))
+        check(n == 120 * 68 * 41, "total of the full layout")
+        check(off == offset, "offset of shape %d" % p)
+        offset += cols * rows
+    check(offset == 120 * 68 * 41, "grids add up")
+    # Sizes beyond the limit have no layout (and no overflow).
+    big = MV.MOTION_VECTOR_MAX_SIZE + 1
+    check(MV.MOTION_VECTOR_MAX_SIZE == 8192, "size limit")
+    check(tuple(MV.motion_vector_layout_grid(big, 16, allp, p16)) ==
+          (0, 0, 0, 0), "no layout beyond the limit")
+    check(tuple(MV.motion_vector_layout_grid(2 ** 32 - 1, 2 ** 32 - 1, allp,
+                                             p4)) == (0, 0, 0, 0),
+          "no layout for the largest guint")
+
+
+def check_enum():
+    # COUNT is not a shape and is not part of the enum's GType.
+    values = MV.MotionVectorPartition.__enum_values__
+    check(sorted(values) == list(range(7)), "seven shapes, got %r" %
+          sorted(values))
+    check(not hasattr(MV.MotionVectorPartition, "COUNT"), "no COUNT member")
+
+
+def check_inconsistent(buf, p8):
+    meta = MV.buffer_get_motion_vector_meta(buf)
+    check(meta.is_valid(), "meta is valid")
+    saved = meta.analysis_height
+    # The fields are writable; readers must not trust them.
+    meta.analysis_height = 0
+    check(not meta.is_valid(), "analysis_height 0 is inconsistent")
+    data, cols, rows = meta.get_grid_bytes(p8)
+    check(data is None and (cols, rows) == (0, 0), "no grid bytes")
+    check(meta.get_cell(p8, 0, 0) is None, "no cell")
+    check(not meta.to_av_records(p8), "no records")
+    # (the copy is kept in a variable: its meta dies with it)
+    copy = buf.copy_deep()
+    cmeta = MV.buffer_get_motion_vector_meta(copy)
+    check(cmeta is not None and not cmeta.is_valid(),
+          "a copy keeps the meta as it is")
+    meta.analysis_height = saved
+    check(meta.is_valid(), "valid again")
+    meta.partitions = MV.MotionVectorPartitionFlags(0x7f)
+    check(not meta.is_valid(), "shapes not in the data")
+    check(meta.get_grid_bytes(getattr(MV.MotionVectorPartition, "4X4"))[0]
+          is None, "no 4x4 grid")
+    meta.partitions = (getattr(MV.MotionVectorPartitionFlags, "16X16") |
+                       getattr(MV.MotionVectorPartitionFlags, "8X8"))
+    check(meta.is_valid(), "valid once more")
+
+
+def check_bytes_outlive_buffer(parts, cells, n16):
+    # The meta lives inside its buffer and dies with it; the GBytes of
+    # get_grid_bytes() holds its own reference to the cells.
+    buf = Gst.Buffer.new_allocate(None, 64, None)
+    meta = MV.buffer_add_motion_vector_meta(buf, 40, 20, parts,
+                                            GLib.Bytes.new(cells.tobytes()))
+    data, cols, rows = meta.get_grid_bytes(
+        getattr(MV.MotionVectorPartition, "16X16"))
+    del meta, buf
+    gc.collect()
+    grid = np.frombuffer(data.get_data(), dtype=CELL_DTYPE)
+    check(np.array_equal(grid, cells[:n16]), "grid bytes outlive the buffer")
 
 
 if __name__ == "__main__":
