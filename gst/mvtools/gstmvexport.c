@@ -4,8 +4,11 @@
  * buffer, no copy), so the element can sit anywhere in a pipeline, e.g.
  * between gpumotionest and mvoverlay, with no tee.  The file is opened on
  * READY -> PAUSED, written once per buffer that carries a meta, flushed at
- * EOS and closed on PAUSED -> READY.  The text of a frame is built in one
- * GString kept between frames and written with a single fwrite.
+ * EOS and flushed and closed on PAUSED -> READY (with or without EOS); a
+ * failure to write, flush or close is posted as an error.  The text of a
+ * frame is built in one GString kept between frames and written with a
+ * single fwrite.  A meta whose fields do not agree with its data
+ * (gst_motion_vector_meta_is_valid()) is skipped with a warning.
  *
  * Formats (docs/export-schema.md): JSON Lines, one object per frame; CSV,
  * one row per block.  Both hold the shapes that are present in the meta and
@@ -49,6 +52,9 @@ struct _GstMvExport
 
   /* streaming state */
   FILE *file;
+  gchar *open_location;         /* copy of location, for messages */
+  gboolean failed;              /* a write error was posted */
+  gboolean warned_invalid;      /* an inconsistent meta was reported */
   GstMvExportFormat open_format;
   GstMotionVectorPartitionFlags open_partitions;
   guint64 frame;                /* buffers seen since start, with or without meta */
@@ -82,11 +88,13 @@ gst_mv_export_format_get_type (void)
 }
 
 /* Block origin or size at the meta's width (or height): analysis pixels
- * scaled by size / analysis_size, rounded down. */
-static guint
+ * scaled by size / analysis_size, rounded down.  @analysis_size is never 0
+ * for a meta that passed gst_motion_vector_meta_is_valid(); the product
+ * fits 64 bits for any guint sizes. */
+static guint64
 scale_pos (guint analysis_pos, guint size, guint analysis_size)
 {
-  return (guint) (((guint64) analysis_pos * size) / analysis_size);
+  return ((guint64) analysis_pos * size) / analysis_size;
 }
 
 /* Appends @v in decimal.  g_string_append_printf per number would parse a
@@ -232,14 +240,14 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
       continue;
     g_snprintf (shape, sizeof (shape), "%ux%u", pw, ph);
     for (r = 0; r < rows; r++) {
-      guint y = scale_pos (r * ph, meta->height, meta->analysis_height);
-      guint h = scale_pos ((r + 1) * ph, meta->height, meta->analysis_height)
-          - y;
+      guint64 y = scale_pos (r * ph, meta->height, meta->analysis_height);
+      guint64 h = scale_pos ((r + 1) * ph, meta->height,
+          meta->analysis_height) - y;
       for (c = 0; c < cols; c++) {
         const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
-        guint x = scale_pos (c * pw, meta->width, meta->analysis_width);
-        guint w = scale_pos ((c + 1) * pw, meta->width, meta->analysis_width)
-            - x;
+        guint64 x = scale_pos (c * pw, meta->width, meta->analysis_width);
+        guint64 w = scale_pos ((c + 1) * pw, meta->width,
+            meta->analysis_width) - x;
         const gint64 fields[] = { c, r, x, y, w, h, cell->mv_x, cell->mv_y,
           cell->cost, cell->pred_x, cell->pred_y, cell->mvd_x, cell->mvd_y
         };
@@ -260,19 +268,67 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
   }
 }
 
+/* Posts a RESOURCE WRITE error for the open file (once: later failures of
+ * the same stream are only logged). */
+static void
+post_write_error (GstMvExport * self, const gchar * what, gint err)
+{
+  if (self->failed) {
+    GST_WARNING_OBJECT (self, "%s failed again: %s", what, g_strerror (err));
+    return;
+  }
+  self->failed = TRUE;
+  GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+      ("Could not write to file \"%s\".", self->open_location),
+      ("%s: %s", what, g_strerror (err)));
+}
+
 static gboolean
 write_text (GstMvExport * self)
 {
   if (self->text->len == 0)
     return TRUE;
+  errno = 0;
   if (fwrite (self->text->str, 1, self->text->len, self->file)
       != self->text->len) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
-        ("Could not write to file \"%s\".", self->location),
-        ("%s", g_strerror (errno)));
+    post_write_error (self, "fwrite", errno ? errno : EIO);
     return FALSE;
   }
   return TRUE;
+}
+
+/* Flushes and closes the file, if open; failures are posted (flush: WRITE,
+ * close: CLOSE), since the data buffered by stdio would otherwise be lost
+ * without a word.  Returns FALSE on a failure. */
+static gboolean
+close_file (GstMvExport * self)
+{
+  gboolean ok = TRUE;
+  gint err;
+
+  if (!self->file)
+    return TRUE;
+
+  errno = 0;
+  if (fflush (self->file) != 0) {
+    post_write_error (self, "fflush", errno ? errno : EIO);
+    ok = FALSE;
+  }
+  errno = 0;
+  if (fclose (self->file) != 0) {
+    err = errno ? errno : EIO;
+    if (ok) {
+      GST_ELEMENT_ERROR (self, RESOURCE, CLOSE,
+          ("Could not close file \"%s\".", self->open_location),
+          ("fclose: %s", g_strerror (err)));
+    } else {
+      GST_WARNING_OBJECT (self, "closing the file failed too: %s",
+          g_strerror (err));
+    }
+    ok = FALSE;
+  }
+  self->file = NULL;
+  return ok;
 }
 
 static gboolean
@@ -301,8 +357,11 @@ gst_mv_export_start (GstBaseTransform * trans)
     g_free (location);
     return FALSE;
   }
-  g_free (location);
+  g_free (self->open_location);
+  self->open_location = location;
 
+  self->failed = FALSE;
+  self->warned_invalid = FALSE;
   self->frame = 0;
   g_string_truncate (self->text, 0);
   if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
@@ -318,12 +377,10 @@ gst_mv_export_stop (GstBaseTransform * trans)
 {
   GstMvExport *self = GST_MV_EXPORT (trans);
 
-  if (self->file) {
-    if (fclose (self->file) != 0)
-      GST_WARNING_OBJECT (self, "closing the file failed: %s",
-          g_strerror (errno));
-    self->file = NULL;
-  }
+  /* A failure is posted on the bus; the element still stops (the file is
+   * closed either way), so that the pipeline can shut down. */
+  close_file (self);
+  g_clear_pointer (&self->open_location, g_free);
   return TRUE;
 }
 
@@ -332,11 +389,10 @@ gst_mv_export_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
   GstMvExport *self = GST_MV_EXPORT (trans);
 
-  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->file
-      && fflush (self->file) != 0) {
-    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
-        ("Could not write to file \"%s\".", self->location),
-        ("%s", g_strerror (errno)));
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->file) {
+    errno = 0;
+    if (fflush (self->file) != 0)
+      post_write_error (self, "fflush", errno ? errno : EIO);
   }
   return GST_BASE_TRANSFORM_CLASS (gst_mv_export_parent_class)->sink_event
       (trans, event);
@@ -351,6 +407,25 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 
   if (!meta || !self->file)
     return GST_FLOW_OK;
+  if (!gst_motion_vector_meta_is_valid (meta)) {
+    /* Fields edited after the meta was attached: the grids cannot be read
+     * safely, so the frame is left out of the file. */
+    GST_WARNING_OBJECT (self, "frame %" G_GUINT64_FORMAT ": inconsistent "
+        "motion-vector meta (frame %ux%u, analysis %ux%u, partitions 0x%x), "
+        "not written", frame, meta->width, meta->height,
+        meta->analysis_width, meta->analysis_height,
+        (guint) meta->partitions);
+    if (!self->warned_invalid) {
+      self->warned_invalid = TRUE;
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("Skipping frames whose motion-vector meta is inconsistent."),
+          ("frame %" G_GUINT64_FORMAT ": frame %ux%u, analysis %ux%u, "
+              "partitions 0x%x", frame, meta->width, meta->height,
+              meta->analysis_width, meta->analysis_height,
+              (guint) meta->partitions));
+    }
+    return GST_FLOW_OK;
+  }
 
   g_string_truncate (self->text, 0);
   if (self->open_format == GST_MV_EXPORT_FORMAT_CSV)
@@ -418,6 +493,7 @@ gst_mv_export_finalize (GObject * object)
 
   if (self->file)
     fclose (self->file);
+  g_free (self->open_location);
   g_free (self->location);
   g_string_free (self->text, TRUE);
   G_OBJECT_CLASS (gst_mv_export_parent_class)->finalize (object);

@@ -12,8 +12,15 @@
  * (direction=backward: the stored vector), converted to frame pixels by
  * fw / width and fh / height.
  *
- * Buffers without a meta are left untouched.  The per-frame work makes no
- * allocation: two passes over the chosen grid (normalisation, drawing).
+ * Buffers without a meta, or whose meta is inconsistent
+ * (gst_motion_vector_meta_is_valid()), are left untouched.  The per-frame
+ * work makes no allocation: two passes over the chosen grid (normalisation,
+ * drawing).
+ *
+ * The frame is mapped here rather than by GstVideoFilter, so that a buffer
+ * whose GstVideoMeta (strides, offsets) does not fit its memory is refused
+ * with an error instead of being drawn into: GstVideoFrame takes the meta's
+ * layout as it is, and the drawing trusts the frame.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -70,6 +77,9 @@ struct _GstMvOverlay
   gdouble opacity;
   GstMvOverlayDirection direction;
   gdouble max_magnitude;        /* frame pixels; 0 = the frame's largest */
+
+  /* streaming state */
+  gboolean warned_invalid;      /* an inconsistent meta was reported */
 };
 
 /* One frame's drawing settings, copied from the properties. */
@@ -163,10 +173,11 @@ static const GstMotionVectorCell *
 pick_grid (const GstMotionVectorMeta * meta, GstMotionVectorPartition want,
     GstMotionVectorPartition * got, guint * cols, guint * rows)
 {
-  const GstMotionVectorCell *cells;
+  const GstMotionVectorCell *cells = NULL;
   guint p;
 
-  cells = gst_motion_vector_meta_get_grid (meta, want, cols, rows);
+  if ((guint) want < GST_MOTION_VECTOR_PARTITION_COUNT)
+    cells = gst_motion_vector_meta_get_grid (meta, want, cols, rows);
   if (cells) {
     *got = want;
     return cells;
@@ -179,6 +190,15 @@ pick_grid (const GstMotionVectorMeta * meta, GstMotionVectorPartition want,
     }
   }
   return NULL;
+}
+
+/* A frame coordinate as an integer, rounded down.  Clamped far outside any
+ * frame, so that sums of coordinates and sizes in the drawing helpers
+ * cannot overflow whatever the ratio of frame to analysis size. */
+static gint
+to_px (gdouble v)
+{
+  return (gint) CLAMP (floor (v), -(gdouble) (1 << 28), (gdouble) (1 << 28));
 }
 
 /* Hue in degrees of the direction (dx, dy), image y downwards. */
@@ -218,9 +238,25 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   guint alpha;
 
   meta = gst_buffer_get_motion_vector_meta (frame->buffer);
-  if (!meta || meta->analysis_width == 0 || meta->analysis_height == 0
-      || meta->width == 0 || meta->height == 0)
+  if (!meta)
     return GST_FLOW_OK;
+  /* Every division and index below relies on the meta's fields agreeing
+   * with its data (non-zero sizes, grids matching the cells). */
+  if (!gst_motion_vector_meta_is_valid (meta)) {
+    GST_WARNING_OBJECT (self, "inconsistent motion-vector meta (frame %ux%u, "
+        "analysis %ux%u, partitions 0x%x), not drawn", meta->width,
+        meta->height, meta->analysis_width, meta->analysis_height,
+        (guint) meta->partitions);
+    if (!self->warned_invalid) {
+      self->warned_invalid = TRUE;
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("Not drawing frames whose motion-vector meta is inconsistent."),
+          ("frame %ux%u, analysis %ux%u, partitions 0x%x", meta->width,
+              meta->height, meta->analysis_width, meta->analysis_height,
+              (guint) meta->partitions));
+    }
+    return GST_FLOW_OK;
+  }
 
   GST_OBJECT_LOCK (self);
   s.mode = self->mode;
@@ -275,14 +311,14 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
 
   /* Pass 2: draw. */
   for (r = 0; r < rows; r++) {
-    gint y0 = (gint) floor (r * ph * sy_blk);
-    gint y1 = (gint) floor ((r + 1) * ph * sy_blk);
+    gint y0 = to_px (r * ph * sy_blk);
+    gint y1 = to_px ((r + 1) * ph * sy_blk);
     gdouble cy = (r * ph + ph / 2.0) * sy_blk;
 
     for (c = 0; c < cols; c++) {
       const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
-      gint x0 = (gint) floor (c * pw * sx_blk);
-      gint x1 = (gint) floor ((c + 1) * pw * sx_blk);
+      gint x0 = to_px (c * pw * sx_blk);
+      gint x1 = to_px ((c + 1) * pw * sx_blk);
       gdouble cx = (c * pw + pw / 2.0) * sx_blk;
       gboolean use_mvd = s.mode == GST_MV_OVERLAY_MODE_MVD;
       /* the drawn displacement in frame pixels */
@@ -329,10 +365,10 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   if (s.grid) {
     /* block borders, half-transparent dark, one pixel wide */
     for (c = 0; c <= cols; c++)
-      mv_fill_rect (&painter, (gint) floor (c * pw * sx_blk), 0, 1,
+      mv_fill_rect (&painter, to_px (c * pw * sx_blk), 0, 1,
           painter.height, &dark, 128);
     for (r = 0; r <= rows; r++)
-      mv_fill_rect (&painter, 0, (gint) floor (r * ph * sy_blk),
+      mv_fill_rect (&painter, 0, to_px (r * ph * sy_blk),
           painter.width, 1, &dark, 128);
   }
 
@@ -355,6 +391,169 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   }
 
   return GST_FLOW_OK;
+}
+
+/* Bytes from the start of a row of @plane to the end of its last sample
+ * that the frame's components use, and the number of rows. */
+static void
+plane_extent (const GstVideoFrame * frame, guint plane, guint * rows,
+    guint64 * row_bytes)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  guint comp;
+
+  *rows = 0;
+  *row_bytes = 0;
+  for (comp = 0; comp < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); comp++) {
+    guint w = GST_VIDEO_FRAME_COMP_WIDTH (frame, comp);
+    guint h = GST_VIDEO_FRAME_COMP_HEIGHT (frame, comp);
+    guint64 end;
+
+    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, comp) != plane || w == 0 || h == 0)
+      continue;
+    end = GST_VIDEO_FRAME_COMP_POFFSET (frame, comp)
+        + (guint64) (w - 1) * ABS (GST_VIDEO_FRAME_COMP_PSTRIDE (frame, comp))
+        + (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, comp) + 7) / 8;
+    *rows = MAX (*rows, h);
+    *row_bytes = MAX (*row_bytes, end);
+  }
+}
+
+/* Offset of @plane as the buffer describes it (its GstVideoMeta, else the
+ * caps' layout), for messages. */
+static gsize
+plane_offset (const GstVideoFrame * frame, guint plane)
+{
+  const GstVideoMeta *vmeta = frame->meta;
+
+  return vmeta ? vmeta->offset[plane] :
+      GST_VIDEO_INFO_PLANE_OFFSET (&frame->info, plane);
+}
+
+/* Checks that every row of every plane of the mapped @frame lies inside the
+ * memory mapped for that plane: with stride s, n rows of b bytes starting
+ * at byte o of a mapping of m bytes, o + (n - 1) * s + b <= m for s >= 0,
+ * and o >= (n - 1) * |s|, o + b <= m for s < 0.  Posts an error naming the
+ * first plane that does not fit. */
+static gboolean
+check_frame_layout (GstMvOverlay * self, const GstVideoFrame * frame)
+{
+  guint plane;
+
+  for (plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (frame); plane++) {
+    /* GstVideoFrame maps each plane of a buffer with a GstVideoMeta on its
+     * own, and the whole buffer once otherwise. */
+    const GstMapInfo *map = &frame->map[frame->meta ? plane : 0];
+    const guint8 *data = frame->data[plane];
+    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
+    guint64 abs_stride = (guint64) ABS ((gint64) stride);
+    guint64 start, span, row_bytes;
+    guint rows;
+    gboolean fits;
+
+    plane_extent (frame, plane, &rows, &row_bytes);
+    if (rows == 0)
+      continue;
+    span = (guint64) (rows - 1) * abs_stride;
+    if (map->data == NULL || (guintptr) data < (guintptr) map->data
+        || (guintptr) data - (guintptr) map->data > map->size) {
+      fits = FALSE;
+    } else {
+      start = (guint64) ((guintptr) data - (guintptr) map->data);
+      if (stride >= 0)
+        fits = start + span + row_bytes <= map->size;
+      else
+        fits = start >= span && start + row_bytes <= map->size;
+    }
+    if (!fits) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Plane %u of the video buffer does not fit in it: stride %d, "
+              "offset %" G_GSIZE_FORMAT ", buffer of %" G_GSIZE_FORMAT
+              " bytes.", plane, stride, plane_offset (frame, plane),
+              gst_buffer_get_size (frame->buffer)),
+          ("%u rows of %" G_GUINT64_FORMAT " bytes, %" G_GSIZE_FORMAT
+              " bytes mapped for the plane", rows, row_bytes, map->size));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+/* The buffer could not be mapped as a video frame: name the first plane
+ * of its GstVideoMeta that starts outside it, if one does. */
+static void
+post_map_error (GstMvOverlay * self, GstBuffer * buf)
+{
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (buf);
+  gsize size = gst_buffer_get_size (buf);
+  guint plane;
+
+  for (plane = 0; vmeta && plane < vmeta->n_planes; plane++) {
+    if (vmeta->offset[plane] >= size) {
+      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+          ("Plane %u of the video buffer does not fit in it: stride %d, "
+              "offset %" G_GSIZE_FORMAT ", buffer of %" G_GSIZE_FORMAT
+              " bytes.", plane, vmeta->stride[plane], vmeta->offset[plane],
+              size), ("the plane starts past the end of the buffer"));
+      return;
+    }
+  }
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("Could not map the video buffer (%" G_GSIZE_FORMAT " bytes).", size),
+      ("%s", vmeta ? "its GstVideoMeta does not match its memory" :
+          "smaller than the caps say"));
+}
+
+/* GstVideoFilter's in-place path, with the frame checked before drawing:
+ * a buffer that cannot be mapped, or whose planes do not fit their memory,
+ * is an error (GstVideoFilter would only warn about the first, and never
+ * check the second). */
+static GstFlowReturn
+gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstMvOverlay *self = GST_MV_OVERLAY (trans);
+  GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
+  GstMapFlags flags = GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
+  GstVideoMeta *vmeta;
+  GstVideoFrame frame;
+  GstFlowReturn ret;
+
+  if (G_UNLIKELY (!filter->negotiated)) {
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("no caps before the first buffer"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (!gst_base_transform_is_passthrough (trans))
+    flags |= GST_MAP_WRITE;
+
+  /* A GstVideoMeta of another format than the caps' cannot be mapped
+   * (GstVideoFrame asserts on it). */
+  vmeta = gst_buffer_get_video_meta (buf);
+  if (vmeta && vmeta->format != GST_VIDEO_INFO_FORMAT (&filter->in_info)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("The video buffer's format (%s) is not the negotiated one (%s).",
+            gst_video_format_to_string (vmeta->format),
+            GST_VIDEO_INFO_NAME (&filter->in_info)), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&frame, &filter->in_info, buf, flags)) {
+    post_map_error (self, buf);
+    return GST_FLOW_ERROR;
+  }
+  if (!check_frame_layout (self, &frame)) {
+    gst_video_frame_unmap (&frame);
+    return GST_FLOW_ERROR;
+  }
+  ret = gst_mv_overlay_transform_frame_ip (filter, &frame);
+  gst_video_frame_unmap (&frame);
+  return ret;
+}
+
+static gboolean
+gst_mv_overlay_start (GstBaseTransform * trans)
+{
+  GST_MV_OVERLAY (trans)->warned_invalid = FALSE;
+  return TRUE;
 }
 
 static void
@@ -452,6 +651,7 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
 {
   GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS (klass);
   GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS (klass);
   GParamFlags flags = G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS
       | GST_PARAM_MUTABLE_PLAYING | GST_PARAM_CONTROLLABLE;
@@ -509,8 +709,13 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
       "Draws the motion vectors of GstMotionVectorMeta on the video",
       "gpumotionest developers");
 
+  /* transform_frame_ip is set so that GstVideoFilter configures the
+   * element for in-place work; transform_ip maps and checks the frame and
+   * calls it. */
   filter_class->transform_frame_ip =
       GST_DEBUG_FUNCPTR (gst_mv_overlay_transform_frame_ip);
+  trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_mv_overlay_transform_ip);
+  trans_class->start = GST_DEBUG_FUNCPTR (gst_mv_overlay_start);
 
   gst_type_mark_as_plugin_api (gst_mv_overlay_mode_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_mv_overlay_color_mode_get_type (), 0);

@@ -450,6 +450,281 @@ GST_START_TEST (test_overlay_legend)
 
 GST_END_TEST;
 
+/* ---- mvoverlay: what it must refuse or leave alone ------------------------- */
+
+/* Pushes @in (consumed) through @launch with a bus on the harness; returns
+ * the flow, the output buffer in @out (NULL if none) and the first message
+ * of @type in @msg (NULL if none). */
+static GstFlowReturn
+push_with_bus (const gchar * launch, const gchar * caps, GstBuffer * in,
+    GstBuffer ** out, GstMessageType type, GstMessage ** msg)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBus *bus = gst_bus_new ();
+  GstFlowReturn ret;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, caps);
+  ret = gst_harness_push (h, in);
+  *out = ret == GST_FLOW_OK ? gst_harness_try_pull (h) : NULL;
+  gst_harness_teardown (h);
+  *msg = gst_bus_pop_filtered (bus, type);
+  gst_object_unref (bus);
+  return ret;
+}
+
+/* The text of an error or warning message; free with g_free(). */
+static gchar *
+message_text (GstMessage * msg, GQuark domain, gint code)
+{
+  GError *err = NULL;
+  gchar *debug = NULL, *text;
+
+  fail_unless (msg != NULL);
+  if (GST_MESSAGE_TYPE (msg) == GST_MESSAGE_ERROR)
+    gst_message_parse_error (msg, &err, &debug);
+  else
+    gst_message_parse_warning (msg, &err, &debug);
+  fail_unless (g_error_matches (err, domain, code), "%s (%s)", err->message,
+      debug);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  g_free (debug);
+  return text;
+}
+
+#define RGBA_CAPS "video/x-raw,format=RGBA,width=64,height=64,framerate=30/1"
+#define I420_CAPS "video/x-raw,format=I420,width=64,height=64,framerate=30/1"
+
+/* An RGBA frame with a moving block and a GstVideoMeta of one plane at
+ * @offset, @stride; must be refused with an error naming the plane. */
+static void
+check_layout_refused (gsize offset, gint stride, const gchar * expect)
+{
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *out;
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { offset };
+  gint strides[GST_VIDEO_MAX_PLANES] = { stride };
+  GstMessage *msg;
+  gchar *text;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, W, H, 1, offsets, strides);
+  fail_unless_equals_int (push_with_bus ("mvoverlay grid=true legend=true",
+          RGBA_CAPS, in, &out, GST_MESSAGE_ERROR, &msg), GST_FLOW_ERROR);
+  fail_unless (out == NULL);
+  text = message_text (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+  fail_unless (strstr (text, expect) != NULL, "'%s' lacks '%s'", text,
+      expect);
+  fail_unless (strstr (text, "buffer of 16384 bytes") != NULL, "%s", text);
+  g_free (text);
+  gst_message_unref (msg);
+}
+
+GST_START_TEST (test_overlay_video_meta_out_of_bounds)
+{
+  /* 64 rows of 256 bytes in a 16384-byte buffer. */
+  check_layout_refused (0, 1 << 20, "Plane 0 of the video buffer does not "
+      "fit in it: stride 1048576, offset 0,");
+  check_layout_refused (G_GUINT64_CONSTANT (1) << 40, 256,
+      "Plane 0 of the video buffer does not fit in it: stride 256, "
+      "offset 1099511627776,");
+  check_layout_refused (8192, 256, "stride 256, offset 8192,");
+  check_layout_refused (16383, 0, "stride 0, offset 16383,");
+  /* Negative strides run towards the start of the buffer. */
+  check_layout_refused (0, -256, "stride -256, offset 0,");
+  check_layout_refused (62 * 256, -256, "stride -256, offset 15872,");
+  check_layout_refused (16384 - 255, -256, "stride -256, offset 16129,");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_video_meta_chroma_out_of_bounds)
+{
+  /* I420 64x64: Y 64 x 64, U and V 32 x 32.  V placed 100 bytes too far
+   * runs past the end of the buffer. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info), *out;
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, 4096, 5120 + 100 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { 64, 32, 32 };
+  GstMessage *msg;
+  gchar *text;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_I420, W, H, 3, offsets, strides);
+  fail_unless_equals_int (push_with_bus ("mvoverlay mode=flow", I420_CAPS,
+          in, &out, GST_MESSAGE_ERROR, &msg), GST_FLOW_ERROR);
+  text = message_text (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+  fail_unless (strstr (text, "Plane 2 of the video buffer does not fit in "
+          "it: stride 32, offset 5220, buffer of 6144 bytes.") != NULL, "%s",
+      text);
+  g_free (text);
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_video_meta_wrong_format)
+{
+  /* An I420 GstVideoMeta on an RGBA stream: GstVideoFrame would map one
+   * plane and leave the other two unset. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *out;
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, 4096, 5120 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { 64, 32, 32 };
+  GstMessage *msg;
+  gchar *text;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_I420, W, H, 3, offsets, strides);
+  fail_unless_equals_int (push_with_bus ("mvoverlay", RGBA_CAPS, in, &out,
+          GST_MESSAGE_ERROR, &msg), GST_FLOW_ERROR);
+  text = message_text (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+  fail_unless (strstr (text, "(I420) is not the negotiated one (RGBA)")
+      != NULL, "%s", text);
+  g_free (text);
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_video_meta_negative_stride)
+{
+  /* A bottom-up RGBA frame that fits its buffer is drawn: image row y is
+   * memory row 63 - y.  The arrow pixel (27, 24) lands in memory row 39. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *out;
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 63 * 256 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { -256 };
+  GstMessage *msg;
+  GstMapInfo map;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, W, H, 1, offsets, strides);
+  fail_unless_equals_int (push_with_bus ("mvoverlay", RGBA_CAPS, in, &out,
+          GST_MESSAGE_ERROR, &msg), GST_FLOW_OK);
+  fail_unless (msg == NULL);
+  fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+  fail_unless_equals_int (map.data[39 * 256 + 27 * 4 + 0], 255);
+  fail_unless_equals_int (map.data[39 * 256 + 27 * 4 + 1], 64);
+  fail_unless_equals_int (map.data[24 * 256 + 27 * 4 + 0], GREY);
+  gst_buffer_unmap (out, &map);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+/* Pushes a frame whose meta was edited by @edit after attaching through
+ * mvoverlay; the frame must come out unchanged, with a warning. */
+static void
+check_overlay_ignores (const gchar * launch,
+    void (*edit) (GstMotionVectorMeta * meta), const gchar * what)
+{
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info), *out;
+  GstMotionVectorMeta *meta;
+  GstMessage *msg;
+  gchar *text;
+
+  meta = add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  edit (meta);
+  fail_unless (push_with_bus (launch, I420_CAPS, in, &out,
+          GST_MESSAGE_WARNING, &msg) == GST_FLOW_OK, "%s", what);
+  fail_unless (out != NULL);
+  assert_region_grey (&info, out, 0, 0, W, H);
+  text = message_text (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+  g_free (text);
+  gst_message_unref (msg);
+  gst_buffer_unref (out);
+}
+
+static void
+edit_analysis_width (GstMotionVectorMeta * meta)
+{
+  meta->analysis_width = 32;    /* the grids are laid out for 64 */
+}
+
+static void
+edit_analysis_height_zero (GstMotionVectorMeta * meta)
+{
+  meta->analysis_height = 0;
+}
+
+static void
+edit_rows (GstMotionVectorMeta * meta)
+{
+  meta->grids[0].rows = 100000;
+}
+
+static void
+edit_partitions (GstMotionVectorMeta * meta)
+{
+  meta->partitions |= GST_MOTION_VECTOR_PARTITIONS_4X4;
+}
+
+static void
+edit_width_huge (GstMotionVectorMeta * meta)
+{
+  meta->width = G_MAXUINT;
+  meta->analysis_width = G_MAXUINT;
+}
+
+GST_START_TEST (test_overlay_inconsistent_meta)
+{
+  check_overlay_ignores ("mvoverlay grid=true", edit_analysis_width,
+      "analysis width");
+  check_overlay_ignores ("mvoverlay mode=flow", edit_analysis_height_zero,
+      "analysis height 0");
+  check_overlay_ignores ("mvoverlay mode=cost", edit_rows, "rows");
+  check_overlay_ignores ("mvoverlay partition=4x4", edit_partitions,
+      "partitions");
+  check_overlay_ignores ("mvoverlay grid=true", edit_width_huge, "width");
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_no_count_value)
+{
+  /* "count" (GST_MOTION_VECTOR_PARTITION_COUNT) is not a shape: neither the
+   * partition nor the mode property takes it. */
+  GstElement *e = gst_element_factory_make ("mvoverlay", NULL);
+  GParamSpec *pspec;
+  gint partition, mode;
+
+  fail_unless (e != NULL);
+  gst_util_set_object_arg (G_OBJECT (e), "partition", "count");
+  gst_util_set_object_arg (G_OBJECT (e), "mode", "count");
+  g_object_get (e, "partition", &partition, "mode", &mode, NULL);
+  fail_unless_equals_int (partition, GST_MOTION_VECTOR_PARTITION_16X16);
+  fail_unless_equals_int (mode, 0);     /* vectors */
+
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "partition");
+  fail_unless (g_enum_get_value (G_PARAM_SPEC_ENUM (pspec)->enum_class,
+          GST_MOTION_VECTOR_PARTITION_COUNT) == NULL);
+  fail_unless_equals_int (G_PARAM_SPEC_ENUM (pspec)->enum_class->n_values,
+      GST_MOTION_VECTOR_PARTITION_COUNT);
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "mode");
+  fail_unless (g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM
+          (pspec)->enum_class, "count") == NULL);
+
+  /* the shapes themselves still work */
+  gst_util_set_object_arg (G_OBJECT (e), "partition", "4x4");
+  g_object_get (e, "partition", &partition, NULL);
+  fail_unless_equals_int (partition, GST_MOTION_VECTOR_PARTITION_4X4);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 /* ---- mvexport ---------------------------------------------------------- */
 
 static gchar *
@@ -702,6 +977,207 @@ GST_START_TEST (test_export_partitions)
 
 GST_END_TEST;
 
+/* Two frames through "mvexport format=@format": the first with a meta
+ * edited by @edit after attaching, the second consistent.  Returns the
+ * file's text; the first frame must be left out with a warning. */
+static gchar *
+export_inconsistent (const gchar * format,
+    void (*edit) (GstMotionVectorMeta * meta))
+{
+  GstVideoInfo info;
+  gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "out.txt", NULL);
+  gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s",
+      path, format);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GstBuffer *buf;
+  gchar *text = NULL;
+  guint i;
+
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, I420_CAPS);
+  for (i = 0; i < 2; i++) {
+    GstMotionVectorMeta *meta;
+
+    buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    GST_BUFFER_PTS (buf) = i * 33333333;
+    meta = add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 77);
+    if (i == 0)
+      edit (meta);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING);
+  g_free (message_text (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
+  gst_message_unref (msg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  gst_object_unref (bus);
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (launch);
+  g_free (path);
+  g_free (dir);
+  return text;
+}
+
+static void
+edit_search_range (GstMotionVectorMeta * meta)
+{
+  /* not inconsistent: printed as it is; used below to see frame 0 */
+  meta->search_range = G_MAXUINT;
+}
+
+GST_START_TEST (test_export_inconsistent_meta)
+{
+  void (*edits[]) (GstMotionVectorMeta *) = {
+    edit_analysis_height_zero, edit_analysis_width, edit_rows,
+    edit_partitions, edit_width_huge,
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (edits); i++) {
+    gchar *text = export_inconsistent ("csv", edits[i]);
+    gchar **lines = g_strsplit (text, "\n", -1);
+
+    /* the header and frame 1's 16 blocks only */
+    fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 1);
+    fail_unless (g_str_has_prefix (lines[1], "1,33333333,16x16,0,0,0,0,16,"
+            "16,"), "%s", lines[1]);
+    g_strfreev (lines);
+    g_free (text);
+
+    text = export_inconsistent ("jsonl", edits[i]);
+    fail_unless (g_str_has_prefix (text, "{\"pts\":33333333,\"frame\":1,"),
+        "%s", text);
+    fail_unless (strchr (text, '\n') == text + strlen (text) - 1);
+    g_free (text);
+  }
+
+  /* Odd values of the fields that are only printed are written as is. */
+  {
+    GstHarness *h;
+    gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
+    gchar *path = g_build_filename (dir, "out.txt", NULL);
+    gchar *launch = g_strdup_printf ("mvexport location=\"%s\"", path);
+    GstVideoInfo info;
+    GstBuffer *buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    GstMotionVectorMeta *meta = add_meta (buf,
+        GST_MOTION_VECTOR_PARTITIONS_16X16, GST_MOTION_VECTOR_PARTITION_16X16,
+        1, 1, -32, 0, 77);
+    gchar *text = NULL;
+
+    edit_search_range (meta);
+    meta->method = 42;
+    h = gst_harness_new_parse (launch);
+    gst_harness_set_src_caps_str (h, I420_CAPS);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    gst_harness_teardown (h);
+    fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+    fail_unless (strstr (text, "\"search_range\":4294967295,"
+            "\"method\":\"unknown\",") != NULL, "%s", text);
+    g_free (text);
+    g_unlink (path);
+    g_rmdir (dir);
+    g_free (launch);
+    g_free (path);
+    g_free (dir);
+  }
+}
+
+GST_END_TEST;
+
+/* mvexport writing to /dev/full: every write(2) fails with ENOSPC. */
+static GstHarness *
+export_to_full (GstBus ** bus)
+{
+  GstHarness *h = gst_harness_new_parse ("mvexport location=/dev/full");
+
+  *bus = gst_bus_new ();
+  gst_element_set_bus (h->element, *bus);
+  gst_harness_set_src_caps_str (h, I420_CAPS);
+  return h;
+}
+
+GST_START_TEST (test_export_stop_without_eos)
+{
+  /* A few small frames stay in stdio's buffer; stopping without EOS must
+   * flush them and report that the flush failed. */
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *msg;
+  gchar *text;
+  guint i;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    return;
+  h = export_to_full (&bus);
+  for (i = 0; i < 3; i++) {
+    GstVideoInfo info;
+    GstBuffer *buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+
+    add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 77);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for the data lost at stop");
+  text = message_text (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE);
+  fail_unless (strstr (text, "/dev/full") != NULL, "%s", text);
+  g_free (text);
+  gst_message_unref (msg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_write_error)
+{
+  /* One frame with every shape is larger than stdio's buffer: the write
+   * fails while streaming, once, and stopping adds no second error. */
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *msg;
+  gchar *text;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS))
+    return;
+  h = export_to_full (&bus);
+  buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_ALL,
+      GST_MOTION_VECTOR_PARTITION_4X4, 1, 1, -32, 0, 77);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  text = message_text (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE);
+  fail_unless (strstr (text, "/dev/full") != NULL, "%s", text);
+  g_free (text);
+  gst_message_unref (msg);
+
+  gst_element_set_state (h->element, GST_STATE_NULL);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
 static Suite *
 mvtools_suite (void)
 {
@@ -722,11 +1198,20 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_min_magnitude);
   tcase_add_test (tc, test_overlay_grid);
   tcase_add_test (tc, test_overlay_legend);
+  tcase_add_test (tc, test_overlay_video_meta_out_of_bounds);
+  tcase_add_test (tc, test_overlay_video_meta_chroma_out_of_bounds);
+  tcase_add_test (tc, test_overlay_video_meta_wrong_format);
+  tcase_add_test (tc, test_overlay_video_meta_negative_stride);
+  tcase_add_test (tc, test_overlay_inconsistent_meta);
+  tcase_add_test (tc, test_overlay_no_count_value);
   tcase_add_test (tc, test_export_jsonl);
   tcase_add_test (tc, test_export_two_shapes);
   tcase_add_test (tc, test_export_partitions);
   tcase_add_test (tc, test_export_csv);
   tcase_add_test (tc, test_export_unwritable);
+  tcase_add_test (tc, test_export_inconsistent_meta);
+  tcase_add_test (tc, test_export_stop_without_eos);
+  tcase_add_test (tc, test_export_write_error);
   return s;
 }
 
