@@ -267,23 +267,43 @@ static decl_sad4x4_row_fn (sad4x4_row_avx2)
 
 /* Sixteen candidates per step: the 41 partition costs by 16-bit adds (at
  * most 65280, no wrap), then per partition the row keys (cost << 16) | rank
- * by interleaving rank and cost, and a running unsigned minimum.  Lanes past
- * n are forced to all ones, which no real key reaches. */
+ * by interleaving rank and cost, and a running unsigned minimum.
+ *
+ * Nothing past n is read, so that memory checkers see no read of the
+ * caller's unwritten scratch.  When n is not a multiple of 16 the last step
+ * starts at n - 16 and overlaps the step before it, which costs nothing:
+ * a minimum does not change when candidates come twice.  Fewer than 16
+ * candidates are copied into a zeroed block first, and the lanes past n
+ * are forced to all ones, which no real key reaches. */
 TARGET ("avx2")
 static decl_part_min_fn (part_min_avx2)
 {
   __m256i acc[ME_DSP_N_PARTS];
   const __m256i lane = _mm256_setr_epi16 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
       11, 12, 13, 14, 15);
+  uint16_t small[17 * 16] __attribute__((aligned (32)));
+
+  if (n <= 0)
+    return;
+  if (n < 16) {
+    memset (small, 0, sizeof (small));
+    for (int j = 0; j < 16; j++)
+      memcpy (small + 16 * j, sad4 + j * stride, n * sizeof (uint16_t));
+    memcpy (small + 16 * 16, rank, n * sizeof (uint16_t));
+    sad4 = small;
+    stride = 16;
+    rank = small + 16 * 16;
+  }
 
   for (int k = 0; k < ME_DSP_N_PARTS; k++)
     acc[k] = _mm256_set1_epi32 (-1);
 
   for (int i = 0; i < n; i += 16) {
     __m256i b[16], c[ME_DSP_N_PARTS];
+    const int at = n >= 16 && n - i < 16 ? n - 16 : i;
     for (int j = 0; j < 16; j++)
-      b[j] = _mm256_loadu_si256 ((const __m256i *) (sad4 + j * stride + i));
-    __m256i rk = _mm256_loadu_si256 ((const __m256i *) (rank + i));
+      b[j] = _mm256_loadu_si256 ((const __m256i *) (sad4 + j * stride + at));
+    __m256i rk = _mm256_loadu_si256 ((const __m256i *) (rank + at));
     int k = 0;
 
     /* 8x4 first: pairs of 4x4 side by side */
@@ -311,8 +331,8 @@ static decl_part_min_fn (part_min_avx2)
     for (int j = 0; j < 16; j++)
       c[k++] = b[j];
 
-    if (n - i < 16) {
-      __m256i past = _mm256_cmpgt_epi16 (lane, _mm256_set1_epi16 (n - i - 1));
+    if (n < 16) {
+      __m256i past = _mm256_cmpgt_epi16 (lane, _mm256_set1_epi16 (n - 1));
       rk = _mm256_or_si256 (rk, past);
       for (k = 0; k < ME_DSP_N_PARTS; k++)
         c[k] = _mm256_or_si256 (c[k], past);
