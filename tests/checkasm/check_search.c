@@ -35,7 +35,7 @@ typedef struct {
 static void
 field_alloc (Field * f, unsigned w, unsigned h, unsigned parts)
 {
-  size_t off[GST_MOTION_VECTOR_PARTITION_COUNT], total = 0;
+  size_t off[GST_MOTION_VECTOR_PARTITION_COUNT] = { 0 }, total = 0;
 
   memset (f, 0, sizeof (*f));
   f->field.mb_cols = gst_motion_vector_mb_cols (w);
