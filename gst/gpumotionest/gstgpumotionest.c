@@ -27,9 +27,10 @@
 #include "gstgpumotionest.h"
 #include "gstmotionestjob.h"
 #include "gsthostallocator.h"
+#include "gstcellpool.h"
 #include "me_backend.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_gpu_motion_est_debug);
+GST_DEBUG_CATEGORY (gst_gpu_motion_est_debug);
 #define GST_CAT_DEFAULT gst_gpu_motion_est_debug
 
 enum
@@ -72,6 +73,7 @@ struct _GstGpuMotionEst
    * readers on other threads */
   const MEBackendOps *ops;
   MESession *session;
+  GstCellPool *cells;           /* result storage the backend prefers */
   guint depth;                  /* frames kept in flight */
   GstVideoInfo info;
   GQueue pending;               /* GstMotionEstJob: submitted, oldest first */
@@ -166,6 +168,7 @@ close_session (GstGpuMotionEst * self)
   set_session (self, NULL, NULL);
   if (session)
     ops->close (session);
+  g_clear_pointer (&self->cells, gst_cell_pool_free);
 }
 
 static void
@@ -256,6 +259,7 @@ open_backend (GstGpuMotionEst * self)
     goto open_failed;
 
   set_session (self, ops, session);
+  self->cells = gst_cell_pool_new (ops);
   self->prev_pts = GST_CLOCK_TIME_NONE;
   apply_depth (self, in_flight);
   GST_INFO_OBJECT (self, "using the %s backend", ops->name);
@@ -446,7 +450,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   /* The meta is added in place: the job holds the only reference. */
   input = gst_buffer_make_writable (input);
   job = gst_motion_est_job_new (input, &self->info, &params, self->prev_pts,
-      &error);
+      self->cells, &error);
   if (!job) {
     /* A gap buffer may carry no picture at all: it goes through as it is,
      * in its place, and the reference stays. */

@@ -9,7 +9,8 @@
 
 GstMotionEstJob *
 gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
-    const MESearchParams * params, GstClockTime ref_pts, GError ** error)
+    const MESearchParams * params, GstClockTime ref_pts, GstCellPool * cells,
+    GError ** error)
 {
   GstMotionEstJob *job;
   GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -53,7 +54,20 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   job->ref_pts = ref_pts;
 
   job->n_cells = gst_motion_vector_layout (w, h, params->partitions, grids);
-  job->cells = g_new (GstMotionVectorCell, job->n_cells);
+  if (job->n_cells == 0) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "no motion-vector layout for a %ux%u frame with shapes 0x%x", w, h,
+        (guint) params->partitions);
+    gst_video_frame_unmap (&job->frame);
+    job->frame.buffer = NULL;
+    job->buffer = NULL;
+    gst_motion_est_job_free (job);
+    return NULL;
+  }
+  job->cell_bytes = gst_cell_pool_alloc (cells,
+      job->n_cells * sizeof (GstMotionVectorCell));
+  job->cells = (GstMotionVectorCell *) g_bytes_get_data (job->cell_bytes,
+      NULL);
   job->field.mb_cols = gst_motion_vector_mb_cols (w);
   job->field.mb_rows = gst_motion_vector_mb_rows (h);
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
@@ -74,8 +88,7 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers)
   gst_video_frame_unmap (&job->frame);
   job->frame.buffer = NULL;
 
-  bytes = g_bytes_new_take (job->cells,
-      job->n_cells * sizeof (GstMotionVectorCell));
+  bytes = g_steal_pointer (&job->cell_bytes);
   job->cells = NULL;
   meta = gst_buffer_add_motion_vector_meta (buffer, job->luma.width,
       job->luma.height, job->params.partitions, bytes);
@@ -104,6 +117,6 @@ gst_motion_est_job_free (GstMotionEstJob * job)
     gst_video_frame_unmap (&job->frame);
   gst_clear_buffer (&job->buffer);
   g_queue_clear_full (&job->followers, (GDestroyNotify) gst_mini_object_unref);
-  g_free (job->cells);
+  g_clear_pointer (&job->cell_bytes, g_bytes_unref);
   g_free (job);
 }

@@ -7,6 +7,7 @@
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
 #include "me_backend.h"
+#include "gstcellpool.h"
 
 G_BEGIN_DECLS
 
@@ -16,7 +17,8 @@ typedef struct {
   MEPlane luma;
   MESearchParams params;
   MEField field;
-  GstMotionVectorCell *cells;   /* all grids, laid out as the meta wants */
+  GBytes *cell_bytes;           /* all grids, laid out as the meta wants: */
+  GstMotionVectorCell *cells;   /* their data, written by the backend */
   gsize n_cells;
   GstClockTime ref_pts;
   /* Serialized events and pass-through buffers that arrived after this
@@ -27,7 +29,7 @@ typedef struct {
 
 GstMotionEstJob *gst_motion_est_job_new (GstBuffer * buffer,
     const GstVideoInfo * info, const MESearchParams * params,
-    GstClockTime ref_pts, GError ** error);
+    GstClockTime ref_pts, GstCellPool * cells, GError ** error);
 
 GstBuffer *gst_motion_est_job_finish (GstMotionEstJob * job,
     GQueue * followers);
