@@ -1,4 +1,5 @@
-/* gpumotionest — backend registry and input checks shared by all backends. */
+/* gpumotionest — the backend registry, and the one entry point that checks
+ * input and capabilities before any backend sees a frame. */
 #include "config.h"
 
 #include <string.h>
@@ -11,29 +12,50 @@ G_DEFINE_QUARK (me-backend-error-quark, me_backend_error);
 extern const MEBackendOps me_backend_cpu;
 #if HAVE_CUDA
 extern const MEBackendOps me_backend_cuda;
+#define ME_BACKEND_CUDA (&me_backend_cuda)
+#else
+#define ME_BACKEND_CUDA NULL
 #endif
 
-static const MEBackendOps *const backends[] = {
-#if HAVE_CUDA
-  &me_backend_cuda,
-#endif
-  &me_backend_cpu,
-  NULL
+/* One line per backend, in the order "auto" tries them.  The ids are the
+ * element's enum values and never change; 0 is "auto". */
+static const MEBackendEntry registry[] = {
+  {2, "cuda", "NVIDIA GPU (CUDA)", ME_BACKEND_CUDA},
+  {1, "cpu", "CPU (SIMD, all cores)", &me_backend_cpu},
 };
 
-const MEBackendOps *const *
-me_backend_list (void)
+const MEBackendEntry *
+me_backend_registry (unsigned *n_entries)
 {
-  return backends;
+  *n_entries = G_N_ELEMENTS (registry);
+  return registry;
 }
 
 const MEBackendOps *
 me_backend_find (const char *name)
 {
-  for (const MEBackendOps * const *b = backends; *b; b++)
-    if (strcmp ((*b)->name, name) == 0)
-      return *b;
+  for (unsigned i = 0; i < G_N_ELEMENTS (registry); i++)
+    if (strcmp (registry[i].name, name) == 0)
+      return registry[i].ops;
   return NULL;
+}
+
+void
+me_backend_options_init (MEBackendOptions * options)
+{
+  memset (options, 0, sizeof (*options));
+  options->device = -1;
+  options->simd = ~0u;
+}
+
+void
+me_search_params_init (MESearchParams * params)
+{
+  memset (params, 0, sizeof (*params));
+  params->search_range = 16;
+  params->partitions = GST_MOTION_VECTOR_PARTITIONS_16X16;
+  params->method = GST_MOTION_VECTOR_METHOD_FULL;
+  params->refine = ME_REFINE_NONE;
 }
 
 gboolean
@@ -65,11 +87,6 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
         (unsigned) params->partitions);
     return FALSE;
   }
-  if (params->method != GST_MOTION_VECTOR_METHOD_FULL) {
-    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
-        "unknown search method %d", (int) params->method);
-    return FALSE;
-  }
   if (out->mb_cols != gst_motion_vector_mb_cols (luma->width)
       || out->mb_rows != gst_motion_vector_mb_rows (luma->height)) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
@@ -85,4 +102,168 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
     }
   }
   return TRUE;
+}
+
+/* What the backend can do, against what is asked. */
+static gboolean
+check_caps (const MEBackendOps * ops, const MESearchParams * params,
+    GError ** error)
+{
+  const MEBackendCaps *caps = &ops->caps;
+
+  if ((unsigned) params->method >= 32
+      || !(caps->methods & (1u << params->method))) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend has no search method %d", ops->name,
+        (int) params->method);
+    return FALSE;
+  }
+  if ((unsigned) params->refine >= 32
+      || !(caps->refinements & (1u << params->refine))) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend has no refinement %d", ops->name,
+        (int) params->refine);
+    return FALSE;
+  }
+  if (params->search_range > caps->max_range) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend searches at most ±%u, not ±%u", ops->name,
+        caps->max_range, params->search_range);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* ---- an open backend ------------------------------------------------------ */
+
+struct MEBackend {
+  const MEBackendOps *ops;
+  MESession *session;
+  MEBackendOptions options;
+  /* submit times of the frames in flight, oldest first, for the stats */
+  GQueue submitted;
+  GQueue fields;                /* and their MEField */
+  guint64 collected;
+};
+
+MEBackend *
+me_backend_open (const MEBackendOps * ops, const MEBackendOptions * options,
+    GError ** error)
+{
+  MEBackendOptions defaults;
+  MESession *session;
+  MEBackend *b;
+
+  if (!options) {
+    me_backend_options_init (&defaults);
+    options = &defaults;
+  }
+  session = ops->open (options, error);
+  if (!session)
+    return NULL;
+  b = g_new0 (MEBackend, 1);
+  b->ops = ops;
+  b->session = session;
+  b->options = *options;
+  g_queue_init (&b->submitted);
+  g_queue_init (&b->fields);
+  return b;
+}
+
+void
+me_backend_close (MEBackend * b)
+{
+  if (!b)
+    return;
+  b->ops->close (b->session);
+  g_queue_clear (&b->submitted);
+  g_queue_clear (&b->fields);
+  g_free (b);
+}
+
+const MEBackendOps *
+me_backend_get_ops (const MEBackend * b)
+{
+  return b->ops;
+}
+
+const char *
+me_backend_name (const MEBackend * b)
+{
+  return b->ops->name;
+}
+
+const char *
+me_backend_device_name (const MEBackend * b)
+{
+  return b->ops->device_name ? b->ops->device_name (b->session) : NULL;
+}
+
+unsigned
+me_backend_max_in_flight (MEBackend * b)
+{
+  return b->ops->max_in_flight (b->session);
+}
+
+unsigned
+me_backend_default_in_flight (MEBackend * b)
+{
+  return b->ops->default_in_flight ? b->ops->default_in_flight (b->session)
+      : b->ops->max_in_flight (b->session);
+}
+
+void
+me_backend_set_in_flight (MEBackend * b, unsigned depth)
+{
+  b->ops->set_in_flight (b->session,
+      CLAMP (depth, 1, me_backend_max_in_flight (b)));
+}
+
+gboolean
+me_backend_submit (MEBackend * b, const MEPlane * luma,
+    const MESearchParams * params, MEField * out, GError ** error)
+{
+  if (!me_check_input (luma, params, out, error)
+      || !check_caps (b->ops, params, error))
+    return FALSE;
+  if (!b->ops->submit (b->session, luma, params, out, error))
+    return FALSE;
+  if (b->options.stats) {
+    gint64 *t = g_new (gint64, 1);
+    *t = g_get_monotonic_time ();
+    g_queue_push_tail (&b->submitted, t);
+    g_queue_push_tail (&b->fields, out);
+  }
+  return TRUE;
+}
+
+gboolean
+me_backend_collect (MEBackend * b, GError ** error)
+{
+  if (!b->ops->collect (b->session, error))
+    return FALSE;
+  if (b->options.stats && !g_queue_is_empty (&b->submitted)) {
+    gint64 *t = g_queue_pop_head (&b->submitted);
+    MEField *field = g_queue_pop_head (&b->fields);
+    MEFrameStats st = {
+      .frame = b->collected,
+      .submit_time = *t,
+      .collect_time = g_get_monotonic_time (),
+      .device_ms = b->ops->last_device_ms
+          ? b->ops->last_device_ms (b->session) : -1.0,
+      .has_reference = field->has_reference,
+    };
+    g_free (t);
+    b->options.stats (&st, b->options.stats_data);
+  }
+  b->collected++;
+  return TRUE;
+}
+
+void
+me_backend_reset (MEBackend * b)
+{
+  b->ops->reset (b->session);
+  g_queue_clear_full (&b->submitted, g_free);
+  g_queue_clear (&b->fields);
 }

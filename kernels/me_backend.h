@@ -1,9 +1,15 @@
 /* gpumotionest — the backend interface: the seam between the element and
  * the code that searches.
  *
- * A backend is a table of functions (MEBackendOps) over an opaque session.
- * The element calls only these; it never sees CUDA or SIMD.  Backends are
- * found by name through me_backend_find(); "cpu" always exists.
+ * A backend is a table of functions (MEBackendOps) over an opaque session,
+ * with a description of what it can do (MEBackendCaps).  The registry
+ * (me_backend_registry()) lists every backend the project knows, built in
+ * or not, in the order "auto" tries them.  Nobody calls a backend's
+ * functions directly: MEBackend (me_backend_open() and friends) wraps an
+ * open session, checks every frame and parameter set against the shared
+ * limits and the backend's capabilities before dispatching (so a backend
+ * never sees invalid input), and times frames for an optional stats hook.
+ * The element sees only this header: no CUDA, no SIMD, no backend names.
  *
  * Work is queued: submit() hands a frame over and returns, collect() waits
  * for the oldest frame submitted and completes its MEField.  A backend that
@@ -11,6 +17,10 @@
  * overlaps transfers and compute (CUDA) keeps up to max_in_flight frames
  * queued.  Frames are searched against the frame submitted just before them
  * since the last reset(); the backend keeps that reference itself.
+ *
+ * The search itself runs as stages (me_search.h): the method's candidates,
+ * the integer decision, an optional refinement, the H.264 prediction/MVD
+ * finish.  A backend declares which methods and refinements it has.
  */
 #ifndef ME_BACKEND_H
 #define ME_BACKEND_H
@@ -19,6 +29,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gst/motionvectors/gstmotionvectortypes.h>
+
+#include "me_search.h"
 
 G_BEGIN_DECLS
 
@@ -30,6 +42,7 @@ typedef enum {
   ME_BACKEND_ERROR_INVALID,       /* bad parameters or frame */
   ME_BACKEND_ERROR_NO_MEMORY,     /* frame does not fit */
   ME_BACKEND_ERROR_DEVICE,        /* the device failed; message from it */
+  ME_BACKEND_ERROR_UNSUPPORTED,   /* valid, but not something it can do */
 } MEBackendError;
 
 /* One 8-bit luma plane.  `data` must stay readable until the frame has been
@@ -41,13 +54,7 @@ typedef struct {
   unsigned height;
 } MEPlane;
 
-typedef struct {
-  unsigned search_range;                   /* ±pixels, 1 .. ME_MAX_RANGE */
-  GstMotionVectorPartitionFlags partitions; /* at least one shape */
-  GstMotionVectorMethod method;
-} MESearchParams;
-
-/* Where a frame's results go: one grid per requested shape, sized by
+/* Where results go: one grid per requested shape, sized by
  * gst_motion_vector_grid_cols/rows() for mb_cols x mb_rows macroblocks, NULL
  * for shapes not requested.  After collect(), every cell of every requested
  * grid holds vector, cost, prediction and MVD; `has_reference` says whether
@@ -59,14 +66,60 @@ typedef struct {
   gboolean has_reference;
 } MEField;
 
+/* Memory a backend reads frames from or writes results to fastest. */
+typedef enum {
+  ME_MEMORY_SYSTEM,          /* plain host memory: nothing better */
+  ME_MEMORY_HOST_PINNED,     /* page-locked host memory from host_alloc() */
+} MEMemory;
+
+/* What a backend can do.  Checked by me_backend_submit() before every
+ * frame, and read by whoever offers a choice (the element's properties,
+ * the tests' case lists). */
+typedef struct {
+  guint methods;             /* bit m: GstMotionVectorMethod m */
+  guint refinements;         /* bit r: MERefine r (ME_REFINE_NONE always) */
+  unsigned max_range;        /* largest search range, <= ME_MAX_RANGE */
+  MEMemory frame_memory;     /* where frames are best read from */
+  MEMemory result_memory;    /* where result cells are best written */
+  gboolean bit_exact;        /* results identical to the CPU backend's */
+} MEBackendCaps;
+
+/* Per-frame measurements, handed to MEBackendOptions.stats at collect. */
+typedef struct {
+  guint64 frame;             /* frames collected before this one */
+  gint64 submit_time;        /* g_get_monotonic_time() at submit, and */
+  gint64 collect_time;       /* when collect returned (microseconds) */
+  double device_ms;          /* device time of its kernels; < 0: unknown */
+  gboolean has_reference;
+} MEFrameStats;
+
+typedef void (*MEStatsFunc) (const MEFrameStats * stats, gpointer user_data);
+
+/* How to open a backend.  me_backend_options_init() gives the defaults;
+ * a backend reads what applies to it and ignores the rest. */
+typedef struct {
+  int device;                /* device index; -1: the backend's choice */
+  unsigned threads;          /* CPU worker threads; 0: one per core */
+  unsigned simd;             /* SIMD levels allowed (ME_CPU_FLAG_*); 0: the
+                              * C reference only */
+  gboolean exhaustive;       /* no early-out: every candidate is costed
+                              * (the slow reference; same results) */
+  MEStatsFunc stats;         /* optional per-frame timing hook */
+  gpointer stats_data;
+} MEBackendOptions;
+
+void me_backend_options_init (MEBackendOptions * options);
+
 typedef struct MESession MESession;
 
+/* A backend's functions.  Input reaching them has been validated. */
 typedef struct {
   const char *name;
+  MEBackendCaps caps;
 
-  /* Opens a session on `device` (-1: the backend's choice).  Fails with
-   * ME_BACKEND_ERROR_UNAVAILABLE when the backend cannot run here. */
-  MESession *(*open) (int device, GError ** error);
+  /* Opens a session.  Fails with ME_BACKEND_ERROR_UNAVAILABLE when the
+   * backend cannot run here. */
+  MESession *(*open) (const MEBackendOptions * options, GError ** error);
   void (*close) (MESession * s);
 
   /* How many frames may be submitted before one must be collected, and
@@ -79,24 +132,65 @@ typedef struct {
   gboolean (*submit) (MESession * s, const MEPlane * luma,
       const MESearchParams * params, MEField * out, GError ** error);
   gboolean (*collect) (MESession * s, GError ** error);
-  /* Optional (NULL when plain memory is as good): allocates host memory the
-   * backend reads fastest, page-locked for a GPU, so that the element can
-   * offer it upstream in a buffer pool.  Independent of any session: memory
-   * may outlive the session that was open when it was allocated. */
-  void *(*host_alloc) (size_t size);
-  void (*host_free) (void *ptr);
-
   /* Drops frames in flight (their fields are left undefined) and forgets
    * the reference. */
   void (*reset) (MESession * s);
+
+  /* Optional (when caps say ME_MEMORY_HOST_PINNED): host memory the backend
+   * reads and writes fastest, page-locked for a GPU, so that frames and
+   * result cells can live there.  Independent of any session: memory may
+   * outlive the session that was open when it was allocated. */
+  void *(*host_alloc) (size_t size);
+  void (*host_free) (void *ptr);
+
+  /* Optional: device time of the frame collected last, in milliseconds
+   * (< 0: none), and a name for the device the session runs on. */
+  double (*last_device_ms) (MESession * s);
+  const char *(*device_name) (MESession * s);
 } MEBackendOps;
 
-/* The backends built in, in order of preference for "auto" (fastest first,
- * "cpu" last). */
-const MEBackendOps *const *me_backend_list (void);
+/* ---- the registry --------------------------------------------------------- */
+
+/* Every backend the project knows.  `id` is stable (it is the element's
+ * enum value; 0 is "auto"); `ops` is NULL when this build lacks it. */
+typedef struct {
+  int id;
+  const char *name;
+  const char *description;
+  const MEBackendOps *ops;
+} MEBackendEntry;
+
+/* In the order "auto" tries them: fastest first, "cpu" last. */
+const MEBackendEntry *me_backend_registry (unsigned *n_entries);
+/* A built backend by name; NULL if unknown or not built. */
 const MEBackendOps *me_backend_find (const char *name);
 
-/* Validates parameters and frame geometry; every backend calls it first. */
+/* ---- an open backend ------------------------------------------------------ */
+
+typedef struct MEBackend MEBackend;
+
+MEBackend *me_backend_open (const MEBackendOps * ops,
+    const MEBackendOptions * options, GError ** error);
+void me_backend_close (MEBackend * b);
+
+const MEBackendOps *me_backend_get_ops (const MEBackend * b);
+const char *me_backend_name (const MEBackend * b);
+/* The device's name, or NULL when the backend has none to give. */
+const char *me_backend_device_name (const MEBackend * b);
+
+unsigned me_backend_max_in_flight (MEBackend * b);
+/* The backend's preferred depth. */
+unsigned me_backend_default_in_flight (MEBackend * b);
+void me_backend_set_in_flight (MEBackend * b, unsigned depth);
+
+/* Validates the frame and parameters (me_check_input) and the backend's
+ * capabilities, then hands the frame to the backend. */
+gboolean me_backend_submit (MEBackend * b, const MEPlane * luma,
+    const MESearchParams * params, MEField * out, GError ** error);
+gboolean me_backend_collect (MEBackend * b, GError ** error);
+void me_backend_reset (MEBackend * b);
+
+/* The checks me_backend_submit() applies before the capabilities. */
 gboolean me_check_input (const MEPlane * luma, const MESearchParams * params,
     const MEField * out, GError ** error);
 

@@ -42,15 +42,17 @@ enum
   PROP_PARTITIONS,
   PROP_METHOD,
   PROP_IN_FLIGHT,
+  PROP_THREADS,
   PROP_ACTIVE_BACKEND,
 };
 
-#define DEFAULT_BACKEND GST_GPU_MOTION_EST_BACKEND_AUTO
+#define DEFAULT_BACKEND 0        /* auto */
 #define DEFAULT_DEVICE_ID -1
 #define DEFAULT_SEARCH_RANGE 16
 #define DEFAULT_PARTITIONS GST_MOTION_VECTOR_PARTITIONS_16X16
 #define DEFAULT_METHOD GST_MOTION_VECTOR_METHOD_FULL
 #define DEFAULT_IN_FLIGHT 0
+#define DEFAULT_THREADS 0
 #define MAX_IN_FLIGHT 16
 
 struct _GstGpuMotionEst
@@ -58,8 +60,9 @@ struct _GstGpuMotionEst
   GstBaseTransform parent;
 
   /* properties, under the object lock */
-  GstGpuMotionEstBackend backend_choice;
+  gint backend_choice;          /* a registry id, 0 for auto */
   gint device_id;
+  guint threads;
   guint search_range;
   GstMotionVectorPartitionFlags partitions;
   GstMotionVectorMethod method;
@@ -68,11 +71,10 @@ struct _GstGpuMotionEst
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
 
   /* streaming state, touched only from the streaming thread and while
-   * streaming is stopped (start, stop, flush-stop); ops, session and depth
-   * are written under the object lock too, for the property and latency
+   * streaming is stopped (start, stop, flush-stop); backend and depth are
+   * written under the object lock too, for the property and latency
    * readers on other threads */
-  const MEBackendOps *ops;
-  MESession *session;
+  MEBackend *backend;
   GstCellPool *cells;           /* result storage the backend prefers */
   guint depth;                  /* frames kept in flight */
   GstVideoInfo info;
@@ -98,21 +100,28 @@ G_DEFINE_TYPE (GstGpuMotionEst, gst_gpu_motion_est, GST_TYPE_BASE_TRANSFORM);
 GST_ELEMENT_REGISTER_DEFINE (gpumotionest, "gpumotionest", GST_RANK_NONE,
     GST_TYPE_GPU_MOTION_EST);
 
+/* The backend property's values: "auto", then every backend the project
+ * knows (built in or not: asking for one this build lacks is a clear error
+ * rather than a parse failure), with the registry's stable ids. */
 #define GST_TYPE_GPU_MOTION_EST_BACKEND (gst_gpu_motion_est_backend_get_type ())
 static GType
 gst_gpu_motion_est_backend_get_type (void)
 {
   static GType type = 0;
-  static const GEnumValue values[] = {
-    {GST_GPU_MOTION_EST_BACKEND_AUTO,
-        "The GPU when one is usable, else the CPU", "auto"},
-    {GST_GPU_MOTION_EST_BACKEND_CPU, "CPU (SIMD, all cores)", "cpu"},
-    {GST_GPU_MOTION_EST_BACKEND_CUDA, "CUDA GPU", "cuda"},
-    {0, NULL, NULL},
-  };
-  if (g_once_init_enter (&type))
+
+  if (g_once_init_enter (&type)) {
+    unsigned n;
+    const MEBackendEntry *reg = me_backend_registry (&n);
+    GEnumValue *values = g_new0 (GEnumValue, n + 2);
+
+    values[0] = (GEnumValue) {
+    0, "The first backend of the list that can run here", "auto"};
+    for (unsigned i = 0; i < n; i++)
+      values[i + 1] = (GEnumValue) {
+      reg[i].id, reg[i].description, reg[i].name};
     g_once_init_leave (&type,
         g_enum_register_static ("GstGpuMotionEstBackend", values));
+  }
   return type;
 }
 
@@ -148,26 +157,22 @@ drop_jobs (GstGpuMotionEst * self)
 }
 
 static void
-set_session (GstGpuMotionEst * self, const MEBackendOps * ops,
-    MESession * session)
+set_backend (GstGpuMotionEst * self, MEBackend * backend)
 {
   GST_OBJECT_LOCK (self);
-  self->ops = ops;
-  self->session = session;
+  self->backend = backend;
   GST_OBJECT_UNLOCK (self);
 }
 
-/* Closes the session; frames in flight must have been collected or
+/* Closes the backend; frames in flight must have been collected or
  * dropped. */
 static void
 close_session (GstGpuMotionEst * self)
 {
-  const MEBackendOps *ops = self->ops;
-  MESession *session = self->session;
+  MEBackend *backend = self->backend;
 
-  set_session (self, NULL, NULL);
-  if (session)
-    ops->close (session);
+  set_backend (self, NULL);
+  me_backend_close (backend);
   g_clear_pointer (&self->cells, gst_cell_pool_free);
 }
 
@@ -183,17 +188,12 @@ close_backend (GstGpuMotionEst * self)
 static void
 apply_depth (GstGpuMotionEst * self, guint in_flight)
 {
-  guint max = self->ops->max_in_flight (self->session);
+  guint max = me_backend_max_in_flight (self->backend);
   guint depth;
 
-  if (in_flight)
-    depth = in_flight;
-  else if (self->ops->default_in_flight)
-    depth = self->ops->default_in_flight (self->session);
-  else
-    depth = max;
+  depth = in_flight ? in_flight : me_backend_default_in_flight (self->backend);
   depth = CLAMP (depth, 1, max);
-  self->ops->set_in_flight (self->session, depth);
+  me_backend_set_in_flight (self->backend, depth);
   GST_OBJECT_LOCK (self);
   self->depth = depth;
   GST_OBJECT_UNLOCK (self);
@@ -203,84 +203,84 @@ apply_depth (GstGpuMotionEst * self, guint in_flight)
       gst_message_new_latency (GST_OBJECT (self)));
 }
 
-/* Opens the backend the properties ask for.  On failure an error has been
- * posted and there is no session: no frame reaches a backend until a later
- * open succeeds. */
+/* Opens the backend the properties ask for: that one, or for "auto" the
+ * first of the registry that opens here.  On failure an error has been
+ * posted and there is no backend: no frame reaches one until a later open
+ * succeeds. */
 static gboolean
 open_backend (GstGpuMotionEst * self)
 {
+  g_autoptr (GString) skipped = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
-  GstGpuMotionEstBackend choice;
-  const MEBackendOps *ops = NULL;
-  MESession *session = NULL;
-  gint device;
+  MEBackendOptions options;
+  const MEBackendEntry *reg;
+  MEBackend *backend = NULL;
+  unsigned n;
+  gint choice;
   guint in_flight;
 
-  g_assert (self->session == NULL && g_queue_is_empty (&self->pending));
+  g_assert (self->backend == NULL && g_queue_is_empty (&self->pending));
 
+  me_backend_options_init (&options);
   GST_OBJECT_LOCK (self);
   choice = self->backend_choice;
-  device = self->device_id;
+  options.device = self->device_id;
+  options.threads = self->threads;
   in_flight = self->in_flight;
   self->backend_dirty = FALSE;
   self->depth_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
 
-  if (choice == GST_GPU_MOTION_EST_BACKEND_CPU) {
-    ops = me_backend_find ("cpu");
-  } else {
-    const MEBackendOps *cuda = me_backend_find ("cuda");
-
-    if (!cuda) {
-      if (choice == GST_GPU_MOTION_EST_BACKEND_CUDA)
-        goto no_cuda_built;
-      ops = me_backend_find ("cpu");
+  reg = me_backend_registry (&n);
+  for (unsigned i = 0; i < n && !backend; i++) {
+    if (choice != 0 && reg[i].id != choice)
+      continue;
+    g_clear_error (&error);
+    if (!reg[i].ops) {
+      g_set_error (&error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
+          "this build has no %s backend", reg[i].name);
     } else {
-      session = cuda->open (device, &error);
-      if (session) {
-        ops = cuda;
-      } else if (choice == GST_GPU_MOTION_EST_BACKEND_CUDA) {
-        goto cuda_failed;
-      } else {
-        if (!self->warned_fallback)
-          GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
-              ("No usable GPU, using the CPU backend."),
-              ("CUDA backend: %s", error->message));
-        self->warned_fallback = TRUE;
-        g_clear_error (&error);
-        ops = me_backend_find ("cpu");
-      }
+      backend = me_backend_open (reg[i].ops, &options, &error);
+      if (backend)
+        break;
     }
+    if (choice != 0)
+      goto open_failed;
+    GST_INFO_OBJECT (self, "%s backend: %s", reg[i].name, error->message);
+    g_string_append_printf (skipped, "%s%s: %s", skipped->len ? "; " : "",
+        reg[i].name, error->message);
   }
-
-  if (!session)
-    session = ops->open (-1, &error);
-  if (!session)
+  if (!backend)
     goto open_failed;
 
-  set_session (self, ops, session);
-  self->cells = gst_cell_pool_new (ops);
+  /* "auto" passed over a faster backend: say once why it is slower. */
+  if (skipped->len && !self->warned_fallback) {
+    GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
+        ("Using the %s backend: the faster ones cannot run here.",
+            me_backend_name (backend)), ("%s", skipped->str));
+    self->warned_fallback = TRUE;
+  }
+
+  set_backend (self, backend);
+  self->cells = gst_cell_pool_new (me_backend_get_ops (backend));
   self->prev_pts = GST_CLOCK_TIME_NONE;
   apply_depth (self, in_flight);
-  GST_INFO_OBJECT (self, "using the %s backend", ops->name);
+  GST_INFO_OBJECT (self, "using the %s backend%s%s", me_backend_name (backend),
+      me_backend_device_name (backend) ? " on " : "",
+      me_backend_device_name (backend) ? me_backend_device_name (backend) : "");
   g_object_notify (G_OBJECT (self), "active-backend");
   return TRUE;
 
   /* ERRORS */
-no_cuda_built:
-  GST_ELEMENT_ERROR (self, RESOURCE, NOT_FOUND,
-      ("The CUDA backend is not available: this build has no CUDA support."),
-      ("backend=cuda was requested; rebuild with -Dcuda=enabled"));
-  return FALSE;
-cuda_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-      ("The CUDA backend could not be opened on device %d: %s", device,
-          error->message), (NULL));
-  return FALSE;
 open_failed:
-  GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
-      ("The %s backend could not be opened: %s", ops->name,
-          error ? error->message : "unknown error"), (NULL));
+  if (error)
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+        ("The motion search backend could not be opened: %s",
+            error->message), ("backend %d, device %d", choice,
+            options.device));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+        ("No motion search backend could be opened."), (NULL));
   return FALSE;
 }
 
@@ -293,9 +293,10 @@ collect_one (GstGpuMotionEst * self)
   g_autoptr (GError) error = NULL;
   GstMotionEstJob *job = g_queue_pop_head (&self->pending);
 
-  if (!self->ops->collect (self->session, &error)) {
+  if (!me_backend_collect (self->backend, &error)) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Motion search failed on the %s backend: %s", self->ops->name,
+        ("Motion search failed on the %s backend: %s",
+            me_backend_name (self->backend),
             error->message), (NULL));
     gst_motion_est_job_free (job);
     return GST_FLOW_ERROR;
@@ -341,7 +342,7 @@ drain (GstGpuMotionEst * self)
   GstFlowReturn ret = GST_FLOW_OK;
   GstMiniObject *obj;
 
-  if (self->session)
+  if (self->backend)
     ret = collect_all (self);
   while ((obj = g_queue_pop_head (&self->ready))) {
     if (GST_IS_EVENT (obj)) {
@@ -407,11 +408,12 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     return GST_FLOW_NOT_NEGOTIATED;
   }
 
+  me_search_params_init (&params);
   GST_OBJECT_LOCK (self);
   params.search_range = self->search_range;
   params.partitions = self->partitions;
   params.method = self->method;
-  reopen = self->backend_dirty || !self->session;
+  reopen = self->backend_dirty || !self->backend;
   redepth = self->depth_dirty && !reopen;
   in_flight = self->in_flight;
   self->depth_dirty = FALSE;
@@ -443,7 +445,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     if (ret != GST_FLOW_OK)
       goto drop;
     GST_DEBUG_OBJECT (self, "discontinuity: dropping the reference");
-    self->ops->reset (self->session);
+    me_backend_reset (self->backend);
     self->prev_pts = GST_CLOCK_TIME_NONE;
   }
 
@@ -473,7 +475,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     }
   }
 
-  if (!self->ops->submit (self->session, &job->luma, &job->params,
+  if (!me_backend_submit (self->backend, &job->luma, &job->params,
           &job->field, &error))
     goto submit_failed;
   self->prev_pts = GST_BUFFER_PTS (job->buffer);
@@ -494,8 +496,8 @@ invalid_buffer:
   return GST_FLOW_ERROR;
 submit_failed:
   GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-      ("Motion search failed on the %s backend: %s", self->ops->name,
-          error->message), (NULL));
+      ("Motion search failed on the %s backend: %s",
+          me_backend_name (self->backend), error->message), (NULL));
   gst_motion_est_job_free (job);
   return GST_FLOW_ERROR;
 }
@@ -544,8 +546,8 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
       gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event
           (trans, event);
       drop_jobs (self);
-      if (self->session)
-        self->ops->reset (self->session);
+      if (self->backend)
+        me_backend_reset (self->backend);
       self->prev_pts = GST_CLOCK_TIME_NONE;
       return ret;
     }
@@ -583,7 +585,7 @@ gst_gpu_motion_est_query (GstBaseTransform * trans, GstPadDirection direction,
     frame = self->info.fps_n > 0
         ? gst_util_uint64_scale_int (GST_SECOND, self->info.fps_d,
         self->info.fps_n) : 0;
-    added = self->session ? frame * (self->depth - 1) : 0;
+    added = self->backend ? frame * (self->depth - 1) : 0;
     GST_OBJECT_UNLOCK (self);
     GST_DEBUG_OBJECT (self, "adding latency %" GST_TIME_FORMAT,
         GST_TIME_ARGS (added));
@@ -660,9 +662,9 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
   gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
   gst_query_parse_allocation (query, &caps, &need_pool);
-  if (!caps || !self->ops || !gst_video_info_from_caps (&info, caps))
+  if (!caps || !self->backend || !gst_video_info_from_caps (&info, caps))
     return TRUE;
-  allocator = gst_host_allocator_new (self->ops);
+  allocator = gst_host_allocator_new (me_backend_get_ops (self->backend));
   if (!allocator)
     return TRUE;
 
@@ -682,7 +684,8 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
     gst_object_unref (pool);
     return TRUE;
   }
-  GST_DEBUG_OBJECT (self, "offering a %s host-memory pool", self->ops->name);
+  GST_DEBUG_OBJECT (self, "offering a %s host-memory pool",
+      me_backend_name (self->backend));
   /* Ours goes first: upstream takes the first pool and allocator it can
    * use.  Downstream's proposals follow. */
   prepend_pool (query, pool, info.size);
@@ -705,8 +708,8 @@ gst_gpu_motion_est_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   self->info = info;
   GST_OBJECT_UNLOCK (self);
   /* A new size or format starts a new sequence: no reference. */
-  if (self->session)
-    self->ops->reset (self->session);
+  if (self->backend)
+    me_backend_reset (self->backend);
   self->prev_pts = GST_CLOCK_TIME_NONE;
   return TRUE;
 
@@ -767,6 +770,10 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
       self->in_flight = g_value_get_uint (value);
       self->depth_dirty = TRUE;
       break;
+    case PROP_THREADS:
+      self->threads = g_value_get_uint (value);
+      self->backend_dirty = TRUE;
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -800,9 +807,13 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
     case PROP_IN_FLIGHT:
       g_value_set_uint (value, self->in_flight);
       break;
+    case PROP_THREADS:
+      g_value_set_uint (value, self->threads);
+      break;
     case PROP_ACTIVE_BACKEND:
-      /* ops is written under the object lock, held here. */
-      g_value_set_string (value, self->ops ? self->ops->name : NULL);
+      /* backend is written under the object lock, held here. */
+      g_value_set_string (value, self->backend ?
+          me_backend_name (self->backend) : NULL);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -859,6 +870,10 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           "Frames queued on the backend at once, 0 for the backend's "
           "default; more overlaps transfers with compute and adds latency",
           0, MAX_IN_FLIGHT, DEFAULT_IN_FLIGHT, rw));
+  g_object_class_install_property (gobject_class, PROP_THREADS,
+      g_param_spec_uint ("threads", "Threads",
+          "CPU threads the search may use, 0 for one per core (takes effect "
+          "at the next frame)", 0, 256, DEFAULT_THREADS, rw));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       g_param_spec_string ("active-backend", "Active backend",
           "The backend in use (cpu, cuda), NULL when stopped", NULL,
@@ -898,6 +913,7 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->partitions = DEFAULT_PARTITIONS;
   self->method = DEFAULT_METHOD;
   self->in_flight = DEFAULT_IN_FLIGHT;
+  self->threads = DEFAULT_THREADS;
   g_queue_init (&self->pending);
   g_queue_init (&self->ready);
   self->prev_pts = GST_CLOCK_TIME_NONE;

@@ -481,42 +481,58 @@ run_parallel (MESession * s, void (*job) (MESession *, Scratch *, unsigned),
   g_mutex_unlock (&s->lock);
 }
 
+/* ---- the stages ----------------------------------------------------------- */
+
+/* Stages 1 and 2 (me_search.h) of method `full`: every candidate of the
+ * window, the smallest key per shape, macroblock rows across the pool. */
 static void
-search_frame (MESession * s, const MESearchParams * params, MEField * field)
+method_full (MESession * s)
 {
-  s->params = params;
-  s->field = field;
-  if (s->prune && params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16
+  if (s->prune && s->params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16
       && !s->ref->q8_valid) {
     plane_q8_alloc (s->ref);
     run_parallel (s, q8_band_job,
         (plane_q8_rows (s->ref) + Q8_BAND - 1) / Q8_BAND);
     s->ref->q8_valid = TRUE;
   }
-  run_parallel (s, search_row, field->mb_rows);
+  run_parallel (s, search_row, s->field->mb_rows);
+}
+
+/* Candidates and decision of each method, by GstMotionVectorMethod.  The
+ * caps' `methods` lists the same. */
+static void (*const methods[]) (MESession * s) = {
+  [GST_MOTION_VECTOR_METHOD_FULL] = method_full,
+};
+
+/* Refinements, by MERefine: none yet beyond ME_REFINE_NONE. */
+
+static void
+search_frame (MESession * s, const MESearchParams * params, MEField * field)
+{
+  s->params = params;
+  s->field = field;
+  methods[params->method] (s);         /* stages 1 and 2 */
+  me_mvpred_field (field);              /* stage 4 */
 }
 
 /* ---- MEBackendOps --------------------------------------------------------- */
 
 static MESession *
-cpu_open (int device, GError ** error)
+cpu_open (const MEBackendOptions * options, GError ** error)
 {
   static gsize parts_done = 0;
   MESession *s = g_new0 (MESession, 1);
-  const char *env = g_getenv ("GPUMOTIONEST_CPU_THREADS");
 
   if (g_once_init_enter (&parts_done)) {
     parts_init ();
     g_once_init_leave (&parts_done, 1);
   }
-  /* GPUMOTIONEST_CPU_FLAGS: a mask of ME_CPU_FLAG_* levels allowed (0: the
-   * C reference alone), for comparisons and benchmarks. */
-  const char *flags = g_getenv ("GPUMOTIONEST_CPU_FLAGS");
-  me_dsp_init (&s->dsp, flags ? (unsigned) g_ascii_strtoull (flags, NULL, 0)
-      : ME_CPU_FLAG_ALL);
-  /* GPUMOTIONEST_CPU_PRUNE=0: no early-out, the plain exhaustive loops */
-  s->prune = g_strcmp0 (g_getenv ("GPUMOTIONEST_CPU_PRUNE"), "0") != 0;
-  s->n_workers = env ? (unsigned) g_ascii_strtoull (env, NULL, 10) : 0;
+  /* options->simd: the ME_CPU_FLAG_* levels allowed (0: the C reference
+   * alone), for comparisons and benchmarks. */
+  me_dsp_init (&s->dsp, options->simd);
+  /* exhaustive: no early-out, the plain loops over every candidate */
+  s->prune = !options->exhaustive;
+  s->n_workers = options->threads;
   if (s->n_workers == 0)
     s->n_workers = g_get_num_processors ();
   s->n_workers = MIN (s->n_workers, 256);
@@ -573,9 +589,6 @@ static gboolean
 cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
     MEField * out, GError ** error)
 {
-  if (!me_check_input (luma, params, out, error))
-    return FALSE;
-
   if (params->search_range > s->pad)
     s->pad = (params->search_range + ME_CPU_PAD_STEP - 1)
         / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
@@ -596,7 +609,6 @@ cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
     if (s->ranks.range != params->search_range)
       rank_table_build (&s->ranks, params->search_range);
     search_frame (s, params, out);
-    me_mvpred_field (out);
   } else {
     for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
       if (out->grid[p])
@@ -633,6 +645,14 @@ cpu_reset (MESession * s)
 
 const MEBackendOps me_backend_cpu = {
   .name = "cpu",
+  .caps = {
+    .methods = 1u << GST_MOTION_VECTOR_METHOD_FULL,
+    .refinements = 1u << ME_REFINE_NONE,
+    .max_range = ME_MAX_RANGE,
+    .frame_memory = ME_MEMORY_SYSTEM,
+    .result_memory = ME_MEMORY_SYSTEM,
+    .bit_exact = TRUE,
+  },
   .open = cpu_open,
   .close = cpu_close,
   .max_in_flight = cpu_max_in_flight,

@@ -70,6 +70,7 @@ struct MESession {
   unsigned ref_width, ref_height;
 
   double kernel_ms;
+  double last_ms;                /* of the frame collected last; < 0: none */
   guint64 kernel_frames;
 };
 
@@ -208,9 +209,10 @@ open_device (MESession * s, int device, GError ** error)
 }
 
 static MESession *
-cuda_open (int device, GError ** error)
+cuda_open (const MEBackendOptions * options, GError ** error)
 {
   MESession *s = g_new0 (MESession, 1);
+  int device = options->device;
   s->depth = DEFAULT_DEPTH;
   if (!open_device (s, device < 0 ? 0 : device, error)) {
     g_free (s);
@@ -313,8 +315,6 @@ static gboolean
 cuda_submit (MESession * s, const MEPlane * luma,
     const MESearchParams * params, MEField * out, GError ** error)
 {
-  if (!me_check_input (luma, params, out, error))
-    return FALSE;
   if (s->submitted - s->collected >= s->depth) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
         "%u frame(s) already in flight: collect one first", s->depth);
@@ -427,10 +427,12 @@ cuda_collect (MESession * s, GError ** error)
           sl->grid_cells[p] * 16);
   }
   out->has_reference = sl->has_reference;
+  s->last_ms = -1;
   if (sl->has_reference) {
     float ms = 0;
     if (cudaEventElapsedTime (&ms, sl->kernel_start, sl->kernel_end)
         == cudaSuccess) {
+      s->last_ms = ms;
       s->kernel_ms += ms;
       s->kernel_frames++;
     }
@@ -472,8 +474,29 @@ me_cuda_session_device (MESession * s, char *name, size_t name_size,
   *sm_count = s->sm_count;
 }
 
+static double
+cuda_last_device_ms (MESession * s)
+{
+  return s->last_ms;
+}
+
+static const char *
+cuda_device_name (MESession * s)
+{
+  return s->device_name;
+}
+
+/* In MEBackendOps order (C++17 has no designated initializers). */
 extern "C" const MEBackendOps me_backend_cuda = {
   "cuda",
+  {
+    1u << GST_MOTION_VECTOR_METHOD_FULL,        /* methods */
+    1u << ME_REFINE_NONE,                       /* refinements */
+    ME_MAX_RANGE,                               /* max_range */
+    ME_MEMORY_HOST_PINNED,                      /* frame_memory */
+    ME_MEMORY_HOST_PINNED,                      /* result_memory */
+    TRUE,                                       /* bit_exact */
+  },
   cuda_open,
   cuda_close,
   cuda_max_in_flight,
@@ -481,7 +504,9 @@ extern "C" const MEBackendOps me_backend_cuda = {
   cuda_set_in_flight,
   cuda_submit,
   cuda_collect,
+  cuda_reset,
   me_cuda_host_alloc,
   me_cuda_host_free,
-  cuda_reset,
+  cuda_last_device_ms,
+  cuda_device_name,
 };

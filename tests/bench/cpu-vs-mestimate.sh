@@ -15,7 +15,7 @@
 # unit the backend reports: searches/s = 2 x output frames / time (the
 # output frames are counted, not assumed).  mestimate runs
 # on one thread (it has no threading); the backend is timed on all cores and
-# on one (GPUMOTIONEST_CPU_THREADS=1).
+# on one (checkasm --threads 1).
 set -eu
 build=${1:?usage: $0 BUILD_DIR [FRAMES [MESTIMATE_FRAMES]]}
 frames=${2:-30}
@@ -62,4 +62,4 @@ echo "gpumotionest cpu backend, all cores:"
 "$checkasm" --bench --input "$tmp/clip.yuv" --size 1920x1080 | grep -v '^checkasm: seed'
 echo
 echo "gpumotionest cpu backend, 1 thread:"
-GPUMOTIONEST_CPU_THREADS=1 "$checkasm" --bench --input "$tmp/clip.yuv" --size 1920x1080 | grep -v '^checkasm: seed'
+"$checkasm" --threads 1 --bench --input "$tmp/clip.yuv" --size 1920x1080 | grep -v '^checkasm: seed'

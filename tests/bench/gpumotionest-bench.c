@@ -33,11 +33,25 @@
 
 typedef struct {
   const MEBackendOps *ops;
-  MESession *session;
+  MEBackend *backend;
+  /* device time of the frames collected, from the stats hook */
+  double device_ms;
+  guint64 device_frames;
   unsigned width, height;
   uint8_t *frames[NFRAMES];
   MEField fields[NFRAMES];
 } Bench;
+
+static void
+bench_stats (const MEFrameStats * st, gpointer data)
+{
+  Bench *b = data;
+
+  if (st->has_reference && st->device_ms >= 0) {
+    b->device_ms += st->device_ms;
+    b->device_frames++;
+  }
+}
 
 static void *
 bench_alloc (const Bench * b, size_t size)
@@ -95,7 +109,8 @@ submit_one (Bench * b, const MESearchParams * params, guint64 n)
   GError *error = NULL;
   unsigned k = n % NFRAMES;
   MEPlane plane = { b->frames[k], b->width, b->width, b->height };
-  if (!b->ops->submit (b->session, &plane, params, &b->fields[k], &error)) {
+  if (!me_backend_submit (b->backend, &plane, params, &b->fields[k],
+          &error)) {
     fprintf (stderr, "submit: %s\n", error->message);
     exit (1);
   }
@@ -105,7 +120,7 @@ static void
 collect_one (Bench * b)
 {
   GError *error = NULL;
-  if (!b->ops->collect (b->session, &error)) {
+  if (!me_backend_collect (b->backend, &error)) {
     fprintf (stderr, "collect: %s\n", error->message);
     exit (1);
   }
@@ -115,11 +130,14 @@ static double
 bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
     double seconds, double *kernel_fps)
 {
-  MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL };
+  MESearchParams params;
   guint64 submitted = 0, collected = 0;
 
-  b->ops->reset (b->session);
-  b->ops->set_in_flight (b->session, depth);
+  me_search_params_init (&params);
+  params.search_range = range;
+  params.partitions = parts;
+  me_backend_reset (b->backend);
+  me_backend_set_in_flight (b->backend, depth);
   *kernel_fps = 0;
 
   /* warm-up: the first frame has no reference */
@@ -130,10 +148,8 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
   }
   for (; collected < submitted; collected++)
     collect_one (b);
-#if HAVE_CUDA
-  if (strcmp (b->ops->name, "cuda") == 0)
-    me_cuda_session_clear_kernel_time (b->session);
-#endif
+  b->device_ms = 0;
+  b->device_frames = 0;
 
   const gint64 t0 = g_get_monotonic_time ();
   const guint64 first = collected;
@@ -152,15 +168,8 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
   t1 = g_get_monotonic_time ();
 
   double fps = (collected - first) / ((t1 - t0) * 1e-6);
-#if HAVE_CUDA
-  if (strcmp (b->ops->name, "cuda") == 0) {
-    double ms;
-    guint64 n;
-    me_cuda_session_kernel_time (b->session, &ms, &n);
-    if (n && ms > 0)
-      *kernel_fps = n / (ms * 1e-3);
-  }
-#endif
+  if (b->device_frames && b->device_ms > 0)
+    *kernel_fps = b->device_frames / (b->device_ms * 1e-3);
   return fps;
 }
 
@@ -194,28 +203,29 @@ main (int argc, char **argv)
     printf ("backend %s not built\n", backend);
     return 77;
   }
-  b.session = b.ops->open (-1, &error);
-  if (!b.session) {
+  {
+    MEBackendOptions options;
+    me_backend_options_init (&options);
+    options.stats = bench_stats;
+    options.stats_data = &b;
+    b.backend = me_backend_open (b.ops, &options, &error);
+  }
+  if (!b.backend) {
     printf ("backend %s unavailable: %s\n", backend, error->message);
     return 77;
   }
-  unsigned depth_default = b.ops->default_in_flight ?
-      b.ops->default_in_flight (b.session) : b.ops->max_in_flight (b.session);
+  unsigned depth_default = me_backend_default_in_flight (b.backend);
 
   double ceiling = 0;
   gboolean is_cuda = strcmp (backend, "cuda") == 0;
 #if HAVE_CUDA
   if (is_cuda) {
-    char name[256];
-    int sms;
-    me_cuda_session_device (b.session, name, sizeof (name), &sms);
-    printf ("device: %s, %d multiprocessors\n", name, sms);
+    printf ("device: %s\n", me_backend_device_name (b.backend));
     if (!me_cuda_vsad_ceiling (-1, &ceiling, &error)) {
       printf ("ceiling: %s\n", error->message);
       g_clear_error (&error);
     } else {
-      printf ("VABSDIFF4 ceiling: %.3e 4-byte SADs/s (%.1f per "
-          "multiprocessor per ns)\n", ceiling, ceiling / sms * 1e-9);
+      printf ("VABSDIFF4 ceiling: %.3e 4-byte SADs/s\n", ceiling);
     }
   }
 #endif
@@ -231,7 +241,7 @@ main (int argc, char **argv)
   if (sweep) {
     bench_setup (&b, 1920, 1080);
     printf ("\nin-flight sweep, 1920x1080, R=32, 16x16 / all shapes:\n");
-    for (unsigned d = 1; d <= b.ops->max_in_flight (b.session); d++) {
+    for (unsigned d = 1; d <= me_backend_max_in_flight (b.backend); d++) {
       double k1, k2;
       double f1 = bench_loop (&b, 32, 0x01, d, seconds, &k1);
       double f2 = bench_loop (&b, 32, 0x7f, d, seconds, &k2);
@@ -275,6 +285,6 @@ main (int argc, char **argv)
     bench_teardown (&b);
   }
   (void) is_cuda;
-  b.ops->close (b.session);
+  me_backend_close (b.backend);
   return 0;
 }

@@ -1148,6 +1148,45 @@ GST_START_TEST (test_latency_with_frames_in_flight)
 
 GST_END_TEST;
 
+
+/* The backend property lists "auto" and every backend the project knows,
+ * built or not; "threads" reopens the CPU backend with that many threads
+ * and the vectors stay the same. */
+GST_START_TEST (test_backend_values_and_threads)
+{
+  GstHarness *h = harness_new ("I420", 96, 64, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (h->element), "backend");
+  GEnumClass *ec = g_type_class_ref (pspec->value_type);
+  GstBuffer *b;
+
+  fail_unless (g_enum_get_value_by_nick (ec, "auto") != NULL);
+  fail_unless (g_enum_get_value_by_nick (ec, "cpu") != NULL);
+  fail_unless (g_enum_get_value_by_nick (ec, "cuda") != NULL);
+  fail_unless_equals_int (g_enum_get_value_by_nick (ec, "auto")->value, 0);
+  g_type_class_unref (ec);
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+  g_object_set (h->element, "threads", 1, NULL);
+  gst_buffer_unref (push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64,
+              100, 100, 0)));
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64, 103, 98, 0));
+  check_true_motion (get_meta (b), GST_MOTION_VECTOR_PARTITION_16X16, 96, 64,
+      3, -2);
+  gst_buffer_unref (b);
+  g_object_set (h->element, "threads", 3, NULL);
+  gst_buffer_unref (push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64,
+              100, 100, 0)));
+  b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64, 99, 104, 0));
+  check_true_motion (get_meta (b), GST_MOTION_VECTOR_PARTITION_16X16, 96, 64,
+      -1, 4);
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpumotionest_suite (void)
 {
@@ -1184,6 +1223,7 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_flush_keeps_sticky_events);
   tcase_add_test (tc, test_drain_query);
   tcase_add_test (tc, test_latency_with_frames_in_flight);
+  tcase_add_test (tc, test_backend_values_and_threads);
   return s;
 }
 

@@ -12,7 +12,7 @@ int
 checkasm_bench_file (const char *path, unsigned w, unsigned h,
     const char *backend)
 {
-  const MEBackendOps *ops = me_backend_find (backend ? backend : "cpu");
+  const char *name = backend ? backend : "cpu";
   const size_t luma = (size_t) w * h, frame = luma + 2 * (size_t) ((w + 1) / 2)
       * ((h + 1) / 2);
   static const unsigned cfg[][2] = {
@@ -23,12 +23,8 @@ checkasm_bench_file (const char *path, unsigned w, unsigned h,
   g_autoptr (GError) error = NULL;
   gchar *data = NULL;
   gsize size = 0;
-  MESession *s;
+  MEBackend *s;
 
-  if (!ops) {
-    printf ("SKIP: %s: backend not built\n", backend);
-    return 77;
-  }
   if (!g_file_get_contents (path, &data, &size, &error)) {
     printf ("%s\n", error->message);
     return 1;
@@ -39,9 +35,9 @@ checkasm_bench_file (const char *path, unsigned w, unsigned h,
     g_free (data);
     return 1;
   }
-  s = ops->open (-1, &error);
+  s = checkasm_open_backend (name, &error);
   if (!s) {
-    printf ("SKIP: %s: %s\n", ops->name, error->message);
+    printf ("SKIP: %s: %s\n", name, error->message);
     g_free (data);
     return 77;
   }
@@ -55,20 +51,22 @@ checkasm_bench_file (const char *path, unsigned w, unsigned h,
         * gst_motion_vector_grid_rows (p, mb_rows));
 
   for (unsigned k = 0; k < G_N_ELEMENTS (cfg); k++) {
-    MESearchParams params = { cfg[k][0], cfg[k][1],
-      GST_MOTION_VECTOR_METHOD_FULL
-    };
+    MESearchParams params;
     MEField field = { mb_cols, mb_rows };
+
+    me_search_params_init (&params);
+    params.search_range = cfg[k][0];
+    params.partitions = cfg[k][1];
     for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
       field.grid[p] = (params.partitions & (1u << p)) ? cells[p] : NULL;
 
-    ops->reset (s);
-    ops->set_in_flight (s, 1);
+    me_backend_reset (s);
+    me_backend_set_in_flight (s, 1);
     double t0 = checkasm_now ();
     for (unsigned i = 0; i < n; i++) {
       MEPlane plane = { (const guint8 *) data + i * frame, w, w, h };
-      if (!ops->submit (s, &plane, &params, &field, &error)
-          || !ops->collect (s, &error)) {
+      if (!me_backend_submit (s, &plane, &params, &field, &error)
+          || !me_backend_collect (s, &error)) {
         printf ("%s\n", error->message);
         return 1;
       }
@@ -76,14 +74,14 @@ checkasm_bench_file (const char *path, unsigned w, unsigned h,
     double t = checkasm_now () - t0;
     /* the first frame has no reference: n - 1 searches */
     printf ("%s %ux%u R=%u %s: %u searches in %.3f s: %.2f searches/s\n",
-        ops->name, w, h, params.search_range,
+        name, w, h, params.search_range,
         params.partitions == GST_MOTION_VECTOR_PARTITIONS_16X16 ? "16x16"
         : "all-shapes", n - 1, t, (n - 1) / t);
   }
 
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
     g_free (cells[p]);
-  ops->close (s);
+  me_backend_close (s);
   g_free (data);
   return 0;
 }

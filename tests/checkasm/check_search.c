@@ -30,10 +30,14 @@ typedef struct {
   MEField field;
   GstMotionVectorCell *cells;
   size_t n_cells;
+  const MEBackendOps *mem;      /* cells from its host_alloc, or NULL */
 } Field;
 
+/* Cells in the host memory of `mem` when it has its own (page-locked for
+ * CUDA: the device then writes them directly), else on the heap. */
 static void
-field_alloc (Field * f, unsigned w, unsigned h, unsigned parts)
+field_alloc_in (Field * f, unsigned w, unsigned h, unsigned parts,
+    const MEBackendOps * mem)
 {
   size_t off[GST_MOTION_VECTOR_PARTITION_COUNT] = { 0 }, total = 0;
 
@@ -47,13 +51,31 @@ field_alloc (Field * f, unsigned w, unsigned h, unsigned parts)
     total += (size_t) gst_motion_vector_grid_cols (p, f->field.mb_cols)
         * gst_motion_vector_grid_rows (p, f->field.mb_rows);
   }
-  f->cells = g_new (GstMotionVectorCell, total);
+  f->mem = mem && mem->host_alloc ? mem : NULL;
+  f->cells = f->mem ? f->mem->host_alloc (total * sizeof (GstMotionVectorCell))
+      : g_new (GstMotionVectorCell, total);
   /* poison: every cell must be written */
   memset (f->cells, 0xa5, total * sizeof (GstMotionVectorCell));
   f->n_cells = total;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
     if (parts & (1u << p))
       f->field.grid[p] = f->cells + off[p];
+}
+
+static void
+field_alloc (Field * f, unsigned w, unsigned h, unsigned parts)
+{
+  field_alloc_in (f, w, h, parts, NULL);
+}
+
+static void
+field_free (Field * f)
+{
+  if (f->mem)
+    f->mem->host_free (f->cells);
+  else
+    g_free (f->cells);
+  f->cells = NULL;
 }
 
 /* A frame with a stride wider than its width, the slack filled with
@@ -161,14 +183,13 @@ all_zero (const Field * f)
 void
 checkasm_check_search (void)
 {
-  const MEBackendOps *cpu = me_backend_find ("cpu");
   static const unsigned sizes[][3] = {
     /* w, h, largest range tried */
     {1, 1, 128}, {2, 1, 70}, {7, 3, 9}, {16, 16, 6}, {17, 9, 5}, {33, 20, 4},
     {40, 35, 3}, {5, 37, 40}, {48, 32, 36},
   };
   g_autoptr (GError) error = NULL;
-  MESession *s = cpu->open (-1, &error);
+  MEBackend *s = checkasm_open_backend ("cpu", &error);
   gboolean ok = s != NULL;
   unsigned searched = 0;
 
@@ -190,7 +211,7 @@ checkasm_check_search (void)
 
     for (size_t k = 0; k < (size_t) world_w * (h + 64); k++)
       world[k] = g_rand_int (checkasm.rand);
-    cpu->reset (s);
+    me_backend_reset (s);
     for (int t = 0; ok && t < 8; t++) {
       /* the first range small, so that a later one outgrows the border */
       unsigned range = t == 0 ? 1 : t == 1 ? max_range
@@ -208,12 +229,12 @@ checkasm_check_search (void)
       Field f;
 
       if (reset) {
-        cpu->reset (s);
+        me_backend_reset (s);
         g_clear_pointer (&prev, g_free);
       }
       field_alloc (&f, w, h, parts);
-      ok = cpu->submit (s, &plane, &params, &f.field, &error)
-          && cpu->collect (s, &error);
+      ok = me_backend_submit (s, &plane, &params, &f.field, &error)
+          && me_backend_collect (s, &error);
       if (ok && !prev) {
         ok = !f.field.has_reference && all_zero (&f);
         if (!ok)
@@ -237,7 +258,7 @@ checkasm_check_search (void)
   if (error)
     printf ("  %s\n", error->message);
   if (s)
-    cpu->close (s);
+    me_backend_close (s);
   printf ("  (%u searched frames checked)\n", searched);
   checkasm_report ("search cpu vs naive full search", ok);
 }
@@ -280,21 +301,25 @@ compare_fields (const Field * want, const Field * got, const Case * c,
 }
 
 /* Runs a sequence of frames through both backends, `depth` frames in flight
- * on the one under test, and compares every field. */
+ * on the one under test (after a reset of both unless `keep` is TRUE; its
+ * result cells in its own host memory when `own_memory`), and compares
+ * every field. */
 static gboolean
-run_case (const MEBackendOps * ops, MESession * s, MESession * cpu_s,
-    const Case * c, Content content, unsigned depth, GError ** error)
+run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
+    unsigned depth, gboolean keep, gboolean own_memory, GError ** error)
 {
-  const MEBackendOps *cpu = me_backend_find ("cpu");
   const unsigned n = 4;
   const unsigned world_w = c->w + 64, world_h = c->h + 64;
   ptrdiff_t stride = c->w + g_rand_int_range (checkasm.rand, 0, 33);
-  MESearchParams params = { c->range, c->parts, GST_MOTION_VECTOR_METHOD_FULL };
+  MESearchParams params;
   guint8 *world = g_malloc ((size_t) world_w * world_h);
   guint8 *frames[4];
   Field want[4], got[4];
   gboolean ok = TRUE;
 
+  me_search_params_init (&params);
+  params.search_range = c->range;
+  params.partitions = c->parts;
   for (size_t k = 0; k < (size_t) world_w * world_h; k++)
     world[k] = g_rand_int (checkasm.rand);
   for (unsigned i = 0; i < n; i++) {
@@ -302,77 +327,123 @@ run_case (const MEBackendOps * ops, MESession * s, MESession * cpu_s,
         32 + g_rand_int_range (checkasm.rand, -20, 21),
         32 + g_rand_int_range (checkasm.rand, -20, 21));
     field_alloc (&want[i], c->w, c->h, c->parts);
-    field_alloc (&got[i], c->w, c->h, c->parts);
+    field_alloc_in (&got[i], c->w, c->h, c->parts,
+        own_memory ? me_backend_get_ops (s) : NULL);
   }
 
-  cpu->reset (cpu_s);
-  ops->reset (s);
-  ops->set_in_flight (s, depth);
+  if (!keep) {
+    me_backend_reset (cpu_s);
+    me_backend_reset (s);
+  }
+  me_backend_set_in_flight (s, depth);
   unsigned submitted = 0, collected = 0;
   for (unsigned i = 0; ok && i < n; i++) {
     MEPlane plane = { frames[i], stride, c->w, c->h };
-    ok = cpu->submit (cpu_s, &plane, &params, &want[i].field, error)
-        && cpu->collect (cpu_s, error);
+    ok = me_backend_submit (cpu_s, &plane, &params, &want[i].field, error)
+        && me_backend_collect (cpu_s, error);
     if (ok && submitted - collected >= depth)
-      ok = ops->collect (s, error) && ++collected;
-    ok = ok && ops->submit (s, &plane, &params, &got[i].field, error);
+      ok = me_backend_collect (s, error) && ++collected;
+    ok = ok && me_backend_submit (s, &plane, &params, &got[i].field, error);
     submitted += ok;
   }
   while (ok && collected < submitted)
-    ok = ops->collect (s, error) && ++collected;
+    ok = me_backend_collect (s, error) && ++collected;
   for (unsigned i = 0; ok && i < n; i++)
     ok = compare_fields (&want[i], &got[i], c, i);
   if (!ok)
     printf ("  (%s content, depth %u)\n", content_names[content], depth);
 
+  if (!ok)
+    me_backend_reset (s);
   for (unsigned i = 0; i < n; i++) {
     g_free (frames[i]);
-    g_free (want[i].cells);
-    g_free (got[i].cells);
+    field_free (&want[i]);
+    field_free (&got[i]);
   }
   g_free (world);
+  return ok;
+}
+
+/* Sizes x ranges x shape sets, as many as a bounded amount of work allows,
+ * against the CPU backend: for backends whose speed makes a wide matrix
+ * cheap (the GPU).  Ends with a size change in the middle of a stream with
+ * frames in flight. */
+static gboolean
+run_matrix (MEBackend * s, MEBackend * cpu_s, unsigned *n_cases,
+    GError ** error)
+{
+  static const unsigned sizes[][2] = {
+    {1, 1}, {7, 5}, {16, 16}, {17, 33}, {33, 17}, {64, 48}, {100, 75},
+    {176, 144}, {352, 288}, {640, 360}, {1280, 720}, {1920, 1080},
+  };
+  static const unsigned ranges[] = { 1, 2, 3, 5, 8, 15, 16, 17, 31, 32, 33,
+    64, 100, 128
+  };
+  static const unsigned part_sets[] = { 0x01, 0x7f, 0x08, 0x0e, 0x40, 0x30,
+    0x02, 0x04, 0x10
+  };
+  /* pixels x candidates x shapes per case, for the CPU side */
+  const double budget = 4e8;
+  gboolean ok = TRUE;
+
+  for (unsigned si = 0; ok && si < G_N_ELEMENTS (sizes); si++)
+    for (unsigned ri = 0; ok && ri < G_N_ELEMENTS (ranges); ri++)
+      for (unsigned pi = 0; ok && pi < G_N_ELEMENTS (part_sets); pi++) {
+        Case c = { sizes[si][0], sizes[si][1], ranges[ri], part_sets[pi] };
+        double work = (double) c.w * c.h * (2.0 * c.range + 1)
+            * (2.0 * c.range + 1) * __builtin_popcount (c.parts);
+        if (work > budget)
+          continue;
+        /* one in three small cases, to keep the run short */
+        if (work < budget / 50 && g_rand_int_range (checkasm.rand, 0, 3))
+          continue;
+        ok = run_case (s, cpu_s, &c, (si + ri + pi) % CONTENT_COUNT,
+            1 + (si + pi) % MIN (4, me_backend_max_in_flight (s)), FALSE,
+            (si + ri) % 2, error);
+        ++*n_cases;
+      }
+  if (ok) {
+    Case a = { 96, 64, 8, 0x7f }, b = { 80, 48, 8, 0x7f };
+    ok = run_case (s, cpu_s, &a, CONTENT_SHIFT, 4, FALSE, TRUE, error)
+        && run_case (s, cpu_s, &b, CONTENT_SHIFT, 4, TRUE, TRUE, error);
+    *n_cases += 2;
+  }
   return ok;
 }
 
 /* "cpu-c": the CPU backend with its DSP table restricted to the C
  * reference, one thread and no early-out, so that the whole search of
  * every SIMD level, the pruning and the threading are compared cell by cell
- * with the plain exhaustive loops on all the cases above. */
-static MEBackendOps cpu_c_ops;
-
-static MESession *
-cpu_c_open (int device, GError ** error)
+ * with the plain exhaustive loops on all the cases above.  Any other name
+ * opens that backend with its defaults; NULL when it is not built. */
+MEBackend *
+checkasm_open_backend (const char *name, GError ** error)
 {
-  MESession *s;
-  g_setenv ("GPUMOTIONEST_CPU_FLAGS", "0", TRUE);
-  g_setenv ("GPUMOTIONEST_CPU_THREADS", "1", TRUE);
-  g_setenv ("GPUMOTIONEST_CPU_PRUNE", "0", TRUE);
-  s = me_backend_find ("cpu")->open (device, error);
-  g_unsetenv ("GPUMOTIONEST_CPU_PRUNE");
-  g_unsetenv ("GPUMOTIONEST_CPU_FLAGS");
-  g_unsetenv ("GPUMOTIONEST_CPU_THREADS");
-  return s;
-}
+  MEBackendOptions options;
+  const MEBackendOps *ops;
 
-static const MEBackendOps *
-find_backend (const char *name)
-{
+  me_backend_options_init (&options);
+  options.threads = checkasm.threads;
   if (strcmp (name, "cpu-c") == 0) {
-    cpu_c_ops = *me_backend_find ("cpu");
-    cpu_c_ops.name = "cpu-c";
-    cpu_c_ops.open = cpu_c_open;
-    return &cpu_c_ops;
+    options.simd = 0;
+    options.threads = 1;
+    options.exhaustive = TRUE;
+    name = "cpu";
   }
-  return me_backend_find (name);
+  ops = me_backend_find (name);
+  if (!ops) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
+        "backend not built");
+    return NULL;
+  }
+  return me_backend_open (ops, &options, error);
 }
 
 int
 checkasm_check_backend (const char *name)
 {
-  const MEBackendOps *ops = find_backend (name);
-  const MEBackendOps *cpu = me_backend_find ("cpu");
   g_autoptr (GError) error = NULL;
-  MESession *s, *cpu_s;
+  MEBackend *s, *cpu_s;
   char label[64];
   gboolean ok = TRUE;
   static const unsigned sizes[][2] = {
@@ -381,16 +452,12 @@ checkasm_check_backend (const char *name)
   };
   static const unsigned ranges[] = { 1, 2, 7, 16, 32, 64, 128 };
 
-  if (!ops) {
-    printf ("SKIP: %s: backend not built\n", name);
-    return 77;
-  }
-  s = ops->open (-1, &error);
+  s = checkasm_open_backend (name, &error);
   if (!s) {
     printf ("SKIP: %s: %s\n", name, error->message);
     return 77;
   }
-  cpu_s = cpu->open (-1, &error);
+  cpu_s = checkasm_open_backend ("cpu", &error);
   g_assert (cpu_s);
 
   for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) + 6; i++) {
@@ -412,15 +479,20 @@ checkasm_check_backend (const char *name)
             : t == 1 ? GST_MOTION_VECTOR_PARTITIONS_ALL
             : g_rand_int_range (checkasm.rand, 1, 128);
         Content content = (i + r + t) % CONTENT_COUNT;
-        unsigned depth = 1 + (i + t) % MIN (4, ops->max_in_flight (s));
-        ok = run_case (ops, s, cpu_s, &c, content, depth, &error);
+        unsigned depth = 1 + (i + t) % MIN (4, me_backend_max_in_flight (s));
+        ok = run_case (s, cpu_s, &c, content, depth, FALSE, t == 1, &error);
       }
     }
   }
+  if (ok && strcmp (name, "cpu-c") != 0) {
+    unsigned n_cases = 0;
+    ok = run_matrix (s, cpu_s, &n_cases, &error);
+    printf ("  %s: matrix of %u cases\n", name, n_cases);
+  }
   if (error)
     printf ("  %s\n", error->message);
-  ops->close (s);
-  cpu->close (cpu_s);
+  me_backend_close (s);
+  me_backend_close (cpu_s);
   g_snprintf (label, sizeof (label), "backend %s vs cpu", name);
   checkasm_report (label, ok);
   return 0;
@@ -440,17 +512,17 @@ checkasm_bench_backends (void)
     world[k] = g_rand_int (checkasm.rand);
   printf ("%-8s %-10s %4s %-6s %10s\n", "backend", "size", "R", "shapes",
       "frames/s");
-  for (const MEBackendOps * const *b = me_backend_list (); *b; b++) {
+  unsigned n_reg;
+  const MEBackendEntry *reg = me_backend_registry (&n_reg);
+  for (unsigned ib = 0; ib < n_reg; ib++) {
     g_autoptr (GError) error = NULL;
-    MESession *s = (*b)->open (-1, &error);
+    MEBackend *s = checkasm_open_backend (reg[ib].name, &error);
     if (!s) {
-      printf ("%-8s SKIP: %s\n", (*b)->name, error->message);
+      printf ("%-8s SKIP: %s\n", reg[ib].name, error->message);
       continue;
     }
     for (unsigned k = 0; k < G_N_ELEMENTS (cfg); k++) {
-      MESearchParams params = { cfg[k][0], cfg[k][1],
-        GST_MOTION_VECTOR_METHOD_FULL
-      };
+      MESearchParams params;
       guint8 *f[2] = {
         make_frame (CONTENT_SHIFT, w, h, w, world, w + 64, 30, 30),
         make_frame (CONTENT_SHIFT, w, h, w, world, w + 64, 33, 28),
@@ -459,24 +531,27 @@ checkasm_bench_backends (void)
       unsigned frames = 0;
       double t0, t;
 
+      me_search_params_init (&params);
+      params.search_range = cfg[k][0];
+      params.partitions = cfg[k][1];
       field_alloc (&field, w, h, params.partitions);
-      (*b)->set_in_flight (s, 1);
+      me_backend_set_in_flight (s, 1);
       t0 = checkasm_now ();
       do {
         MEPlane plane = { f[frames & 1], w, w, h };
-        (*b)->submit (s, &plane, &params, &field.field, NULL);
-        (*b)->collect (s, NULL);
+        me_backend_submit (s, &plane, &params, &field.field, NULL);
+        me_backend_collect (s, NULL);
         frames++;
         t = checkasm_now () - t0;
       } while (t < 2.0 || frames < 3);
-      printf ("%-8s %4ux%-5u %4u %-6s %10.1f\n", (*b)->name, w, h,
+      printf ("%-8s %4ux%-5u %4u %-6s %10.1f\n", reg[ib].name, w, h,
           params.search_range, params.partitions == 1 ? "16x16" : "all",
           frames / t);
       g_free (field.cells);
       g_free (f[0]);
       g_free (f[1]);
     }
-    (*b)->close (s);
+    me_backend_close (s);
   }
   g_free (world);
 }

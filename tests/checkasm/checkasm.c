@@ -1,7 +1,7 @@
 /* gpumotionest — checkasm driver.
  *
  *   checkasm [--seed N] [--test dsp|search|backend] [--backend NAME] [--bench]
- *            [--input FILE --size WxH]
+ *            [--input FILE --size WxH] [--threads N]
  *
  * Without arguments: the DSP routines of every SIMD level against their C
  * versions, the CPU backend against a naive full search, and every other
@@ -9,7 +9,8 @@
  * backend's comparison and exits 77 (meson's SKIP) when it cannot run here.
  * --bench times instead of checking; with --input, a backend (--backend, or
  * "cpu") on the frames of a raw I420 file of the given size.  "cpu-c" names
- * the CPU backend restricted to its C routines and one thread.
+ * the CPU backend restricted to its C routines and one thread.  --threads
+ * sets the CPU backend's threads (0, the default: one per core).
  */
 #include "config.h"
 
@@ -52,6 +53,8 @@ main (int argc, char **argv)
       checkasm.backend = argv[++i];
     else if (!strcmp (argv[i], "--bench"))
       checkasm.bench = TRUE;
+    else if (!strcmp (argv[i], "--threads") && i + 1 < argc)
+      checkasm.threads = (unsigned) strtoul (argv[++i], NULL, 0);
     else if (!strcmp (argv[i], "--input") && i + 1 < argc)
       input = argv[++i];
     else if (!strcmp (argv[i], "--size") && i + 1 < argc
@@ -59,7 +62,8 @@ main (int argc, char **argv)
       ;
     else {
       fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|backend] "
-          "[--backend NAME] [--bench [--input FILE --size WxH]]\n", argv[0]);
+          "[--backend NAME] [--bench [--input FILE --size WxH]] "
+          "[--threads N]\n", argv[0]);
       return 2;
     }
   }
@@ -88,9 +92,13 @@ main (int argc, char **argv)
     if (!test || !strcmp (test, "backend"))
       checkasm_check_backend ("cpu-c");
     if (!test || !strcmp (test, "backend"))
-      for (const MEBackendOps * const *b = me_backend_list (); *b; b++)
-        if (strcmp ((*b)->name, "cpu") != 0)
-          checkasm_check_backend ((*b)->name);
+    {
+      unsigned n;
+      const MEBackendEntry *reg = me_backend_registry (&n);
+      for (unsigned i = 0; i < n; i++)
+        if (reg[i].ops && strcmp (reg[i].name, "cpu") != 0)
+          checkasm_check_backend (reg[i].name);
+    }
   }
 
   g_rand_free (checkasm.rand);

@@ -6,10 +6,13 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "me_backend.h"
+
 typedef struct {
   GRand *rand;
   gboolean bench;
   const char *backend;          /* --backend: compare only this one */
+  unsigned threads;             /* --threads: CPU threads, 0 for all */
   unsigned failures;
 } CheckasmState;
 
@@ -22,6 +25,10 @@ double checkasm_now (void);
 /* The groups of checks; each returns nothing and reports as it goes. */
 void checkasm_check_dsp (void);
 void checkasm_check_search (void);
+/* Opens backend `name` with checkasm's options ("cpu-c": the CPU backend
+ * with C routines only, one thread, no early-out); NULL and an error when
+ * it is not built or cannot run here. */
+MEBackend *checkasm_open_backend (const char *name, GError ** error);
 /* Returns 77 when the backend is not available, else 0. */
 int checkasm_check_backend (const char *name);
 

@@ -1,0 +1,50 @@
+/* gpumotionest — the search as stages, and the parameters that pick them.
+ *
+ * Every backend runs the same four stages for every block, in x264's
+ * manner; each is a separate piece of code in a backend, chosen by the
+ * parameters, so that a new method or refinement is a new piece and a
+ * value here, not an edit of the others:
+ *
+ *   1. candidates   the method proposes integer vectors: `full` the whole
+ *                   window [-R, R]^2; fast methods a few (predictors,
+ *                   patterns, pyramid levels)
+ *   2. decision     the integer winner: the smallest comparison key
+ *                   (me_cost.h) among the candidates, for every requested
+ *                   shape
+ *   3. refinement   optional: candidates around the winner (sub-pel),
+ *                   ranked by the same key in quarter pixels
+ *   4. finish       the H.264 prediction and MVD of the chosen vectors
+ *                   (mvpred_rules.h)
+ *
+ * Stages 1 and 2 are fused in practice (a full search keeps only the
+ * running minimum), but they stay separate in meaning: a method changes
+ * which candidates are costed, never how the winner is chosen.
+ *
+ * Every method and refinement gives bit-identical results on every
+ * backend (docs/tie-break.md says how data-dependent methods keep that).
+ */
+#ifndef ME_SEARCH_H
+#define ME_SEARCH_H
+
+#include <gst/motionvectors/gstmotionvectortypes.h>
+
+G_BEGIN_DECLS
+
+/* Stage 3. */
+typedef enum {
+  ME_REFINE_NONE = 0,         /* whole-pixel vectors as decided */
+} MERefine;
+
+typedef struct {
+  unsigned search_range;                   /* ±pixels, 1 .. ME_MAX_RANGE */
+  GstMotionVectorPartitionFlags partitions; /* at least one shape */
+  GstMotionVectorMethod method;            /* stage 1 */
+  MERefine refine;                         /* stage 3 */
+} MESearchParams;
+
+/* Parameters with every field at its default: 16x16, full search, ±16. */
+void me_search_params_init (MESearchParams * params);
+
+G_END_DECLS
+
+#endif /* ME_SEARCH_H */
