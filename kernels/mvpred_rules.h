@@ -26,19 +26,18 @@
 #include <gst/motionvectors/gstmotionvectortypes.h>
 #include "me_cost.h"
 
-/* Partition width / height in pixels of shape p (0 = 16x16 .. 6 = 4x4).
- * Kept apart from gst_motion_vector_partition_width(), whose static table
- * device code cannot read. */
+/* Partition width / height in pixels of shape p (0 = 16x16 .. 6 = 4x4),
+ * from the shape table (gstmotionvectortypes.h). */
 ME_INLINE int
 me_mvpred_part_w (int p)
 {
-  return p <= 1 ? 16 : (p == 5 || p == 6) ? 4 : 8;
+  return GST_MOTION_VECTOR_PARTITION_W (p);
 }
 
 ME_INLINE int
 me_mvpred_part_h (int p)
 {
-  return (p == 0 || p == 2) ? 16 : (p == 4 || p == 6) ? 4 : 8;
+  return GST_MOTION_VECTOR_PARTITION_H (p);
 }
 
 /* luma4x4BlkIdx of the 4x4 block holding pixel (x, y) of a macroblock

@@ -295,7 +295,7 @@ gst_motion_vector_layout (guint analysis_width, guint analysis_height,
 {
   const gchar *problem;
   guint mb_cols, mb_rows;
-  guint64 total = 0;
+  guint64 total, offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
   gint p;
 
   g_return_val_if_fail (grids != NULL, 0);
@@ -311,6 +311,8 @@ gst_motion_vector_layout (guint analysis_width, guint analysis_height,
 
   mb_cols = gst_motion_vector_mb_cols (analysis_width);
   mb_rows = gst_motion_vector_mb_rows (analysis_height);
+  total = gst_motion_vector_grid_offsets (partitions, mb_cols, mb_rows,
+      offsets);
   for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     GstMotionVectorGrid *g = &grids[p];
 
@@ -318,8 +320,7 @@ gst_motion_vector_layout (guint analysis_width, guint analysis_height,
       continue;
     g->cols = gst_motion_vector_grid_cols (p, mb_cols);
     g->rows = gst_motion_vector_grid_rows (p, mb_rows);
-    g->offset = (guint) total;
-    total += (guint64) g->cols * g->rows;
+    g->offset = (guint) offsets[p];
   }
   g_assert (total <= G_MAXUINT);
   return (guint) total;

@@ -100,19 +100,43 @@ typedef struct {
 G_STATIC_ASSERT (sizeof (GstMotionVectorCell) == 16);
 #endif
 
+/* The one table of partition shapes.  Everything that needs a shape's
+ * geometry (this library, both backends, the H.264 prediction rules, the
+ * tests) reads it from here; it is written as macros so that GPU device
+ * code and constant expressions can read it too.
+ *
+ *   shape   0      1      2      3     4     5     6
+ *           16x16  16x8   8x16   8x8   8x4   4x8   4x4
+ *   per MB  1      2      2      4     8     8     16     (41 in all)
+ *   first   0      1      3      5     9     17    25
+ *
+ * "first" numbers the blocks of every shape of one macroblock in shape
+ * order, row-major within the macroblock: block k of shape p is number
+ * first(p) + k.  Both backends keep their per-macroblock minima in that
+ * order. */
+#define GST_MOTION_VECTOR_PARTITION_W(p) \
+  ((p) <= 1 ? 16 : ((p) == 5 || (p) == 6) ? 4 : 8)
+#define GST_MOTION_VECTOR_PARTITION_H(p) \
+  (((p) == 0 || (p) == 2) ? 16 : ((p) == 4 || (p) == 6) ? 4 : 8)
+#define GST_MOTION_VECTOR_PARTITION_PER_MB(p) \
+  ((16 / GST_MOTION_VECTOR_PARTITION_W (p)) \
+      * (16 / GST_MOTION_VECTOR_PARTITION_H (p)))
+#define GST_MOTION_VECTOR_PARTITION_FIRST(p) \
+  ((p) == 0 ? 0 : (p) == 1 ? 1 : (p) == 2 ? 3 : (p) == 3 ? 5 : (p) == 4 ? 9 \
+      : (p) == 5 ? 17 : (p) == 6 ? 25 : 41)
+#define GST_MOTION_VECTOR_BLOCKS_PER_MB 41
+
 /* Width and height of a partition shape in pixels. */
 static inline guint
 gst_motion_vector_partition_width (GstMotionVectorPartition p)
 {
-  static const guint8 w[] = { 16, 16, 8, 8, 8, 4, 4 };
-  return w[p];
+  return GST_MOTION_VECTOR_PARTITION_W (p);
 }
 
 static inline guint
 gst_motion_vector_partition_height (GstMotionVectorPartition p)
 {
-  static const guint8 h[] = { 16, 8, 16, 8, 4, 8, 4 };
-  return h[p];
+  return GST_MOTION_VECTOR_PARTITION_H (p);
 }
 
 /* Number of macroblocks across / down a frame of @width x @height pixels. */
@@ -139,6 +163,31 @@ static inline guint
 gst_motion_vector_grid_rows (GstMotionVectorPartition p, guint mb_rows)
 {
   return mb_rows * (16 / gst_motion_vector_partition_height (p));
+}
+
+/* The one layout of a field: the grids of the shapes in @partitions one
+ * after the other in shape order, each covering @mb_cols x @mb_rows
+ * macroblocks.  Writes each requested shape's first cell to @offsets
+ * (others get 0) and returns the total number of cells.  Sizes are not
+ * checked here: gst_motion_vector_layout() is the checked, public form. */
+static inline guint64
+gst_motion_vector_grid_offsets (GstMotionVectorPartitionFlags partitions,
+    guint mb_cols, guint mb_rows,
+    guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT])
+{
+  guint64 total = 0;
+  int p;
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    offsets[p] = 0;
+    if (!(partitions & (1u << p)))
+      continue;
+    offsets[p] = total;
+    total += (guint64) gst_motion_vector_grid_cols ((GstMotionVectorPartition) p,
+        mb_cols) * gst_motion_vector_grid_rows ((GstMotionVectorPartition) p,
+        mb_rows);
+  }
+  return total;
 }
 
 G_END_DECLS

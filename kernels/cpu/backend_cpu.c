@@ -389,18 +389,17 @@ typedef struct {
 
 static PartDesc parts[ME_DSP_N_PARTS];
 
+/* In the shape table's block order (GST_MOTION_VECTOR_PARTITION_FIRST):
+ * the order of the DSP routines' minima. */
 static void
 parts_init (void)
 {
-  int n = 0;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    int per_x = 16 / gst_motion_vector_partition_width (p);
-    int per_y = 16 / gst_motion_vector_partition_height (p);
-    for (int r = 0; r < per_y; r++)
-      for (int c = 0; c < per_x; c++)
-        parts[n++] = (PartDesc) { p, c, r };
+    int per_x = 16 / GST_MOTION_VECTOR_PARTITION_W (p);
+    int n = GST_MOTION_VECTOR_PARTITION_FIRST (p);
+    for (int k = 0; k < GST_MOTION_VECTOR_PARTITION_PER_MB (p); k++)
+      parts[n + k] = (PartDesc) { p, k % per_x, k / per_x };
   }
-  g_assert (n == ME_DSP_N_PARTS);
 }
 
 static void

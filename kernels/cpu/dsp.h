@@ -21,16 +21,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <gst/motionvectors/gstmotionvectortypes.h>
 
 #define ME_CPU_FLAG_SSE2 (1u << 0)
 #define ME_CPU_FLAG_SSE41 (1u << 1)
 #define ME_CPU_FLAG_AVX2 (1u << 2)
 #define ME_CPU_FLAG_ALL (~0u)
 
-/* The 41 partitions of a macroblock, in the order of the shapes
- * (16x16, 16x8 x2, 8x16 x2, 8x8 x4, 8x4 x8, 4x8 x8, 4x4 x16), each shape's
- * partitions in raster order. */
-#define ME_DSP_N_PARTS 41
+/* The 41 partitions of a macroblock in the shape table's block order
+ * (GST_MOTION_VECTOR_PARTITION_FIRST: 16x16, 16x8 x2, 8x16 x2, 8x8 x4,
+ * 8x4 x8, 4x8 x8, 4x4 x16, each shape's partitions in raster order). */
+#define ME_DSP_N_PARTS GST_MOTION_VECTOR_BLOCKS_PER_MB
 
 /* sad[i] = SAD of the whole block at candidate i, i < n.  Reads only the
  * 16 x 16 bytes of each candidate. */

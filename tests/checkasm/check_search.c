@@ -39,18 +39,14 @@ static void
 field_alloc_in (Field * f, unsigned w, unsigned h, unsigned parts,
     const MEBackendOps * mem)
 {
-  size_t off[GST_MOTION_VECTOR_PARTITION_COUNT] = { 0 }, total = 0;
+  guint64 off[GST_MOTION_VECTOR_PARTITION_COUNT];
+  size_t total;
 
   memset (f, 0, sizeof (*f));
   f->field.mb_cols = gst_motion_vector_mb_cols (w);
   f->field.mb_rows = gst_motion_vector_mb_rows (h);
-  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    if (!(parts & (1u << p)))
-      continue;
-    off[p] = total;
-    total += (size_t) gst_motion_vector_grid_cols (p, f->field.mb_cols)
-        * gst_motion_vector_grid_rows (p, f->field.mb_rows);
-  }
+  total = gst_motion_vector_grid_offsets (parts, f->field.mb_cols,
+      f->field.mb_rows, off);
   f->mem = mem && mem->host_alloc ? mem : NULL;
   f->cells = f->mem ? f->mem->host_alloc (total * sizeof (GstMotionVectorCell))
       : g_new (GstMotionVectorCell, total);
