@@ -5,7 +5,7 @@
  * finished, without copying the buffer.
  */
 #include "gstmotionestjob.h"
-#include "gstframecheck.h"
+#include "gstvideolayout.h"
 
 GstMotionEstJob *
 gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
@@ -19,7 +19,7 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   /* gst_video_frame_map() only checks that each plane's first byte lies in
    * the buffer, and meets a GstVideoMeta that disagrees with the caps with
    * a critical: both are checked here, before anything is read. */
-  if (!gst_motion_est_check_video_meta (buffer, info, error))
+  if (!gst_video_layout_check_meta (buffer, info, error))
     return NULL;
 
   job = g_new0 (GstMotionEstJob, 1);
@@ -37,7 +37,7 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     gst_motion_est_job_free (job);
     return NULL;
   }
-  if (!gst_motion_est_check_planes (&job->frame, error)) {
+  if (!gst_video_layout_check_planes (&job->frame, error)) {
     gst_video_frame_unmap (&job->frame);
     job->frame.buffer = NULL;
     job->buffer = NULL;

@@ -30,6 +30,7 @@
 
 #include "gstmvoverlay.h"
 #include "mvdraw.h"
+#include "gstvideolayout.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 #define GST_CAT_DEFAULT gst_mv_overlay_debug
@@ -393,92 +394,6 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   return GST_FLOW_OK;
 }
 
-/* Bytes from the start of a row of @plane to the end of its last sample
- * that the frame's components use, and the number of rows. */
-static void
-plane_extent (const GstVideoFrame * frame, guint plane, guint * rows,
-    guint64 * row_bytes)
-{
-  const GstVideoFormatInfo *finfo = frame->info.finfo;
-  guint comp;
-
-  *rows = 0;
-  *row_bytes = 0;
-  for (comp = 0; comp < GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo); comp++) {
-    guint w = GST_VIDEO_FRAME_COMP_WIDTH (frame, comp);
-    guint h = GST_VIDEO_FRAME_COMP_HEIGHT (frame, comp);
-    guint64 end;
-
-    if (GST_VIDEO_FORMAT_INFO_PLANE (finfo, comp) != plane || w == 0 || h == 0)
-      continue;
-    end = GST_VIDEO_FRAME_COMP_POFFSET (frame, comp)
-        + (guint64) (w - 1) * ABS (GST_VIDEO_FRAME_COMP_PSTRIDE (frame, comp))
-        + (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, comp) + 7) / 8;
-    *rows = MAX (*rows, h);
-    *row_bytes = MAX (*row_bytes, end);
-  }
-}
-
-/* Offset of @plane as the buffer describes it (its GstVideoMeta, else the
- * caps' layout), for messages. */
-static gsize
-plane_offset (const GstVideoFrame * frame, guint plane)
-{
-  const GstVideoMeta *vmeta = frame->meta;
-
-  return vmeta ? vmeta->offset[plane] :
-      GST_VIDEO_INFO_PLANE_OFFSET (&frame->info, plane);
-}
-
-/* Checks that every row of every plane of the mapped @frame lies inside the
- * memory mapped for that plane: with stride s, n rows of b bytes starting
- * at byte o of a mapping of m bytes, o + (n - 1) * s + b <= m for s >= 0,
- * and o >= (n - 1) * |s|, o + b <= m for s < 0.  Posts an error naming the
- * first plane that does not fit. */
-static gboolean
-check_frame_layout (GstMvOverlay * self, const GstVideoFrame * frame)
-{
-  guint plane;
-
-  for (plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (frame); plane++) {
-    /* GstVideoFrame maps each plane of a buffer with a GstVideoMeta on its
-     * own, and the whole buffer once otherwise. */
-    const GstMapInfo *map = &frame->map[frame->meta ? plane : 0];
-    const guint8 *data = frame->data[plane];
-    gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (frame, plane);
-    guint64 abs_stride = (guint64) ABS ((gint64) stride);
-    guint64 start, span, row_bytes;
-    guint rows;
-    gboolean fits;
-
-    plane_extent (frame, plane, &rows, &row_bytes);
-    if (rows == 0)
-      continue;
-    span = (guint64) (rows - 1) * abs_stride;
-    if (map->data == NULL || (guintptr) data < (guintptr) map->data
-        || (guintptr) data - (guintptr) map->data > map->size) {
-      fits = FALSE;
-    } else {
-      start = (guint64) ((guintptr) data - (guintptr) map->data);
-      if (stride >= 0)
-        fits = start + span + row_bytes <= map->size;
-      else
-        fits = start >= span && start + row_bytes <= map->size;
-    }
-    if (!fits) {
-      GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-          ("Plane %u of the video buffer does not fit in it: stride %d, "
-              "offset %" G_GSIZE_FORMAT ", buffer of %" G_GSIZE_FORMAT
-              " bytes.", plane, stride, plane_offset (frame, plane),
-              gst_buffer_get_size (frame->buffer)),
-          ("%u rows of %" G_GUINT64_FORMAT " bytes, %" G_GSIZE_FORMAT
-              " bytes mapped for the plane", rows, row_bytes, map->size));
-      return FALSE;
-    }
-  }
-  return TRUE;
-}
-
 /* The buffer could not be mapped as a video frame: name the first plane
  * of its GstVideoMeta that starts outside it, if one does. */
 static void
@@ -514,7 +429,7 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMvOverlay *self = GST_MV_OVERLAY (trans);
   GstVideoFilter *filter = GST_VIDEO_FILTER (trans);
   GstMapFlags flags = GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF;
-  GstVideoMeta *vmeta;
+  g_autoptr (GError) error = NULL;
   GstVideoFrame frame;
   GstFlowReturn ret;
 
@@ -526,27 +441,29 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   if (!gst_base_transform_is_passthrough (trans))
     flags |= GST_MAP_WRITE;
 
-  /* A GstVideoMeta of another format than the caps' cannot be mapped
-   * (GstVideoFrame asserts on it). */
-  vmeta = gst_buffer_get_video_meta (buf);
-  if (vmeta && vmeta->format != GST_VIDEO_INFO_FORMAT (&filter->in_info)) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
-        ("The video buffer's format (%s) is not the negotiated one (%s).",
-            gst_video_format_to_string (vmeta->format),
-            GST_VIDEO_INFO_NAME (&filter->in_info)), (NULL));
-    return GST_FLOW_ERROR;
-  }
+  /* A GstVideoMeta that disagrees with the caps cannot be mapped
+   * (GstVideoFrame asserts on it); planes that run past their memory must
+   * not be drawn on. */
+  if (!gst_video_layout_check_meta (buf, &filter->in_info, &error))
+    goto bad_layout;
   if (!gst_video_frame_map (&frame, &filter->in_info, buf, flags)) {
     post_map_error (self, buf);
     return GST_FLOW_ERROR;
   }
-  if (!check_frame_layout (self, &frame)) {
+  if (!gst_video_layout_check_planes (&frame, &error)) {
     gst_video_frame_unmap (&frame);
-    return GST_FLOW_ERROR;
+    goto bad_layout;
   }
   ret = gst_mv_overlay_transform_frame_ip (filter, &frame);
   gst_video_frame_unmap (&frame);
   return ret;
+
+  /* ERRORS */
+bad_layout:
+  GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+      ("Invalid video buffer: %s", error->message),
+      ("buffer of %" G_GSIZE_FORMAT " bytes", gst_buffer_get_size (buf)));
+  return GST_FLOW_ERROR;
 }
 
 static gboolean
