@@ -48,7 +48,7 @@ typedef struct {
   /* the frame in flight */
   MEField *out;
   GstMotionVectorCell *grid[GST_MOTION_VECTOR_PARTITION_COUNT];
-  size_t offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
   size_t grid_cells[GST_MOTION_VECTOR_PARTITION_COUNT];
   gboolean has_reference;
   gboolean direct;               /* cells downloaded into out's grids */
@@ -69,7 +69,6 @@ struct MESession {
   gboolean have_ref;             /* the last frame submitted can be a reference */
   unsigned ref_width, ref_height;
 
-  double kernel_ms;
   double last_ms;                /* of the frame collected last; < 0: none */
   guint64 kernel_frames;
 };
@@ -326,7 +325,8 @@ cuda_submit (MESession * s, const MEPlane * luma,
   me_cuda_geometry_init (&g, luma->width, luma->height);
   const unsigned parts = params->partitions;
   Slot *sl = &s->slots[s->submitted % SLOTS];
-  const size_t ncells = me_cuda_grid_offsets (parts, g.mb_cols, g.mb_rows,
+  const size_t ncells = gst_motion_vector_grid_offsets (
+      (GstMotionVectorPartitionFlags) parts, g.mb_cols, g.mb_rows,
       sl->offsets);
   const gboolean src_pinned = me_cuda_host_is_pinned (luma->data);
 
@@ -433,8 +433,6 @@ cuda_collect (MESession * s, GError ** error)
     if (cudaEventElapsedTime (&ms, sl->kernel_start, sl->kernel_end)
         == cudaSuccess) {
       s->last_ms = ms;
-      s->kernel_ms += ms;
-      s->kernel_frames++;
     }
     cudaGetLastError ();
   }
@@ -448,30 +446,6 @@ cuda_reset (MESession * s)
   wait_all (s);
   s->collected = s->submitted;
   s->have_ref = FALSE;
-}
-
-/* ---- measurements (me_cuda_bench.h) -------------------------------------- */
-
-void
-me_cuda_session_kernel_time (MESession * s, double *ms, guint64 * frames)
-{
-  *ms = s->kernel_ms;
-  *frames = s->kernel_frames;
-}
-
-void
-me_cuda_session_clear_kernel_time (MESession * s)
-{
-  s->kernel_ms = 0;
-  s->kernel_frames = 0;
-}
-
-void
-me_cuda_session_device (MESession * s, char *name, size_t name_size,
-    int *sm_count)
-{
-  g_strlcpy (name, s->device_name, name_size);
-  *sm_count = s->sm_count;
 }
 
 static double

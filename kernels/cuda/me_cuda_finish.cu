@@ -67,8 +67,9 @@ me_cuda_launch_finish (const uint64_t * keys, GstMotionVectorCell * cells,
     const MECudaGeometry * g, unsigned partitions, cudaStream_t stream)
 {
   FinishArgs a;
-  size_t offsets[GST_MOTION_VECTOR_PARTITION_COUNT] = { 0 };
-  me_cuda_grid_offsets (partitions, g->mb_cols, g->mb_rows, offsets);
+  guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
+  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags) partitions,
+      g->mb_cols, g->mb_rows, offsets);
 
   unsigned n = 0;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {

@@ -39,17 +39,13 @@ me_cuda_frame_bytes (const MECudaGeometry * g)
   return g->pitch * g->rows;
 }
 
-/* Offset of each requested grid in the key/cell arrays (in cells), and the
- * total; offsets of shapes not requested are left as they are. */
-size_t me_cuda_grid_offsets (unsigned partitions, unsigned mb_cols,
-    unsigned mb_rows, size_t offsets[GST_MOTION_VECTOR_PARTITION_COUNT]);
 
 /* Fills the border of a frame whose plane was copied in. */
 cudaError_t me_cuda_launch_pad (uint8_t * frame, const MECudaGeometry * g,
     cudaStream_t stream);
 
 /* Searches every macroblock of `cur` against `ref` over [-range, range]^2 for
- * the requested shapes, lowering `keys` (laid out by me_cuda_grid_offsets).
+ * the requested shapes, lowering `keys` (laid out by gst_motion_vector_grid_offsets).
  * `sm_count` sizes the work split. */
 cudaError_t me_cuda_launch_search (const uint8_t * cur, const uint8_t * ref,
     const MECudaGeometry * g, unsigned range, unsigned partitions,

@@ -27,25 +27,26 @@
 #define FULL_MASK 0xffffffffu
 #define SEARCH_THREADS 128
 
-/* Shape geometry usable in constant expressions: width and height of shape
- * p in pixels, and where its instances start in a thread's list of running
- * minima (instances in shape order, row-major within the macroblock). */
+/* Shape geometry in constant expressions, from the shape table
+ * (gstmotionvectortypes.h): width and height of shape p in pixels, and
+ * where its blocks start in a thread's list of running minima (the table's
+ * block order). */
 static __host__ __device__ constexpr int
 shape_w (int p)
 {
-  return p == 0 || p == 1 ? 16 : p == 5 || p == 6 ? 4 : 8;
+  return GST_MOTION_VECTOR_PARTITION_W (p);
 }
 
 static __host__ __device__ constexpr int
 shape_h (int p)
 {
-  return p == 0 || p == 2 ? 16 : p == 4 || p == 6 ? 4 : 8;
+  return GST_MOTION_VECTOR_PARTITION_H (p);
 }
 
 static __host__ __device__ constexpr int
 shape_base (int p)
 {
-  return p == 0 ? 0 : shape_base (p - 1) + (16 / shape_w (p - 1)) * (16 / shape_h (p - 1));
+  return GST_MOTION_VECTOR_PARTITION_FIRST (p);
 }
 
 void
@@ -57,22 +58,6 @@ me_cuda_geometry_init (MECudaGeometry * g, unsigned width, unsigned height)
   g->mb_rows = gst_motion_vector_mb_rows (height);
   g->pitch = ((size_t) g->mb_cols * 16 + 2 * ME_CUDA_PAD + 127) & ~(size_t) 127;
   g->rows = (size_t) g->mb_rows * 16 + 2 * ME_CUDA_PAD;
-}
-
-size_t
-me_cuda_grid_offsets (unsigned partitions, unsigned mb_cols, unsigned mb_rows,
-    size_t offsets[GST_MOTION_VECTOR_PARTITION_COUNT])
-{
-  size_t total = 0;
-  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    if (!(partitions & (1u << p)))
-      continue;
-    offsets[p] = total;
-    total += (size_t) gst_motion_vector_grid_cols ((GstMotionVectorPartition) p,
-        mb_cols) * gst_motion_vector_grid_rows ((GstMotionVectorPartition) p,
-        mb_rows);
-  }
-  return total;
 }
 
 /* ---- border fill -------------------------------------------------------- */
@@ -394,8 +379,9 @@ me_cuda_launch_search (const uint8_t * cur, const uint8_t * ref,
     uint64_t * keys, int sm_count, cudaStream_t stream)
 {
   SearchArgs a;
-  size_t offsets[GST_MOTION_VECTOR_PARTITION_COUNT] = { 0 };
-  me_cuda_grid_offsets (partitions, g->mb_cols, g->mb_rows, offsets);
+  guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
+  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags) partitions,
+      g->mb_cols, g->mb_rows, offsets);
 
   a.cur = cur;
   a.ref = ref;

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Writes the hand-made seed inputs of the fuzz corpora.
+
+    tests/fuzz/make-seeds.py [CORPUS_DIR]
+
+The seeds are ordinary streams spelled in each target's input language
+(fuzz-element.c, fuzz-meta.c), so that fuzzing starts from inputs that get
+past the caps and reach the search, the export and the drawing.  The files
+are committed under corpus/; run this again after changing the input
+language, and check that the replay tests still pass.
+"""
+import os
+import struct
+import sys
+
+FORMATS = ["I420", "YV12", "NV12", "NV21", "Y42B", "Y444", "GRAY8"]
+
+# fuzz-element.c op bits
+OP_CAPS, OP_PROPS, OP_FLUSH, OP_SEGMENT = 1, 2, 4, 8
+OP_LATENCY, OP_POOL, OP_SKIP, OP_BACKEND = 16, 32, 64, 128
+BUF_DISCONT, BUF_META, BUF_SIZE, BUF_PTS, BUF_GAP, BUF_EMPTY = 1, 2, 4, 8, 16, 32
+
+
+def u8(v):
+    return struct.pack("<B", v & 0xFF)
+
+
+def u16(v):
+    return struct.pack("<H", v & 0xFFFF)
+
+
+def u32(v):
+    return struct.pack("<I", v & 0xFFFFFFFF)
+
+
+def edgy(v):
+    """fuzz_u32_edgy(): a byte >= 0x80 then the value itself."""
+    return u8(0x80) + u32(v)
+
+
+def caps(fmt, w, h, fps=1):
+    # set_caps(): format, frame rate, then pick_size(): width - 1, height - 1
+    return u8(FORMATS.index(fmt)) + u8(fps) + u16(w - 1) + u16(h - 1)
+
+
+def element(frames, fmt="I420", w=64, h=48, backend=1, in_flight=0,
+            srange=8, parts=1):
+    """frames: a list of (op, bop, extra bytes) in the order the target
+    reads them (caps, props, backend, then the buffer's)."""
+    b = u8(backend) + u8(in_flight) + u8(srange - 1) + u8(parts)
+    b += u8(len(frames) - 1) + caps(fmt, w, h)
+    for op, bop, extra in frames:
+        b += u8(op) + u8(bop) + extra
+    return b
+
+
+def plain(seed=1):
+    """A buffer of the caps' size: just the fill seed."""
+    return (0, 0, u8(seed))
+
+
+def meta_seed(aw, ah, parts, mask, extra=b""):
+    """fuzz-meta.c: mask, analysis size - 1, shapes, cell seed, then what
+    the mask asks for."""
+    return u16(mask) + u16(aw - 1) + u16(ah - 1) + u8(parts) + u32(7) + extra
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "corpus")
+    seeds = {"element": {}, "meta": {}}
+    e = seeds["element"]
+
+    # the empty input: every field at its zero default, a 1x1 I420 frame
+    e["seed-empty"] = b""
+    e["seed-i420-3-frames"] = element([plain(1), plain(2), plain(3)])
+    for i, fmt in enumerate(FORMATS):
+        e["seed-format-%s" % fmt.lower()] = element(
+            [plain(i), plain(i + 1)], fmt=fmt, w=33, h=17)
+    e["seed-1x1"] = element([plain(), plain()], w=1, h=1)
+    e["seed-odd-333x201-all-shapes"] = element(
+        [plain(4), plain(5)], w=333, h=201, srange=4, parts=0x7F)
+    e["seed-wide-8192x8"] = element([plain(), plain()], w=8192, h=8,
+                                     fmt="GRAY8")
+    e["seed-tall-1x8192"] = element([plain(), plain()], w=1, h=8192,
+                                     fmt="NV12")
+    e["seed-range-128"] = element([plain(), plain()], w=16, h=16,
+                                   srange=128)
+    e["seed-in-flight-16"] = element([plain(i) for i in range(8)],
+                                      in_flight=16)
+    e["seed-discont"] = element([plain(1), (0, BUF_DISCONT, u8(2)),
+                                 plain(3)])
+    e["seed-caps-change"] = element(
+        [plain(1), (OP_CAPS, 0, caps("NV12", 40, 30) + u8(2)), plain(3)])
+    e["seed-props-change"] = element(
+        [plain(1), (OP_PROPS, 0, u8(2) + u8(0x7F) + u8(3) + u8(2)), plain(3)],
+        in_flight=2)
+    e["seed-backend-reopen"] = element(
+        [plain(1), (OP_BACKEND, 0, u8(1) + u8(2)), plain(3)])
+    e["seed-flush"] = element(
+        [plain(1), (OP_FLUSH | OP_LATENCY, 0, u8(2)), plain(3)], in_flight=3)
+    e["seed-segment"] = element([plain(1), (OP_SEGMENT, 0, u8(2))])
+    e["seed-skip-gap"] = element([(OP_SKIP, 0, b""), (0, BUF_GAP, u8(1))])
+    e["seed-pool"] = element([(OP_POOL, 0, b""), (OP_POOL, 0, b"")])
+    e["seed-short-buffer"] = element([(0, BUF_SIZE, u32(100) + u8(1))])
+    e["seed-empty-buffer"] = element([(0, BUF_EMPTY, b"")])
+    # video metas: the caps' layout, padded rows, and wrong fields
+    e["seed-meta-plain"] = element([(0, BUF_META, u8(1) + u8(0)),
+                                    (0, BUF_META, u8(2) + u8(0))])
+    e["seed-meta-padded"] = element(
+        [(0, BUF_SIZE | BUF_META, u32(64 * 48 * 2) + u8(1) + u8(8)
+          + u8(16) + u8(8) + u8(8) + u8(0))])
+    e["seed-meta-stride-negative"] = element(
+        [(0, BUF_META, u8(1) + u8(16) + edgy(-64) + edgy(32) + edgy(32))])
+    e["seed-meta-offset-past-end"] = element(
+        [(0, BUF_META, u8(1) + u8(32 | 64) + edgy(1 << 20) + edgy(0)
+          + edgy(0))])
+    e["seed-meta-wrong-format"] = element(
+        [(0, BUF_META, u8(1) + u8(1) + u8(7))])
+    e["seed-meta-small-size"] = element(
+        [(0, BUF_META, u8(1) + u8(2) + edgy(16) + edgy(16))])
+    e["seed-meta-one-plane"] = element(
+        [(0, BUF_META, u8(1) + u8(4) + u8(0))])
+
+    m = seeds["meta"]
+    SET_SIZE, SET_ANALYSIS, SET_REF, SET_METHOD = 1, 2, 4, 8
+    SET_PARTITIONS, SET_GRIDS, SET_DATA = 16, 32, 64
+    RUN_EXPORT, RUN_OVERLAY, RUN_SCALE, RUN_COPY = 256, 512, 1024, 2048
+    RUN_ALL = RUN_EXPORT | RUN_OVERLAY | RUN_SCALE | RUN_COPY
+    # read_meta() takes two edgy values per shape for its random cell
+    cells = (u8(0) + u8(0)) * 7
+    # run_scale(): in and out sizes; run_export(): format, shapes;
+    # run_overlay(): format, size, then ten settings
+    scale = u16(64) + u16(48) + u16(128) + u16(96)
+    export = u8(0) + u8(0x7F)
+    overlay = u8(0) + u8(63) + u8(47) + bytes([0, 0, 0, 0, 1, 1, 4, 128, 0, 0])
+    tail = cells + cells + scale + cells + export + overlay
+    m["seed-empty"] = b""
+    m["seed-valid"] = meta_seed(64, 48, 1, RUN_ALL, tail)
+    m["seed-valid-all-shapes"] = meta_seed(333, 201, 0x7F, RUN_ALL, tail)
+    m["seed-valid-csv"] = meta_seed(
+        17, 9, 0x09, RUN_EXPORT, cells + u8(1) + u8(0x7F))
+    m["seed-size-zero"] = meta_seed(
+        64, 48, 1, SET_SIZE | RUN_ALL, u8(0) + u8(0) + tail)
+    m["seed-analysis-huge"] = meta_seed(
+        64, 48, 1, SET_ANALYSIS | RUN_ALL, edgy(0xFFFFFFFF) + edgy(1) + tail)
+    m["seed-partitions-extra"] = meta_seed(
+        64, 48, 1, SET_PARTITIONS | RUN_ALL, u8(1) + edgy(0xFF) + tail)
+    m["seed-grids-overflow"] = meta_seed(
+        64, 48, 1, SET_GRIDS | RUN_ALL,
+        u8(1) + edgy(0x10000) + edgy(0x10000) + edgy(0xFFFFFFF0) + tail)
+    m["seed-data-null"] = meta_seed(64, 48, 1, SET_DATA | RUN_ALL,
+                                    u8(0) + tail)
+    m["seed-data-short"] = meta_seed(64, 48, 1, SET_DATA | RUN_ALL,
+                                     u8(1) + u32(100) + tail)
+    m["seed-ref-method"] = meta_seed(
+        64, 48, 1, SET_REF | SET_METHOD | RUN_EXPORT,
+        edgy(0x80000000) + u32(5) + u32(6) + edgy(3) + edgy(9) + edgy(1000)
+        + cells + export)
+
+    for target, files in seeds.items():
+        d = os.path.join(root, target)
+        os.makedirs(d, exist_ok=True)
+        for name, data in files.items():
+            with open(os.path.join(d, name), "wb") as f:
+                f.write(data)
+        print("%s: %d seeds in %s" % (target, len(files), d))
+
+
+if __name__ == "__main__":
+    main()
