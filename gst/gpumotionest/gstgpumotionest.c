@@ -256,8 +256,8 @@ open_backend (GstGpuMotionEst * self)
   /* "auto" passed over a faster backend: say once why it is slower. */
   if (skipped->len && !self->warned_fallback) {
     GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
-        ("Using the %s backend: the faster ones cannot run here.",
-            me_backend_name (backend)), ("%s", skipped->str));
+        ("Using the %s backend: the faster ones cannot run here (%s).",
+            me_backend_name (backend), skipped->str), (NULL));
     self->warned_fallback = TRUE;
   }
 

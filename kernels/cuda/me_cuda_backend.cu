@@ -23,27 +23,26 @@
 
 #include "me_backend.h"
 #include "me_cost.h"
-#include "me_cuda_bench.h"
 #include "me_cuda_host.h"
 #include "me_cuda_kernels.h"
 
-#define SLOTS 8                 /* most frames in flight */
-#define DEFAULT_DEPTH 4         /* measured: docs/cuda-backend.md */
+#define SLOTS 8         /* most frames in flight */
+#define DEFAULT_DEPTH 4 /* measured: docs/cuda-backend.md */
 #define NFRAMES (SLOTS + 1)
 
 typedef struct {
   cudaStream_t stream;
-  cudaEvent_t kernel_start, kernel_end;         /* timing of the kernels */
+  cudaEvent_t kernel_start, kernel_end; /* timing of the kernels */
 
   /* page-locked staging of the frame and of the cells */
   uint8_t *stage;
   size_t stage_size;
   GstMotionVectorCell *host_cells;
-  size_t host_cells_size;        /* in cells */
+  size_t host_cells_size; /* in cells */
   /* device keys and cells */
   uint64_t *keys;
   GstMotionVectorCell *cells;
-  size_t cells_size;             /* in cells, for keys and cells alike */
+  size_t cells_size; /* in cells, for keys and cells alike */
 
   /* the frame in flight */
   MEField *out;
@@ -51,7 +50,7 @@ typedef struct {
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
   size_t grid_cells[GST_MOTION_VECTOR_PARTITION_COUNT];
   gboolean has_reference;
-  gboolean direct;               /* cells downloaded into out's grids */
+  gboolean direct; /* cells downloaded into out's grids */
 } Slot;
 
 struct MESession {
@@ -63,36 +62,42 @@ struct MESession {
   Slot slots[SLOTS];
   uint8_t *frames[NFRAMES];
   cudaEvent_t frame_ready[NFRAMES];
-  size_t frame_size;             /* bytes allocated per device frame */
+  size_t frame_size; /* bytes allocated per device frame */
 
   guint64 submitted, collected;
-  gboolean have_ref;             /* the last frame submitted can be a reference */
+  gboolean have_ref; /* the last frame submitted can be a reference */
   unsigned ref_width, ref_height;
 
-  double last_ms;                /* of the frame collected last; < 0: none */
+  double last_ms; /* of the frame collected last; < 0: none */
   guint64 kernel_frames;
 };
 
 /* ---- errors ------------------------------------------------------------- */
 
 static gboolean
-check (cudaError_t e, const char *what, GError ** error)
+check (cudaError_t e, const char *what, GError **error)
 {
   if (e == cudaSuccess)
     return TRUE;
-  cudaGetLastError ();          /* clear it if it is not sticky */
+  cudaGetLastError (); /* clear it if it is not sticky */
   g_set_error (error, ME_BACKEND_ERROR,
       e == cudaErrorMemoryAllocation ? ME_BACKEND_ERROR_NO_MEMORY
-      : ME_BACKEND_ERROR_DEVICE, "CUDA: %s failed: %s (%s)", what,
-      cudaGetErrorName (e), cudaGetErrorString (e));
+                                     : ME_BACKEND_ERROR_DEVICE,
+      "CUDA: %s failed: %s (%s)", what, cudaGetErrorName (e),
+      cudaGetErrorString (e));
   return FALSE;
 }
 
 #define CHECK(call, what) \
-  G_STMT_START { if (!check ((call), (what), error)) return FALSE; } G_STMT_END
+  G_STMT_START \
+  { \
+    if (!check ((call), (what), error)) \
+      return FALSE; \
+  } \
+  G_STMT_END
 
 static gboolean
-device_alloc (void **ptr, size_t size, const char *what, GError ** error)
+device_alloc (void **ptr, size_t size, const char *what, GError **error)
 {
   cudaError_t e = cudaMalloc (ptr, size);
   if (e == cudaErrorMemoryAllocation) {
@@ -107,7 +112,7 @@ device_alloc (void **ptr, size_t size, const char *what, GError ** error)
 }
 
 static gboolean
-host_alloc (void **ptr, size_t size, const char *what, GError ** error)
+host_alloc (void **ptr, size_t size, const char *what, GError **error)
 {
   cudaError_t e = cudaHostAlloc (ptr, size, cudaHostAllocDefault);
   if (e == cudaErrorMemoryAllocation) {
@@ -124,7 +129,7 @@ host_alloc (void **ptr, size_t size, const char *what, GError ** error)
 /* ---- session ------------------------------------------------------------ */
 
 static void
-wait_all (MESession * s)
+wait_all (MESession *s)
 {
   for (int i = 0; i < SLOTS; i++)
     if (s->slots[i].stream)
@@ -133,7 +138,7 @@ wait_all (MESession * s)
 }
 
 static void
-free_frames (MESession * s)
+free_frames (MESession *s)
 {
   for (int i = 0; i < NFRAMES; i++)
     g_clear_pointer (&s->frames[i], cudaFree);
@@ -141,7 +146,7 @@ free_frames (MESession * s)
 }
 
 static void
-cuda_close (MESession * s)
+cuda_close (MESession *s)
 {
   if (!s)
     return;
@@ -171,7 +176,7 @@ cuda_close (MESession * s)
 extern "C" cudaError_t me_cuda_kernels_check (void);
 
 static gboolean
-open_device (MESession * s, int device, GError ** error)
+open_device (MESession *s, int device, GError **error)
 {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount (&count);
@@ -195,6 +200,18 @@ open_device (MESession * s, int device, GError ** error)
     e = cudaGetDeviceProperties (&prop, device);
   if (e == cudaSuccess)
     e = me_cuda_kernels_check ();
+  if (e == cudaErrorNoKernelImageForDevice ||
+      e == cudaErrorUnsupportedPtxVersion || e == cudaErrorInvalidPtx) {
+    /* The build has neither machine code for this chip nor PTX its driver
+     * can compile: say which chip and which build, and how to fix it. */
+    cudaGetLastError ();
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
+        "CUDA device %d (%s, compute capability %d.%d) cannot run this "
+        "build's kernels, built for %s: %s; rebuild with -Dgpu_arch=%d%d",
+        device, prop.name, prop.major, prop.minor, ME_CUDA_BUILD_ARCHS,
+        cudaGetErrorName (e), prop.major, prop.minor);
+    return FALSE;
+  }
   if (e != cudaSuccess) {
     cudaGetLastError ();
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
@@ -208,7 +225,7 @@ open_device (MESession * s, int device, GError ** error)
 }
 
 static MESession *
-cuda_open (const MEBackendOptions * options, GError ** error)
+cuda_open (const MEBackendOptions *options, GError **error)
 {
   MESession *s = g_new0 (MESession, 1);
   int device = options->device;
@@ -219,17 +236,17 @@ cuda_open (const MEBackendOptions * options, GError ** error)
   }
   for (int i = 0; i < SLOTS; i++) {
     Slot *sl = &s->slots[i];
-    if (!check (cudaStreamCreateWithFlags (&sl->stream,
-                cudaStreamNonBlocking), "cudaStreamCreate", error)
-        || !check (cudaEventCreate (&sl->kernel_start), "cudaEventCreate",
-            error)
-        || !check (cudaEventCreate (&sl->kernel_end), "cudaEventCreate",
-            error))
+    if (!check (cudaStreamCreateWithFlags (&sl->stream, cudaStreamNonBlocking),
+            "cudaStreamCreate", error) ||
+        !check (
+            cudaEventCreate (&sl->kernel_start), "cudaEventCreate", error) ||
+        !check (cudaEventCreate (&sl->kernel_end), "cudaEventCreate", error))
       goto fail;
   }
   for (int i = 0; i < NFRAMES; i++)
-    if (!check (cudaEventCreateWithFlags (&s->frame_ready[i],
-                cudaEventDisableTiming), "cudaEventCreate", error))
+    if (!check (cudaEventCreateWithFlags (
+                    &s->frame_ready[i], cudaEventDisableTiming),
+            "cudaEventCreate", error))
       goto fail;
   return s;
 
@@ -239,19 +256,19 @@ fail:
 }
 
 static unsigned
-cuda_max_in_flight (MESession * s G_GNUC_UNUSED)
+cuda_max_in_flight (MESession *s G_GNUC_UNUSED)
 {
   return SLOTS;
 }
 
 static unsigned
-cuda_default_in_flight (MESession * s G_GNUC_UNUSED)
+cuda_default_in_flight (MESession *s G_GNUC_UNUSED)
 {
   return DEFAULT_DEPTH;
 }
 
 static void
-cuda_set_in_flight (MESession * s, unsigned depth)
+cuda_set_in_flight (MESession *s, unsigned depth)
 {
   s->depth = CLAMP (depth, 1, SLOTS);
 }
@@ -259,7 +276,7 @@ cuda_set_in_flight (MESession * s, unsigned depth)
 /* Device frames big enough for `g`.  Growing them drops the reference: the
  * size changed, so there is none anyway. */
 static gboolean
-ensure_frames (MESession * s, const MECudaGeometry * g, GError ** error)
+ensure_frames (MESession *s, const MECudaGeometry *g, GError **error)
 {
   const size_t need = me_cuda_frame_bytes (g);
   if (need <= s->frame_size)
@@ -268,8 +285,7 @@ ensure_frames (MESession * s, const MECudaGeometry * g, GError ** error)
   free_frames (s);
   s->have_ref = FALSE;
   for (int i = 0; i < NFRAMES; i++) {
-    if (!device_alloc ((void **) &s->frames[i], need, "a frame buffer",
-            error)) {
+    if (!device_alloc ((void **)&s->frames[i], need, "a frame buffer", error)) {
       g_prefix_error (error, "frame of %ux%u: ", g->width, g->height);
       free_frames (s);
       return FALSE;
@@ -280,20 +296,20 @@ ensure_frames (MESession * s, const MECudaGeometry * g, GError ** error)
 }
 
 static gboolean
-ensure_slot (Slot * sl, size_t stage, size_t cells, GError ** error)
+ensure_slot (Slot *sl, size_t stage, size_t cells, GError **error)
 {
   if (stage > sl->stage_size) {
     g_clear_pointer (&sl->stage, cudaFreeHost);
     sl->stage_size = 0;
-    if (!host_alloc ((void **) &sl->stage, stage, "frame staging", error))
+    if (!host_alloc ((void **)&sl->stage, stage, "frame staging", error))
       return FALSE;
     sl->stage_size = stage;
   }
   if (cells > sl->host_cells_size) {
     g_clear_pointer (&sl->host_cells, cudaFreeHost);
     sl->host_cells_size = 0;
-    if (!host_alloc ((void **) &sl->host_cells, cells * 16, "result cells",
-            error))
+    if (!host_alloc (
+            (void **)&sl->host_cells, cells * 16, "result cells", error))
       return FALSE;
     sl->host_cells_size = cells;
   }
@@ -301,9 +317,8 @@ ensure_slot (Slot * sl, size_t stage, size_t cells, GError ** error)
     g_clear_pointer (&sl->keys, cudaFree);
     g_clear_pointer (&sl->cells, cudaFree);
     sl->cells_size = 0;
-    if (!device_alloc ((void **) &sl->keys, cells * 8, "search keys", error)
-        || !device_alloc ((void **) &sl->cells, cells * 16, "result cells",
-            error))
+    if (!device_alloc ((void **)&sl->keys, cells * 8, "search keys", error) ||
+        !device_alloc ((void **)&sl->cells, cells * 16, "result cells", error))
       return FALSE;
     sl->cells_size = cells;
   }
@@ -311,8 +326,8 @@ ensure_slot (Slot * sl, size_t stage, size_t cells, GError ** error)
 }
 
 static gboolean
-cuda_submit (MESession * s, const MEPlane * luma,
-    const MESearchParams * params, MEField * out, GError ** error)
+cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
+    MEField *out, GError **error)
 {
   if (s->submitted - s->collected >= s->depth) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
@@ -326,13 +341,12 @@ cuda_submit (MESession * s, const MEPlane * luma,
   const unsigned parts = params->partitions;
   Slot *sl = &s->slots[s->submitted % SLOTS];
   const size_t ncells = gst_motion_vector_grid_offsets (
-      (GstMotionVectorPartitionFlags) parts, g.mb_cols, g.mb_rows,
-      sl->offsets);
+      (GstMotionVectorPartitionFlags)parts, g.mb_cols, g.mb_rows, sl->offsets);
   const gboolean src_pinned = me_cuda_host_is_pinned (luma->data);
 
-  if (!ensure_frames (s, &g, error)
-      || !ensure_slot (sl, src_pinned ? 0 : (size_t) g.width * g.height,
-          ncells, error))
+  if (!ensure_frames (s, &g, error) ||
+      !ensure_slot (
+          sl, src_pinned ? 0 : (size_t)g.width * g.height, ncells, error))
     return FALSE;
 
   const unsigned f = s->submitted % NFRAMES;
@@ -345,30 +359,30 @@ cuda_submit (MESession * s, const MEPlane * luma,
   size_t spitch = luma->stride;
   if (!src_pinned) {
     for (unsigned y = 0; y < g.height; y++)
-      memcpy (sl->stage + (size_t) y * g.width,
-          luma->data + (size_t) y * luma->stride, g.width);
+      memcpy (sl->stage + (size_t)y * g.width,
+          luma->data + (size_t)y * luma->stride, g.width);
     src = sl->stage;
     spitch = g.width;
   }
-  CHECK (cudaMemcpy2DAsync (cur + ME_CUDA_PAD * g.pitch + ME_CUDA_PAD,
-          g.pitch, src, spitch, g.width, g.height, cudaMemcpyHostToDevice, st),
+  CHECK (cudaMemcpy2DAsync (cur + ME_CUDA_PAD * g.pitch + ME_CUDA_PAD, g.pitch,
+             src, spitch, g.width, g.height, cudaMemcpyHostToDevice, st),
       "frame upload");
   CHECK (me_cuda_launch_pad (cur, &g, st), "border fill kernel");
   CHECK (cudaEventRecord (s->frame_ready[f], st), "cudaEventRecord");
 
   sl->out = out;
-  sl->has_reference = s->have_ref && s->ref_width == g.width
-      && s->ref_height == g.height;
+  sl->has_reference =
+      s->have_ref && s->ref_width == g.width && s->ref_height == g.height;
   sl->direct = TRUE;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     sl->grid[p] = (parts & (1u << p)) ? out->grid[p] : NULL;
     sl->grid_cells[p] = 0;
     if (!sl->grid[p])
       continue;
-    sl->grid_cells[p] = (size_t) gst_motion_vector_grid_cols (
-        (GstMotionVectorPartition) p, g.mb_cols)
-        * gst_motion_vector_grid_rows ((GstMotionVectorPartition) p,
-        g.mb_rows);
+    sl->grid_cells[p] =
+        (size_t)gst_motion_vector_grid_cols (
+            (GstMotionVectorPartition)p, g.mb_cols) *
+        gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g.mb_rows);
     if (!me_cuda_host_is_pinned (sl->grid[p]))
       sl->direct = FALSE;
   }
@@ -379,7 +393,7 @@ cuda_submit (MESession * s, const MEPlane * luma,
     CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
     CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
     CHECK (me_cuda_launch_search (cur, s->frames[prev], &g,
-            params->search_range, parts, sl->keys, s->sm_count, st),
+               params->search_range, parts, sl->keys, s->sm_count, st),
         "search kernel");
     CHECK (me_cuda_launch_finish (sl->keys, sl->cells, &g, parts, st),
         "prediction kernel");
@@ -388,11 +402,12 @@ cuda_submit (MESession * s, const MEPlane * luma,
       for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
         if (sl->grid[p])
           CHECK (cudaMemcpyAsync (sl->grid[p], sl->cells + sl->offsets[p],
-                  sl->grid_cells[p] * 16, cudaMemcpyDeviceToHost, st),
+                     sl->grid_cells[p] * 16, cudaMemcpyDeviceToHost, st),
               "result download");
     } else {
       CHECK (cudaMemcpyAsync (sl->host_cells, sl->cells, ncells * 16,
-              cudaMemcpyDeviceToHost, st), "result download");
+                 cudaMemcpyDeviceToHost, st),
+          "result download");
     }
   }
 
@@ -404,7 +419,7 @@ cuda_submit (MESession * s, const MEPlane * luma,
 }
 
 static gboolean
-cuda_collect (MESession * s, GError ** error)
+cuda_collect (MESession *s, GError **error)
 {
   if (s->collected == s->submitted) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
@@ -423,15 +438,15 @@ cuda_collect (MESession * s, GError ** error)
     if (!sl->has_reference)
       memset (sl->grid[p], 0, sl->grid_cells[p] * 16);
     else if (!sl->direct)
-      memcpy (sl->grid[p], sl->host_cells + sl->offsets[p],
-          sl->grid_cells[p] * 16);
+      memcpy (
+          sl->grid[p], sl->host_cells + sl->offsets[p], sl->grid_cells[p] * 16);
   }
   out->has_reference = sl->has_reference;
   s->last_ms = -1;
   if (sl->has_reference) {
     float ms = 0;
-    if (cudaEventElapsedTime (&ms, sl->kernel_start, sl->kernel_end)
-        == cudaSuccess) {
+    if (cudaEventElapsedTime (&ms, sl->kernel_start, sl->kernel_end) ==
+        cudaSuccess) {
       s->last_ms = ms;
     }
     cudaGetLastError ();
@@ -440,7 +455,7 @@ cuda_collect (MESession * s, GError ** error)
 }
 
 static void
-cuda_reset (MESession * s)
+cuda_reset (MESession *s)
 {
   cudaSetDevice (s->device);
   wait_all (s);
@@ -449,38 +464,38 @@ cuda_reset (MESession * s)
 }
 
 static double
-cuda_last_device_ms (MESession * s)
+cuda_last_device_ms (MESession *s)
 {
   return s->last_ms;
 }
 
 static const char *
-cuda_device_name (MESession * s)
+cuda_device_name (MESession *s)
 {
   return s->device_name;
 }
 
 /* In MEBackendOps order (C++17 has no designated initializers). */
 extern "C" const MEBackendOps me_backend_cuda = {
-  "cuda",
-  {
-    1u << GST_MOTION_VECTOR_METHOD_FULL,        /* methods */
-    1u << ME_REFINE_NONE,                       /* refinements */
-    ME_MAX_RANGE,                               /* max_range */
-    ME_MEMORY_HOST_PINNED,                      /* frame_memory */
-    ME_MEMORY_HOST_PINNED,                      /* result_memory */
-    TRUE,                                       /* bit_exact */
-  },
-  cuda_open,
-  cuda_close,
-  cuda_max_in_flight,
-  cuda_default_in_flight,
-  cuda_set_in_flight,
-  cuda_submit,
-  cuda_collect,
-  cuda_reset,
-  me_cuda_host_alloc,
-  me_cuda_host_free,
-  cuda_last_device_ms,
-  cuda_device_name,
+    "cuda",
+    {
+        1u << GST_MOTION_VECTOR_METHOD_FULL, /* methods */
+        1u << ME_REFINE_NONE,                /* refinements */
+        ME_MAX_RANGE,                        /* max_range */
+        ME_MEMORY_HOST_PINNED,               /* frame_memory */
+        ME_MEMORY_HOST_PINNED,               /* result_memory */
+        TRUE,                                /* bit_exact */
+    },
+    cuda_open,
+    cuda_close,
+    cuda_max_in_flight,
+    cuda_default_in_flight,
+    cuda_set_in_flight,
+    cuda_submit,
+    cuda_collect,
+    cuda_reset,
+    me_cuda_host_alloc,
+    me_cuda_host_free,
+    cuda_last_device_ms,
+    cuda_device_name,
 };

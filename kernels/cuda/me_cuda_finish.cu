@@ -18,12 +18,12 @@
 typedef struct {
   const uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
   GstMotionVectorCell *cells[GST_MOTION_VECTOR_PARTITION_COUNT];
-  unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1];  /* thread ranges */
+  unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1]; /* thread ranges */
   unsigned mb_cols, mb_rows;
 } FinishArgs;
 
-__global__ void __launch_bounds__ (FINISH_THREADS)
-finish_kernel (const FinishArgs a)
+__global__ void
+__launch_bounds__ (FINISH_THREADS) finish_kernel (const FinishArgs a)
 {
   const unsigned t = blockIdx.x * FINISH_THREADS + threadIdx.x;
   if (t >= a.first[GST_MOTION_VECTOR_PARTITION_COUNT])
@@ -34,14 +34,14 @@ finish_kernel (const FinishArgs a)
   const unsigned i = t - a.first[p];
   const int w = me_mvpred_part_w (p);
   const unsigned gcols = a.mb_cols * (16 / w);
-  const int gx = (int) (i % gcols), gy = (int) (i / gcols);
+  const int gx = (int)(i % gcols), gy = (int)(i / gcols);
   const uint64_t *keys = a.keys[p];
   const uint64_t key = keys[i];
 
   /* The rules are shared with the CPU (kernels/mvpred_rules.h); the
    * neighbours' vectors come straight from the finished search keys. */
-  const MEMvpredNeighbours n = me_mvpred_neighbours (p, gx, gy,
-      (int) a.mb_cols, (int) a.mb_rows);
+  const MEMvpredNeighbours n =
+      me_mvpred_neighbours (p, gx, gy, (int)a.mb_cols, (int)a.mb_rows);
   const uint64_t ka = keys[n.a >= 0 ? n.a : 0];
   const uint64_t kb = keys[n.b >= 0 ? n.b : 0];
   const uint64_t kc = keys[n.c >= 0 ? n.c : 0];
@@ -51,24 +51,24 @@ finish_kernel (const FinishArgs a)
       4 * me_key_dy (kc), &px, &py);
 
   GstMotionVectorCell cell;
-  cell.mv_x = (gint16) (me_key_dx (key) * 4);
-  cell.mv_y = (gint16) (me_key_dy (key) * 4);
+  cell.mv_x = (gint16)(me_key_dx (key) * 4);
+  cell.mv_y = (gint16)(me_key_dy (key) * 4);
   cell.cost = me_key_cost (key);
-  cell.pred_x = (gint16) px;
-  cell.pred_y = (gint16) py;
-  cell.mvd_x = (gint16) (cell.mv_x - px);
-  cell.mvd_y = (gint16) (cell.mv_y - py);
+  cell.pred_x = (gint16)px;
+  cell.pred_y = (gint16)py;
+  cell.mvd_x = (gint16)(cell.mv_x - px);
+  cell.mvd_y = (gint16)(cell.mv_y - py);
   /* one 16-byte store */
-  *(uint4 *) &a.cells[p][i] = *(const uint4 *) &cell;
+  *(uint4 *)&a.cells[p][i] = *(const uint4 *)&cell;
 }
 
 cudaError_t
-me_cuda_launch_finish (const uint64_t * keys, GstMotionVectorCell * cells,
-    const MECudaGeometry * g, unsigned partitions, cudaStream_t stream)
+me_cuda_launch_finish (const uint64_t *keys, GstMotionVectorCell *cells,
+    const MECudaGeometry *g, unsigned partitions, cudaStream_t stream)
 {
   FinishArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
-  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags) partitions,
+  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
       g->mb_cols, g->mb_rows, offsets);
 
   unsigned n = 0;
@@ -77,15 +77,16 @@ me_cuda_launch_finish (const uint64_t * keys, GstMotionVectorCell * cells,
     a.keys[p] = keys + offsets[p];
     a.cells[p] = cells + offsets[p];
     if (partitions & (1u << p))
-      n += gst_motion_vector_grid_cols ((GstMotionVectorPartition) p,
-          g->mb_cols) * gst_motion_vector_grid_rows ((GstMotionVectorPartition)
-          p, g->mb_rows);
+      n +=
+          gst_motion_vector_grid_cols (
+              (GstMotionVectorPartition)p, g->mb_cols) *
+          gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g->mb_rows);
   }
   a.first[GST_MOTION_VECTOR_PARTITION_COUNT] = n;
   a.mb_cols = g->mb_cols;
   a.mb_rows = g->mb_rows;
 
-  finish_kernel <<< (n + FINISH_THREADS - 1) / FINISH_THREADS,
-      FINISH_THREADS, 0, stream >>> (a);
+  finish_kernel<<<(n + FINISH_THREADS - 1) / FINISH_THREADS, FINISH_THREADS, 0,
+      stream>>> (a);
   return cudaGetLastError ();
 }

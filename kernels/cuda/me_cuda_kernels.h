@@ -25,35 +25,34 @@
 #define ME_CUDA_PAD 160
 
 typedef struct {
-  unsigned width, height;       /* the plane, pixels */
+  unsigned width, height; /* the plane, pixels */
   unsigned mb_cols, mb_rows;
-  size_t pitch;                 /* bytes per buffer row, multiple of 128 */
-  size_t rows;                  /* buffer rows */
+  size_t pitch; /* bytes per buffer row, multiple of 128 */
+  size_t rows;  /* buffer rows */
 } MECudaGeometry;
 
-void me_cuda_geometry_init (MECudaGeometry * g, unsigned width, unsigned height);
+void me_cuda_geometry_init (MECudaGeometry *g, unsigned width, unsigned height);
 
 static inline size_t
-me_cuda_frame_bytes (const MECudaGeometry * g)
+me_cuda_frame_bytes (const MECudaGeometry *g)
 {
   return g->pitch * g->rows;
 }
 
-
 /* Fills the border of a frame whose plane was copied in. */
-cudaError_t me_cuda_launch_pad (uint8_t * frame, const MECudaGeometry * g,
-    cudaStream_t stream);
+cudaError_t me_cuda_launch_pad (
+    uint8_t *frame, const MECudaGeometry *g, cudaStream_t stream);
 
 /* Searches every macroblock of `cur` against `ref` over [-range, range]^2 for
- * the requested shapes, lowering `keys` (laid out by gst_motion_vector_grid_offsets).
- * `sm_count` sizes the work split. */
-cudaError_t me_cuda_launch_search (const uint8_t * cur, const uint8_t * ref,
-    const MECudaGeometry * g, unsigned range, unsigned partitions,
-    uint64_t * keys, int sm_count, cudaStream_t stream);
+ * the requested shapes, lowering `keys` (laid out by
+ * gst_motion_vector_grid_offsets). `sm_count` sizes the work split. */
+cudaError_t me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
+    const MECudaGeometry *g, unsigned range, unsigned partitions,
+    uint64_t *keys, int sm_count, cudaStream_t stream);
 
 /* Turns keys into cells: vector, cost, H.264 prediction and MVD. */
-cudaError_t me_cuda_launch_finish (const uint64_t * keys,
-    GstMotionVectorCell * cells, const MECudaGeometry * g,
-    unsigned partitions, cudaStream_t stream);
+cudaError_t me_cuda_launch_finish (const uint64_t *keys,
+    GstMotionVectorCell *cells, const MECudaGeometry *g, unsigned partitions,
+    cudaStream_t stream);
 
 #endif /* ME_CUDA_KERNELS_H */

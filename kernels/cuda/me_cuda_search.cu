@@ -50,14 +50,14 @@ shape_base (int p)
 }
 
 void
-me_cuda_geometry_init (MECudaGeometry * g, unsigned width, unsigned height)
+me_cuda_geometry_init (MECudaGeometry *g, unsigned width, unsigned height)
 {
   g->width = width;
   g->height = height;
   g->mb_cols = gst_motion_vector_mb_cols (width);
   g->mb_rows = gst_motion_vector_mb_rows (height);
-  g->pitch = ((size_t) g->mb_cols * 16 + 2 * ME_CUDA_PAD + 127) & ~(size_t) 127;
-  g->rows = (size_t) g->mb_rows * 16 + 2 * ME_CUDA_PAD;
+  g->pitch = ((size_t)g->mb_cols * 16 + 2 * ME_CUDA_PAD + 127) & ~(size_t)127;
+  g->rows = (size_t)g->mb_rows * 16 + 2 * ME_CUDA_PAD;
 }
 
 /* ---- border fill -------------------------------------------------------- */
@@ -66,30 +66,30 @@ me_cuda_geometry_init (MECudaGeometry * g, unsigned width, unsigned height)
  * margins; rows above and below copy the nearest plane row, margins
  * included.  Reads only the plane, writes only the border. */
 __global__ void
-pad_kernel (uint8_t * frame, size_t pitch, unsigned width, unsigned height)
+pad_kernel (uint8_t *frame, size_t pitch, unsigned width, unsigned height)
 {
   const unsigned Y = blockIdx.x;
-  const int y = (int) Y - ME_CUDA_PAD;
-  const int sy = y < 0 ? 0 : (y >= (int) height ? (int) height - 1 : y);
-  const uint8_t *src = frame + (size_t) (sy + ME_CUDA_PAD) * pitch + ME_CUDA_PAD;
-  uint8_t *dst = frame + (size_t) Y * pitch;
+  const int y = (int)Y - ME_CUDA_PAD;
+  const int sy = y < 0 ? 0 : (y >= (int)height ? (int)height - 1 : y);
+  const uint8_t *src = frame + (size_t)(sy + ME_CUDA_PAD) * pitch + ME_CUDA_PAD;
+  uint8_t *dst = frame + (size_t)Y * pitch;
   const bool inside = y == sy;
 
   for (size_t X = threadIdx.x; X < pitch; X += blockDim.x) {
-    int x = (int) X - ME_CUDA_PAD;
-    if (inside && x >= 0 && x < (int) width)
+    int x = (int)X - ME_CUDA_PAD;
+    if (inside && x >= 0 && x < (int)width)
       continue;
-    int sx = x < 0 ? 0 : (x >= (int) width ? (int) width - 1 : x);
+    int sx = x < 0 ? 0 : (x >= (int)width ? (int)width - 1 : x);
     dst[X] = src[sx];
   }
 }
 
 cudaError_t
-me_cuda_launch_pad (uint8_t * frame, const MECudaGeometry * g,
-    cudaStream_t stream)
+me_cuda_launch_pad (
+    uint8_t *frame, const MECudaGeometry *g, cudaStream_t stream)
 {
-  pad_kernel <<< (unsigned) g->rows, 256, 0, stream >>> (frame, g->pitch,
-      g->width, g->height);
+  pad_kernel<<<(unsigned)g->rows, 256, 0, stream>>> (
+      frame, g->pitch, g->width, g->height);
   return cudaGetLastError ();
 }
 
@@ -101,11 +101,11 @@ typedef struct {
   size_t pitch;
   unsigned mb_cols, mb_rows;
   int range;
-  unsigned nchunks;             /* dy chunks per (macroblock, dx) */
-  unsigned chunk_rows;          /* candidates dy per chunk */
-  unsigned threads;             /* threads with work */
+  unsigned nchunks;    /* dy chunks per (macroblock, dx) */
+  unsigned chunk_rows; /* candidates dy per chunk */
+  unsigned threads;    /* threads with work */
   unsigned partitions;
-  uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];    /* per requested grid */
+  uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT]; /* per requested grid */
 } SearchArgs;
 
 /* d = c + sum over the 4 bytes of |a - b|: one VABSDIFF4 instruction. */
@@ -113,35 +113,40 @@ static __device__ __forceinline__ uint32_t
 vsad4 (uint32_t a, uint32_t b, uint32_t c)
 {
   uint32_t d;
-  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
-      : "=r" (d) : "r" (a), "r" (b), "r" (c));
+  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
+      : "=r"(d)
+      : "r"(a), "r"(b), "r"(c));
   return d;
 }
 
 static __device__ __forceinline__ void
-keep_min (uint32_t & best, uint32_t sad, uint32_t tie)
+keep_min (uint32_t &best, uint32_t sad, uint32_t tie)
 {
   best = min (best, (sad << 9) | tie);
 }
 
 /* Sub-blocks of BS x BS pixels per macroblock, and running minima kept. */
-template < int BS > struct Gran;
-template <> struct Gran <16> {
+template <int BS>
+struct Gran;
+template <>
+struct Gran<16> {
   static const int NB = 1, NI = 1, G = 16;
 };
-template <> struct Gran <8> {
+template <>
+struct Gran<8> {
   static const int NB = 4, NI = 9, G = 8;
 };
-template <> struct Gran <4> {
+template <>
+struct Gran<4> {
   static const int NB = 16, NI = 41, G = 4;
 };
 
 /* Folds candidate i's sub-block sums into the running minima of every
  * requested shape. */
-template < int BS, int G >
+template <int BS, int G>
 static __device__ __forceinline__ void
-update_shapes (const uint32_t (&acc)[Gran < BS >::NB][G], int i, uint32_t tie,
-    uint32_t (&best)[Gran < BS >::NI], unsigned parts)
+update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
+    uint32_t (&best)[Gran<BS>::NI], unsigned parts)
 {
   uint32_t s8[4];
   if constexpr (BS == 16) {
@@ -186,8 +191,8 @@ update_shapes (const uint32_t (&acc)[Gran < BS >::NB][G], int i, uint32_t tie,
     }
   }
   if constexpr (BS != 16) {
-    const uint32_t s168[2] = { s8[0] + s8[1], s8[2] + s8[3] };
-    const uint32_t s816[2] = { s8[0] + s8[2], s8[1] + s8[3] };
+    const uint32_t s168[2] = {s8[0] + s8[1], s8[2] + s8[3]};
+    const uint32_t s816[2] = {s8[0] + s8[2], s8[1] + s8[3]};
     if (parts & GST_MOTION_VECTOR_PARTITIONS_8X8) {
 #pragma unroll
       for (int b = 0; b < 4; b++)
@@ -209,13 +214,12 @@ update_shapes (const uint32_t (&acc)[Gran < BS >::NB][G], int i, uint32_t tie,
 /* G consecutive candidates dy0 .. dy0 + G - 1 at the thread's dx.  `row`
  * points at the aligned word holding the reference pixel of the block's top
  * left corner for dy0; `sel` realigns 5 loaded words into 4. */
-template < int BS, int G >
+template <int BS, int G>
 static __device__ __forceinline__ void
-search_group (const uint32_t (&c)[16][4], const uint32_t * row,
-    size_t wpitch, uint32_t sel, int dy0, uint32_t (&best)[Gran < BS >::NI],
-    unsigned parts)
+search_group (const uint32_t (&c)[16][4], const uint32_t *row, size_t wpitch,
+    uint32_t sel, int dy0, uint32_t (&best)[Gran<BS>::NI], unsigned parts)
 {
-  const int NB = Gran < BS >::NB;
+  const int NB = Gran<BS>::NB;
   uint32_t acc[NB][G];
 #pragma unroll
   for (int b = 0; b < NB; b++)
@@ -225,7 +229,7 @@ search_group (const uint32_t (&c)[16][4], const uint32_t * row,
 
 #pragma unroll
   for (int j = 0; j < G + 15; j++) {
-    const uint32_t *p = row + (size_t) j * wpitch;
+    const uint32_t *p = row + (size_t)j * wpitch;
     uint32_t w[5], r[4];
 #pragma unroll
     for (int k = 0; k < 5; k++)
@@ -235,7 +239,7 @@ search_group (const uint32_t (&c)[16][4], const uint32_t * row,
       r[k] = __byte_perm (w[k], w[k + 1], sel);
 #pragma unroll
     for (int i = 0; i < G; i++) {
-      const int ci = j - i;     /* current-block row matched to this row */
+      const int ci = j - i; /* current-block row matched to this row */
       if (ci < 0 || ci >= 16)
         continue;
 #pragma unroll
@@ -249,17 +253,17 @@ search_group (const uint32_t (&c)[16][4], const uint32_t * row,
 #pragma unroll
   for (int i = 0; i < G; i++) {
     const int dy = dy0 + i;
-    const uint32_t tie = 2u * (uint32_t) abs (dy) + (dy > 0);
-    update_shapes < BS, G > (acc, i, tie, best, parts);
+    const uint32_t tie = 2u * (uint32_t)abs (dy) + (dy > 0);
+    update_shapes<BS, G> (acc, i, tie, best, parts);
   }
 }
 
-template < int BS >
-__global__ void __launch_bounds__ (SEARCH_THREADS)
-search_kernel (const SearchArgs a)
+template <int BS>
+__global__ void
+__launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
 {
-  const int NI = Gran < BS >::NI;
-  const int G = Gran < BS >::G;
+  const int NI = Gran<BS>::NI;
+  const int G = Gran<BS>::G;
   const unsigned t = blockIdx.x * SEARCH_THREADS + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
   const unsigned ndx = 2 * a.range + 1;
@@ -269,7 +273,7 @@ search_kernel (const SearchArgs a)
   const unsigned mb = active ? t / per_mb : 0xffffffffu;
   const unsigned in_mb = active ? t - mb * per_mb : 0;
   const unsigned chunk = in_mb / ndx;
-  const int dx = (int) (in_mb - chunk * ndx) - a.range;
+  const int dx = (int)(in_mb - chunk * ndx) - a.range;
   const unsigned mby = active ? mb / a.mb_cols : 0;
   const unsigned mbx = active ? mb - mby * a.mb_cols : 0;
 
@@ -280,51 +284,53 @@ search_kernel (const SearchArgs a)
 
   if (active) {
     uint32_t c[16][4];
-    const uint8_t *cb = a.cur + (size_t) (ME_CUDA_PAD + mby * 16) * a.pitch
-        + ME_CUDA_PAD + mbx * 16;
+    const uint8_t *cb = a.cur + (size_t)(ME_CUDA_PAD + mby * 16) * a.pitch +
+                        ME_CUDA_PAD + mbx * 16;
 #pragma unroll
     for (int y = 0; y < 16; y++) {
-      uint4 v = __ldg ((const uint4 *) (cb + (size_t) y * a.pitch));
+      uint4 v = __ldg ((const uint4 *)(cb + (size_t)y * a.pitch));
       c[y][0] = v.x;
       c[y][1] = v.y;
       c[y][2] = v.z;
       c[y][3] = v.w;
     }
 
-    int dy = -a.range + (int) (chunk * a.chunk_rows);
-    const int dy_end = min (dy + (int) a.chunk_rows, a.range + 1);
-    const uintptr_t addr = (uintptr_t) (a.ref
-        + (ptrdiff_t) (ME_CUDA_PAD + (int) mby * 16 + dy) * (ptrdiff_t) a.pitch
-        + ME_CUDA_PAD + (int) mbx * 16 + dx);
-    const uint32_t shift = (uint32_t) (addr & 3);
+    int dy = -a.range + (int)(chunk * a.chunk_rows);
+    const int dy_end = min (dy + (int)a.chunk_rows, a.range + 1);
+    const uintptr_t addr =
+        (uintptr_t)(a.ref +
+                    (ptrdiff_t)(ME_CUDA_PAD + (int)mby * 16 + dy) *
+                        (ptrdiff_t)a.pitch +
+                    ME_CUDA_PAD + (int)mbx * 16 + dx);
+    const uint32_t shift = (uint32_t)(addr & 3);
     const uint32_t sel = 0x3210u + 0x1111u * shift;
     const size_t wpitch = a.pitch / 4;
-    const uint32_t *row = (const uint32_t *) (addr - shift);
+    const uint32_t *row = (const uint32_t *)(addr - shift);
 
     for (; dy + G <= dy_end; dy += G, row += G * wpitch)
-      search_group < BS, G > (c, row, wpitch, sel, dy, best, a.partitions);
+      search_group<BS, G> (c, row, wpitch, sel, dy, best, a.partitions);
     /* the rest of the chunk, fewer than G candidates */
     if constexpr (G > 8) {
       if (dy_end - dy >= 8) {
-        search_group < BS, 8 > (c, row, wpitch, sel, dy, best, a.partitions);
+        search_group<BS, 8> (c, row, wpitch, sel, dy, best, a.partitions);
         dy += 8;
         row += 8 * wpitch;
       }
     }
     if constexpr (G > 4) {
       if (dy_end - dy >= 4) {
-        search_group < BS, 4 > (c, row, wpitch, sel, dy, best, a.partitions);
+        search_group<BS, 4> (c, row, wpitch, sel, dy, best, a.partitions);
         dy += 4;
         row += 4 * wpitch;
       }
     }
     if (dy_end - dy >= 2) {
-      search_group < BS, 2 > (c, row, wpitch, sel, dy, best, a.partitions);
+      search_group<BS, 2> (c, row, wpitch, sel, dy, best, a.partitions);
       dy += 2;
       row += 2 * wpitch;
     }
     if (dy_end - dy >= 1)
-      search_group < BS, 1 > (c, row, wpitch, sel, dy, best, a.partitions);
+      search_group<BS, 1> (c, row, wpitch, sel, dy, best, a.partitions);
   }
 
   /* Which lanes to the right hold the same macroblock (they are contiguous),
@@ -344,9 +350,13 @@ search_kernel (const SearchArgs a)
    * registers. */
 #pragma unroll
   for (int n = 0; n < NI; n++) {
-    const int p = n < shape_base (1) ? 0 : n < shape_base (2) ? 1
-        : n < shape_base (3) ? 2 : n < shape_base (4) ? 3
-        : n < shape_base (5) ? 4 : n < shape_base (6) ? 5 : 6;
+    const int p = n < shape_base (1)   ? 0
+                  : n < shape_base (2) ? 1
+                  : n < shape_base (3) ? 2
+                  : n < shape_base (4) ? 3
+                  : n < shape_base (5) ? 4
+                  : n < shape_base (6) ? 5
+                                       : 6;
     if (!(a.partitions & (1u << p)))
       continue;
     const int k = n - shape_base (p);
@@ -355,32 +365,33 @@ search_kernel (const SearchArgs a)
     uint64_t key = ME_KEY_NONE;
     if (b != 0xffffffffu) {
       const uint32_t tie = b & 511;
-      const int ady = (int) (tie >> 1);
+      const int ady = (int)(tie >> 1);
       key = me_key (b >> 9, dx, (tie & 1) ? ady : -ady);
     }
 #pragma unroll
     for (int s = 0; s < 5; s++) {
       const unsigned long long other =
-          __shfl_down_sync (FULL_MASK, (unsigned long long) key, 1u << s);
+          __shfl_down_sync (FULL_MASK, (unsigned long long)key, 1u << s);
       if (same[s] && other < key)
         key = other;
     }
     if (head) {
       const unsigned gy = mby * sh + k / sw, gx = mbx * sw + k % sw;
-      atomicMin ((unsigned long long *) &a.keys[p][(size_t) gy * a.mb_cols * sw
-              + gx], (unsigned long long) key);
+      atomicMin (
+          (unsigned long long *)&a.keys[p][(size_t)gy * a.mb_cols * sw + gx],
+          (unsigned long long)key);
     }
   }
 }
 
 cudaError_t
-me_cuda_launch_search (const uint8_t * cur, const uint8_t * ref,
-    const MECudaGeometry * g, unsigned range, unsigned partitions,
-    uint64_t * keys, int sm_count, cudaStream_t stream)
+me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
+    const MECudaGeometry *g, unsigned range, unsigned partitions,
+    uint64_t *keys, int sm_count, cudaStream_t stream)
 {
   SearchArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
-  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags) partitions,
+  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
       g->mb_cols, g->mb_rows, offsets);
 
   a.cur = cur;
@@ -388,24 +399,26 @@ me_cuda_launch_search (const uint8_t * cur, const uint8_t * ref,
   a.pitch = g->pitch;
   a.mb_cols = g->mb_cols;
   a.mb_rows = g->mb_rows;
-  a.range = (int) range;
+  a.range = (int)range;
   a.partitions = partitions;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
     a.keys[p] = keys + offsets[p];
 
   const int bs = (partitions & ~GST_MOTION_VECTOR_PARTITIONS_16X16) == 0 ? 16
-      : (partitions & (GST_MOTION_VECTOR_PARTITIONS_8X4
-              | GST_MOTION_VECTOR_PARTITIONS_4X8
-              | GST_MOTION_VECTOR_PARTITIONS_4X4)) ? 4 : 8;
+                 : (partitions & (GST_MOTION_VECTOR_PARTITIONS_8X4 |
+                                     GST_MOTION_VECTOR_PARTITIONS_4X8 |
+                                     GST_MOTION_VECTOR_PARTITIONS_4X4))
+                     ? 4
+                     : 8;
   const unsigned group = bs == 16 ? 16 : bs == 8 ? 8 : 4;
 
   /* Split the dy range into chunks only when (macroblock, dx) pairs alone
    * would leave the chip short of threads; each chunk a whole number of
    * groups. */
   const unsigned ndx = 2 * range + 1;
-  const uint64_t pairs = (uint64_t) g->mb_cols * g->mb_rows * ndx;
-  const uint64_t want = (uint64_t) (sm_count > 0 ? sm_count : 1) * 2048;
-  unsigned nchunks = pairs >= want ? 1 : (unsigned) ((want + pairs - 1) / pairs);
+  const uint64_t pairs = (uint64_t)g->mb_cols * g->mb_rows * ndx;
+  const uint64_t want = (uint64_t)(sm_count > 0 ? sm_count : 1) * 2048;
+  unsigned nchunks = pairs >= want ? 1 : (unsigned)((want + pairs - 1) / pairs);
   const unsigned max_chunks = (ndx + group - 1) / group;
   if (nchunks > max_chunks)
     nchunks = max_chunks;
@@ -417,16 +430,16 @@ me_cuda_launch_search (const uint8_t * cur, const uint8_t * ref,
   const uint64_t threads = pairs * a.nchunks;
   if (threads > 0x7fffffffull)
     return cudaErrorInvalidConfiguration;
-  a.threads = (unsigned) threads;
-  const unsigned blocks = (unsigned) ((threads + SEARCH_THREADS - 1)
-      / SEARCH_THREADS);
+  a.threads = (unsigned)threads;
+  const unsigned blocks =
+      (unsigned)((threads + SEARCH_THREADS - 1) / SEARCH_THREADS);
 
   if (bs == 16)
-    search_kernel < 16 > <<< blocks, SEARCH_THREADS, 0, stream >>> (a);
+    search_kernel<16><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
   else if (bs == 8)
-    search_kernel < 8 > <<< blocks, SEARCH_THREADS, 0, stream >>> (a);
+    search_kernel<8><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
   else
-    search_kernel < 4 > <<< blocks, SEARCH_THREADS, 0, stream >>> (a);
+    search_kernel<4><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
   return cudaGetLastError ();
 }
 
@@ -436,5 +449,5 @@ extern "C" cudaError_t
 me_cuda_kernels_check (void)
 {
   cudaFuncAttributes attr;
-  return cudaFuncGetAttributes (&attr, search_kernel < 16 >);
+  return cudaFuncGetAttributes (&attr, search_kernel<16>);
 }

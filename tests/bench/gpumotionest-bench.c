@@ -26,7 +26,7 @@
 #include "me_backend.h"
 #include "bench-frames.h"
 #if HAVE_CUDA
-#include "cuda/me_cuda_bench.h"
+#include "vsad-ceiling.h"
 #endif
 
 #define NFRAMES 8

@@ -1,9 +1,9 @@
-/* gpumotionest — the packed-SAD ceiling of a device (see me_cuda_bench.h). */
+/* gpumotionest — the packed-SAD ceiling of a device (see vsad-ceiling.h). */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "me_backend.h"
-#include "me_cuda_bench.h"
+#include "vsad-ceiling.h"
 
 #define CEIL_THREADS 256
 #define CEIL_CHAINS 8
@@ -13,16 +13,18 @@ static __device__ __forceinline__ uint32_t
 vsad4 (uint32_t a, uint32_t b, uint32_t c)
 {
   uint32_t d;
-  asm ("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
-      : "=r" (d) : "r" (a), "r" (b), "r" (c));
+  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
+      : "=r"(d)
+      : "r"(a), "r"(b), "r"(c));
   return d;
 }
 
 /* CEIL_CHAINS independent accumulator chains per thread, operands from
  * memory so nothing folds; each loop trip issues CEIL_UNROLL x CEIL_CHAINS
  * SADs against two instructions of loop control. */
-__global__ void __launch_bounds__ (CEIL_THREADS)
-vsad_ceiling_kernel (const uint32_t * in, uint32_t * out, int trips)
+__global__ void
+__launch_bounds__ (CEIL_THREADS)
+    vsad_ceiling_kernel (const uint32_t *in, uint32_t *out, int trips)
 {
   const unsigned t = blockIdx.x * CEIL_THREADS + threadIdx.x;
   uint32_t a[CEIL_CHAINS], b[CEIL_CHAINS], acc[CEIL_CHAINS];
@@ -47,7 +49,7 @@ vsad_ceiling_kernel (const uint32_t * in, uint32_t * out, int trips)
 }
 
 static gboolean
-ck (cudaError_t e, const char *what, GError ** error)
+ck (cudaError_t e, const char *what, GError **error)
 {
   if (e == cudaSuccess)
     return TRUE;
@@ -59,7 +61,7 @@ ck (cudaError_t e, const char *what, GError ** error)
 }
 
 gboolean
-me_cuda_vsad_ceiling (int device, double *ops_per_second, GError ** error)
+me_cuda_vsad_ceiling (int device, double *ops_per_second, GError **error)
 {
   cudaDeviceProp prop;
   uint32_t *in = NULL, *out = NULL;
@@ -67,41 +69,40 @@ me_cuda_vsad_ceiling (int device, double *ops_per_second, GError ** error)
   gboolean ok = FALSE;
   float best_ms = 0;
 
-  if (!ck (cudaSetDevice (device < 0 ? 0 : device), "cudaSetDevice", error)
-      || !ck (cudaGetDeviceProperties (&prop, device < 0 ? 0 : device),
+  if (!ck (cudaSetDevice (device < 0 ? 0 : device), "cudaSetDevice", error) ||
+      !ck (cudaGetDeviceProperties (&prop, device < 0 ? 0 : device),
           "cudaGetDeviceProperties", error))
     return FALSE;
   const unsigned blocks = prop.multiProcessorCount * 8;
   const int trips = 4096;
   uint32_t host[1024];
   for (int i = 0; i < 1024; i++)
-    host[i] = (uint32_t) i * 2654435761u;
+    host[i] = (uint32_t)i * 2654435761u;
 
-  if (!ck (cudaMalloc (&in, sizeof (host)), "cudaMalloc", error)
-      || !ck (cudaMalloc (&out, (size_t) blocks * CEIL_THREADS * 4),
-          "cudaMalloc", error)
-      || !ck (cudaMemcpy (in, host, sizeof (host), cudaMemcpyHostToDevice),
-          "cudaMemcpy", error)
-      || !ck (cudaEventCreate (&e0), "cudaEventCreate", error)
-      || !ck (cudaEventCreate (&e1), "cudaEventCreate", error))
+  if (!ck (cudaMalloc (&in, sizeof (host)), "cudaMalloc", error) ||
+      !ck (cudaMalloc (&out, (size_t)blocks * CEIL_THREADS * 4), "cudaMalloc",
+          error) ||
+      !ck (cudaMemcpy (in, host, sizeof (host), cudaMemcpyHostToDevice),
+          "cudaMemcpy", error) ||
+      !ck (cudaEventCreate (&e0), "cudaEventCreate", error) ||
+      !ck (cudaEventCreate (&e1), "cudaEventCreate", error))
     goto done;
 
   /* one warm-up, then the best of five */
   for (int rep = 0; rep < 6; rep++) {
     float ms;
     cudaEventRecord (e0, 0);
-    vsad_ceiling_kernel <<< blocks, CEIL_THREADS >>> (in, out, trips);
+    vsad_ceiling_kernel<<<blocks, CEIL_THREADS>>> (in, out, trips);
     cudaEventRecord (e1, 0);
-    if (!ck (cudaGetLastError (), "ceiling kernel", error)
-        || !ck (cudaEventSynchronize (e1), "ceiling kernel", error)
-        || !ck (cudaEventElapsedTime (&ms, e0, e1), "cudaEventElapsedTime",
-            error))
+    if (!ck (cudaGetLastError (), "ceiling kernel", error) ||
+        !ck (cudaEventSynchronize (e1), "ceiling kernel", error) ||
+        !ck (cudaEventElapsedTime (&ms, e0, e1), "cudaEventElapsedTime", error))
       goto done;
     if (rep > 0 && (best_ms == 0 || ms < best_ms))
       best_ms = ms;
   }
-  *ops_per_second = (double) blocks * CEIL_THREADS * trips * CEIL_UNROLL
-      * CEIL_CHAINS / (best_ms * 1e-3);
+  *ops_per_second = (double)blocks * CEIL_THREADS * trips * CEIL_UNROLL *
+                    CEIL_CHAINS / (best_ms * 1e-3);
   ok = TRUE;
 
 done:
