@@ -105,8 +105,8 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
 }
 
 /* What the backend can do, against what is asked. */
-static gboolean
-check_caps (const MEBackendOps * ops, const MESearchParams * params,
+gboolean
+me_backend_supports (const MEBackendOps * ops, const MESearchParams * params,
     GError ** error)
 {
   const MEBackendCaps *caps = &ops->caps;
@@ -224,7 +224,7 @@ me_backend_submit (MEBackend * b, const MEPlane * luma,
     const MESearchParams * params, MEField * out, GError ** error)
 {
   if (!me_check_input (luma, params, out, error)
-      || !check_caps (b->ops, params, error))
+      || !me_backend_supports (b->ops, params, error))
     return FALSE;
   if (!b->ops->submit (b->session, luma, params, out, error))
     return FALSE;

@@ -190,6 +190,13 @@ gboolean me_backend_submit (MEBackend * b, const MEPlane * luma,
 gboolean me_backend_collect (MEBackend * b, GError ** error);
 void me_backend_reset (MEBackend * b);
 
+/* Whether the backend's capabilities cover the parameters (method,
+ * refinement, range); the check me_backend_submit() applies after
+ * me_check_input().  "auto" uses it to pass over a backend that cannot do
+ * the search asked for. */
+gboolean me_backend_supports (const MEBackendOps * ops,
+    const MESearchParams * params, GError ** error);
+
 /* The checks me_backend_submit() applies before the capabilities. */
 gboolean me_check_input (const MEPlane * luma, const MESearchParams * params,
     const MEField * out, GError ** error);

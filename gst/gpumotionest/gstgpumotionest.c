@@ -84,6 +84,10 @@ struct _GstGpuMotionEst
   GQueue ready;
   GstClockTime prev_pts;
   gboolean warned_fallback;
+  /* "auto" passed over a backend that cannot do the search asked for:
+   * the parameters it was opened for, so that a change tries again */
+  gboolean caps_fallback;
+  MESearchParams opened_params;
 };
 
 #define FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8 }"
@@ -204,7 +208,7 @@ apply_depth (GstGpuMotionEst * self, guint in_flight)
 }
 
 /* Opens the backend the properties ask for: that one, or for "auto" the
- * first of the registry that opens here.  On failure an error has been
+ * first of the registry that can do the search asked for and opens here.  On failure an error has been
  * posted and there is no backend: no frame reaches one until a later open
  * succeeds. */
 static gboolean
@@ -213,16 +217,22 @@ open_backend (GstGpuMotionEst * self)
   g_autoptr (GString) skipped = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
   MEBackendOptions options;
+  MESearchParams params;
   const MEBackendEntry *reg;
   MEBackend *backend = NULL;
   unsigned n;
   gint choice;
   guint in_flight;
+  gboolean caps_fallback = FALSE;
 
   g_assert (self->backend == NULL && g_queue_is_empty (&self->pending));
 
   me_backend_options_init (&options);
+  me_search_params_init (&params);
   GST_OBJECT_LOCK (self);
+  params.search_range = self->search_range;
+  params.partitions = self->partitions;
+  params.method = self->method;
   choice = self->backend_choice;
   options.device = self->device_id;
   options.threads = self->threads;
@@ -239,6 +249,9 @@ open_backend (GstGpuMotionEst * self)
     if (!reg[i].ops) {
       g_set_error (&error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
           "this build has no %s backend", reg[i].name);
+    } else if (choice == 0
+        && !me_backend_supports (reg[i].ops, &params, &error)) {
+      caps_fallback = TRUE;
     } else {
       backend = me_backend_open (reg[i].ops, &options, &error);
       if (backend)
@@ -256,12 +269,14 @@ open_backend (GstGpuMotionEst * self)
   /* "auto" passed over a faster backend: say once why it is slower. */
   if (skipped->len && !self->warned_fallback) {
     GST_ELEMENT_WARNING (self, RESOURCE, OPEN_READ,
-        ("Using the %s backend: the faster ones cannot run here (%s).",
+        ("Using the %s backend: the faster ones cannot be used here (%s).",
             me_backend_name (backend), skipped->str), (NULL));
     self->warned_fallback = TRUE;
   }
 
   set_backend (self, backend);
+  self->caps_fallback = caps_fallback;
+  self->opened_params = params;
   self->cells = gst_cell_pool_new (me_backend_get_ops (backend));
   self->prev_pts = GST_CLOCK_TIME_NONE;
   apply_depth (self, in_flight);
@@ -374,6 +389,22 @@ queue_behind_frames (GstGpuMotionEst * self, GstMiniObject * obj)
   return FALSE;
 }
 
+/* Under "auto", whether the backend open is no longer the one to use: it
+ * cannot do the search now asked for, or it was chosen because a faster one
+ * could not do the search asked for then. */
+static gboolean
+auto_choice_stale (GstGpuMotionEst * self, const MESearchParams * params)
+{
+  if (!self->backend)
+    return TRUE;
+  if (!me_backend_supports (me_backend_get_ops (self->backend), params, NULL))
+    return TRUE;
+  return self->caps_fallback
+      && (params->method != self->opened_params.method
+      || params->refine != self->opened_params.refine
+      || params->search_range != self->opened_params.search_range);
+}
+
 static GstFlowReturn
 gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
@@ -413,7 +444,8 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   params.search_range = self->search_range;
   params.partitions = self->partitions;
   params.method = self->method;
-  reopen = self->backend_dirty || !self->backend;
+  reopen = self->backend_dirty || !self->backend
+      || (self->backend_choice == 0 && auto_choice_stale (self, &params));
   redepth = self->depth_dirty && !reopen;
   in_flight = self->in_flight;
   self->depth_dirty = FALSE;

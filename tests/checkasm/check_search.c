@@ -263,6 +263,7 @@ checkasm_check_search (void)
 
 typedef struct {
   unsigned w, h, range, parts;
+  GstMotionVectorMethod method;    /* 0: full */
 } Case;
 
 static gboolean
@@ -316,6 +317,7 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   me_search_params_init (&params);
   params.search_range = c->range;
   params.partitions = c->parts;
+  params.method = c->method;
   for (size_t k = 0; k < (size_t) world_w * world_h; k++)
     world[k] = g_rand_int (checkasm.rand);
   for (unsigned i = 0; i < n; i++) {
@@ -365,8 +367,8 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
  * cheap (the GPU).  Ends with a size change in the middle of a stream with
  * frames in flight. */
 static gboolean
-run_matrix (MEBackend * s, MEBackend * cpu_s, unsigned *n_cases,
-    GError ** error)
+run_matrix (MEBackend * s, MEBackend * cpu_s, GstMotionVectorMethod method,
+    unsigned *n_cases, GError ** error)
 {
   static const unsigned sizes[][2] = {
     {1, 1}, {7, 5}, {16, 16}, {17, 33}, {33, 17}, {64, 48}, {100, 75},
@@ -385,7 +387,8 @@ run_matrix (MEBackend * s, MEBackend * cpu_s, unsigned *n_cases,
   for (unsigned si = 0; ok && si < G_N_ELEMENTS (sizes); si++)
     for (unsigned ri = 0; ok && ri < G_N_ELEMENTS (ranges); ri++)
       for (unsigned pi = 0; ok && pi < G_N_ELEMENTS (part_sets); pi++) {
-        Case c = { sizes[si][0], sizes[si][1], ranges[ri], part_sets[pi] };
+        Case c = { sizes[si][0], sizes[si][1], ranges[ri], part_sets[pi],
+          method };
         double work = (double) c.w * c.h * (2.0 * c.range + 1)
             * (2.0 * c.range + 1) * __builtin_popcount (c.parts);
         if (work > budget)
@@ -399,7 +402,7 @@ run_matrix (MEBackend * s, MEBackend * cpu_s, unsigned *n_cases,
         ++*n_cases;
       }
   if (ok) {
-    Case a = { 96, 64, 8, 0x7f }, b = { 80, 48, 8, 0x7f };
+    Case a = { 96, 64, 8, 0x7f, method }, b = { 80, 48, 8, 0x7f, method };
     ok = run_case (s, cpu_s, &a, CONTENT_SHIFT, 4, FALSE, TRUE, error)
         && run_case (s, cpu_s, &b, CONTENT_SHIFT, 4, TRUE, TRUE, error);
     *n_cases += 2;
@@ -435,29 +438,21 @@ checkasm_open_backend (const char *name, GError ** error)
   return me_backend_open (ops, &options, error);
 }
 
-int
-checkasm_check_backend (const char *name)
+/* One method over sizes x ranges x shape sets, then the wide matrix. */
+static gboolean
+check_backend_method (MEBackend * s, MEBackend * cpu_s, const char *name,
+    GstMotionVectorMethod method, GError ** error)
 {
-  g_autoptr (GError) error = NULL;
-  MEBackend *s, *cpu_s;
-  char label[64];
-  gboolean ok = TRUE;
   static const unsigned sizes[][2] = {
     {1, 1}, {7, 3}, {16, 16}, {17, 9}, {33, 47}, {176, 144}, {640, 360},
     {1920, 1080},
   };
   static const unsigned ranges[] = { 1, 2, 7, 16, 32, 64, 128 };
-
-  s = checkasm_open_backend (name, &error);
-  if (!s) {
-    printf ("SKIP: %s: %s\n", name, error->message);
-    return 77;
-  }
-  cpu_s = checkasm_open_backend ("cpu", &error);
-  g_assert (cpu_s);
+  gboolean ok = TRUE;
 
   for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) + 6; i++) {
-    Case c;
+    Case c = { 0 };
+    c.method = method;
     if (i < G_N_ELEMENTS (sizes)) {
       c.w = sizes[i][0];
       c.h = sizes[i][1];
@@ -476,15 +471,43 @@ checkasm_check_backend (const char *name)
             : g_rand_int_range (checkasm.rand, 1, 128);
         Content content = (i + r + t) % CONTENT_COUNT;
         unsigned depth = 1 + (i + t) % MIN (4, me_backend_max_in_flight (s));
-        ok = run_case (s, cpu_s, &c, content, depth, FALSE, t == 1, &error);
+        ok = run_case (s, cpu_s, &c, content, depth, FALSE, t == 1, error);
       }
     }
   }
   if (ok && strcmp (name, "cpu-c") != 0) {
     unsigned n_cases = 0;
-    ok = run_matrix (s, cpu_s, &n_cases, &error);
-    printf ("  %s: matrix of %u cases\n", name, n_cases);
+    ok = run_matrix (s, cpu_s, method, &n_cases, error);
+    printf ("  %s, method %d: matrix of %u cases\n", name, (int) method,
+        n_cases);
   }
+  return ok;
+}
+
+/* The backend `name` against the CPU backend, cell by cell, for every
+ * search method both of them offer. */
+int
+checkasm_check_backend (const char *name)
+{
+  g_autoptr (GError) error = NULL;
+  MEBackend *s, *cpu_s;
+  char label[64];
+  gboolean ok = TRUE;
+
+  s = checkasm_open_backend (name, &error);
+  if (!s) {
+    printf ("SKIP: %s: %s\n", name, error->message);
+    return 77;
+  }
+  cpu_s = checkasm_open_backend ("cpu", &error);
+  g_assert (cpu_s);
+
+  const guint methods = me_backend_get_ops (s)->caps.methods
+      & me_backend_get_ops (cpu_s)->caps.methods;
+  for (int m = 0; ok && m < 32; m++)
+    if (methods & (1u << m))
+      ok = check_backend_method (s, cpu_s, name, (GstMotionVectorMethod) m,
+          &error);
   if (error)
     printf ("  %s\n", error->message);
   me_backend_close (s);
