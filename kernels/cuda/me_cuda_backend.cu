@@ -69,7 +69,6 @@ struct MESession {
   unsigned ref_width, ref_height;
 
   double last_ms; /* of the frame collected last; < 0: none */
-  guint64 kernel_frames;
 };
 
 /* ---- errors ------------------------------------------------------------- */
