@@ -56,6 +56,7 @@ me_search_params_init (MESearchParams * params)
   params->partitions = GST_MOTION_VECTOR_PARTITIONS_16X16;
   params->method = GST_MOTION_VECTOR_METHOD_FULL;
   params->refine = ME_REFINE_NONE;
+  params->metric = ME_METRIC_SAD;
 }
 
 gboolean
@@ -123,6 +124,13 @@ me_backend_supports (const MEBackendOps * ops, const MESearchParams * params,
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
         "the %s backend has no refinement %d", ops->name,
         (int) params->refine);
+    return FALSE;
+  }
+  if ((unsigned) params->metric >= 32
+      || !(caps->metrics & (1u << params->metric))) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend has no cost metric %d", ops->name,
+        (int) params->metric);
     return FALSE;
   }
   if (params->search_range > caps->max_range) {

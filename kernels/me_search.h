@@ -30,17 +30,40 @@
 
 G_BEGIN_DECLS
 
-/* Stage 3. */
+/* Stage 3: how far below a pixel the refinement goes.  Around the integer
+ * winner it ranks the 8 half-pel neighbours (half, quarter) and then the 8
+ * quarter-pel neighbours of the better one (quarter), with the reference
+ * interpolated as H.264 does (subpel_rules.h); the winner itself competes
+ * with its cost in the refinement's metric. */
 typedef enum {
   ME_REFINE_NONE = 0,         /* whole-pixel vectors as decided */
+  ME_REFINE_HALF = 1,
+  ME_REFINE_QUARTER = 2,
 } MERefine;
+
+/* What stage 3 ranks by, and the cost the cells report.  The integer stages
+ * always rank by SAD; with ME_METRIC_SATD and no sub-pel steps the integer
+ * winner is kept and its cost reported as SATD. */
+typedef enum {
+  ME_METRIC_SAD = 0,
+  ME_METRIC_SATD = 1,         /* 4x4 Hadamard, halved (subpel_rules.h) */
+} MEMetric;
 
 typedef struct {
   unsigned search_range;                   /* ±pixels, 1 .. ME_MAX_RANGE */
   GstMotionVectorPartitionFlags partitions; /* at least one shape */
   GstMotionVectorMethod method;            /* stage 1 */
   MERefine refine;                         /* stage 3 */
+  MEMetric metric;                         /* stage 3's cost */
 } MESearchParams;
+
+/* Whether stage 3 runs at all: the integer SAD result is final only with
+ * no sub-pel steps and the SAD metric. */
+static inline int
+me_search_refines (const MESearchParams * params)
+{
+  return params->refine != ME_REFINE_NONE || params->metric != ME_METRIC_SAD;
+}
 
 /* Parameters with every field at its default: 16x16, full search, ±16. */
 void me_search_params_init (MESearchParams * params);

@@ -23,6 +23,7 @@
 #include "me_backend.h"
 #include "me_cost.h"
 #include "mvpred.h"
+#include "subpel_rules.h"
 #include "dsp.h"
 
 /* Borders grow in steps of this many pixels (a multiple of 32 keeps rows
@@ -42,6 +43,11 @@ typedef struct {
   guint16 *q8;
   size_t q8_size;
   gboolean q8_valid;
+  /* The half-sample planes H, V and C (subpel_rules.h), one after the
+   * other, each laid out as the pixels are; for sub-pel refinement. */
+  guint8 *hp;
+  size_t hp_size;
+  gboolean hp_valid;
   unsigned pad;                 /* border beyond whole macroblocks, pixels */
   unsigned width, height;       /* of the frame it holds */
 } PaddedPlane;
@@ -106,6 +112,7 @@ plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
   p->rows = rows;
   p->pad = pad;
   p->q8_valid = FALSE;
+  p->hp_valid = FALSE;
   p->base = (guint8 *) (((guintptr) p->alloc + 31) & ~(guintptr) 31);
   p->origin = p->base + pad * stride + pad;
   p->width = w;
@@ -376,8 +383,8 @@ search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
 static void
 write_cell (GstMotionVectorCell * c, uint64_t key)
 {
-  c->mv_x = 4 * me_key_dx (key);
-  c->mv_y = 4 * me_key_dy (key);
+  c->mv_x = me_key_qx (key);
+  c->mv_y = me_key_qy (key);
   c->cost = me_key_cost (key);
 }
 
@@ -503,7 +510,118 @@ static void (*const methods[]) (MESession * s) = {
   [GST_MOTION_VECTOR_METHOD_FULL] = method_full,
 };
 
-/* Refinements, by MERefine: none yet beyond ME_REFINE_NONE. */
+/* Stage 3: sub-pel refinement and the metric (me_search.h). */
+
+/* Rows [band * Q8_BAND, ...) of the reference's half-sample planes, every
+ * position whose six taps lie inside the padded plane. */
+static void
+hpel_band_job (MESession * s, Scratch * scratch, unsigned band)
+{
+  PaddedPlane *p = s->ref;
+  const size_t plane = p->stride * p->rows;
+  const size_t y0 = MAX ((size_t) band * Q8_BAND, 2);
+  const size_t y1 = MIN ((size_t) band * Q8_BAND + Q8_BAND, p->rows - 3);
+
+  for (size_t y = y0; y < y1; y++) {
+    const size_t o = y * p->stride + 2;
+    s->dsp.hpel_row (p->base + o, p->stride, (int) p->stride - 5, p->hp + o,
+        p->hp + plane + o, p->hp + 2 * plane + o);
+  }
+}
+
+/* Cost of the quarter-pel vector (qx, qy) for the w x h block whose
+ * top-left pixel is (x0, y0). */
+static uint32_t
+subpel_cost (const MESession * s, const guint8 * const planes[4], int x0,
+    int y0, int w, int h, int qx, int qy)
+{
+  const PaddedPlane *cp = s->cur, *rp = s->ref;
+  const unsigned v = me_subpel_pair (qx & 3, qy & 3);
+  const unsigned va = v & 15, vb = v >> 4;
+  /* floor division: qx >> 2 is arithmetic for negative qx in gcc and nvcc */
+  const ptrdiff_t at = (ptrdiff_t) (y0 + (qy >> 2)) * rp->stride + x0
+      + (qx >> 2);
+  const guint8 *a = planes[ME_SP_PLANE (va)] + at + ME_SP_DY (va) * rp->stride
+      + ME_SP_DX (va);
+  const guint8 *b = planes[ME_SP_PLANE (vb)] + at + ME_SP_DY (vb) * rp->stride
+      + ME_SP_DX (vb);
+  return s->dsp.subpel_cost (cp->origin + (ptrdiff_t) y0 * cp->stride + x0,
+      cp->stride, a, b, rp->stride, w, h,
+      s->params->metric == ME_METRIC_SATD);
+}
+
+/* Ranks the 8 neighbours at `step` quarter pixels around *best together
+ * with it, by me_key_qpel(). */
+static void
+refine_ring (const MESession * s, const guint8 * const planes[4], int x0,
+    int y0, int w, int h, int step, uint64_t * best)
+{
+  const int cx = me_key_qx (*best), cy = me_key_qy (*best);
+  for (int dy = -step; dy <= step; dy += step)
+    for (int dx = -step; dx <= step; dx += step) {
+      if (!dx && !dy)
+        continue;
+      const uint64_t key = me_key_qpel (subpel_cost (s, planes, x0, y0, w, h,
+              cx + dx, cy + dy), cx + dx, cy + dy);
+      if (key < *best)
+        *best = key;
+    }
+}
+
+/* Refines every block of macroblock row `mby` in every requested grid:
+ * the integer winner re-costed in the metric, then the half-pel ring, then
+ * the quarter-pel ring around the better. */
+static void
+refine_row (MESession * s, Scratch * scratch, unsigned mby)
+{
+  const PaddedPlane *rp = s->ref;
+  const size_t plane = rp->stride * rp->rows;
+  const ptrdiff_t at = rp->origin - rp->base;
+  const guint8 *const planes[4] = { rp->origin, rp->hp + at,
+    rp->hp + plane + at, rp->hp + 2 * plane + at
+  };
+  const MERefine refine = s->params->refine;
+  MEField *field = s->field;
+
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (!field->grid[p])
+      continue;
+    const int w = GST_MOTION_VECTOR_PARTITION_W (p);
+    const int h = GST_MOTION_VECTOR_PARTITION_H (p);
+    const unsigned cols = field->mb_cols * (16 / w);
+    for (unsigned gy = mby * (16 / h); gy < (mby + 1) * (16 / h); gy++)
+      for (unsigned gx = 0; gx < cols; gx++) {
+        GstMotionVectorCell *c = field->grid[p] + (size_t) gy * cols + gx;
+        const int x0 = gx * w, y0 = gy * h;
+        uint64_t best = me_key_qpel (subpel_cost (s, planes, x0, y0, w, h,
+                c->mv_x, c->mv_y), c->mv_x, c->mv_y);
+        if (refine >= ME_REFINE_HALF)
+          refine_ring (s, planes, x0, y0, w, h, 2, &best);
+        if (refine >= ME_REFINE_QUARTER)
+          refine_ring (s, planes, x0, y0, w, h, 1, &best);
+        c->mv_x = me_key_qx (best);
+        c->mv_y = me_key_qy (best);
+        c->cost = me_key_cost (best);
+      }
+  }
+}
+
+static void
+refine_frame (MESession * s)
+{
+  PaddedPlane *p = s->ref;
+  if (s->params->refine != ME_REFINE_NONE && !p->hp_valid) {
+    const size_t need = 3 * p->stride * p->rows;
+    if (need > p->hp_size) {
+      g_free (p->hp);
+      p->hp = g_malloc (need);
+      p->hp_size = need;
+    }
+    run_parallel (s, hpel_band_job, (p->rows + Q8_BAND - 1) / Q8_BAND);
+    p->hp_valid = TRUE;
+  }
+  run_parallel (s, refine_row, s->field->mb_rows);
+}
 
 static void
 search_frame (MESession * s, const MESearchParams * params, MEField * field)
@@ -511,6 +629,8 @@ search_frame (MESession * s, const MESearchParams * params, MEField * field)
   s->params = params;
   s->field = field;
   methods[params->method] (s);         /* stages 1 and 2 */
+  if (me_search_refines (params))
+    refine_frame (s);                   /* stage 3 */
   me_mvpred_field (field);              /* stage 4 */
 }
 
@@ -559,8 +679,10 @@ cpu_close (MESession * s)
   g_free (s->planes[0].alloc);
   g_free (s->planes[1].alloc);
   g_free (s->planes[2].alloc);
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < 3; i++) {
     g_free (s->planes[i].q8);
+    g_free (s->planes[i].hp);
+  }
   g_free (s->ranks.rank);
   g_free (s->ranks.cand);
   g_free (s);
@@ -588,16 +710,19 @@ static gboolean
 cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
     MEField * out, GError ** error)
 {
-  if (params->search_range > s->pad)
-    s->pad = (params->search_range + ME_CPU_PAD_STEP - 1)
-        / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
+  /* sub-pel candidates reach 3/4 pixel past the window, and their taps 3
+   * pixels further */
+  const unsigned reach = params->search_range
+      + (params->refine != ME_REFINE_NONE ? 8 : 0);
+  if (reach > s->pad)
+    s->pad = (reach + ME_CPU_PAD_STEP - 1) / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
   plane_fill (s->cur, luma->data, luma->stride, luma->width, luma->height,
       out->mb_cols, out->mb_rows, s->pad);
   /* A reference of another size is no reference: there is no meaningful
    * match between frames of different geometry. */
   out->has_reference = s->has_ref && s->ref->width == luma->width
       && s->ref->height == luma->height;
-  if (out->has_reference && s->ref->pad < params->search_range) {
+  if (out->has_reference && s->ref->pad < reach) {
     PaddedPlane *t = s->spare;
     plane_fill (t, s->ref->origin, s->ref->stride, s->ref->width,
         s->ref->height, out->mb_cols, out->mb_rows, s->pad);
@@ -646,7 +771,9 @@ const MEBackendOps me_backend_cpu = {
   .name = "cpu",
   .caps = {
     .methods = 1u << GST_MOTION_VECTOR_METHOD_FULL,
-    .refinements = 1u << ME_REFINE_NONE,
+    .refinements = 1u << ME_REFINE_NONE | 1u << ME_REFINE_HALF
+        | 1u << ME_REFINE_QUARTER,
+    .metrics = 1u << ME_METRIC_SAD | 1u << ME_METRIC_SATD,
     .max_range = ME_MAX_RANGE,
     .frame_memory = ME_MEMORY_SYSTEM,
     .result_memory = ME_MEMORY_SYSTEM,

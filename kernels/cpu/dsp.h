@@ -69,7 +69,25 @@
   void (name) (const uint16_t * q8, ptrdiff_t q8_stride, const uint16_t cq[4], \
       int n, uint16_t * lb)
 
+/* Cost of a w x h block (w, h multiples of 4, at most 16) of `cur` (rows
+ * cur_stride apart) against the prediction (a[i] + b[i] + 1) >> 1, a and b
+ * two planes with rows `stride` apart (subpel_rules.h): the SAD, or with
+ * `satd` the sum of the 4x4 Hadamard SATDs (me_satd4x4). */
+#define decl_subpel_cost_fn(name) \
+  uint32_t (name) (const uint8_t * cur, ptrdiff_t cur_stride, \
+      const uint8_t * a, const uint8_t * b, ptrdiff_t stride, int w, int h, \
+      int satd)
+
+/* The half-sample planes (subpel_rules.h) of n pixels of a row: h[i], v[i]
+ * and c[i] for the pixel at src + i, whose rows are `stride` apart.  Reads
+ * 2 pixels and rows before and 3 after each. */
+#define decl_hpel_row_fn(name) \
+  void (name) (const uint8_t * src, ptrdiff_t stride, int n, uint8_t * h, \
+      uint8_t * v, uint8_t * c)
+
 typedef decl_sad16_row_fn (*me_sad16_row_fn);
+typedef decl_subpel_cost_fn (*me_subpel_cost_fn);
+typedef decl_hpel_row_fn (*me_hpel_row_fn);
 typedef decl_sea_row_fn (*me_sea_row_fn);
 typedef decl_sad4x4_row_fn (*me_sad4x4_row_fn);
 typedef decl_part_min_fn (*me_part_min_fn);
@@ -81,6 +99,8 @@ typedef struct {
   me_sea_row_fn sea_row;          /* 16x16 only: lower bounds for pruning */
   me_sad4x4_row_fn sad4x4_row;    /* any shapes: 4x4 sub-block SADs */
   me_part_min_fn part_min;        /* any shapes: the best per partition */
+  me_hpel_row_fn hpel_row;        /* sub-pel: the half-sample planes */
+  me_subpel_cost_fn subpel_cost;  /* sub-pel: one candidate's cost */
 } MEDsp;
 
 /* What this CPU supports, as ME_CPU_FLAG_* bits. */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "dsp.h"
+#include "subpel_rules.h"
 
 static decl_sad16_row_fn (sad16_row_c)
 {
@@ -98,6 +99,37 @@ static decl_part_min_fn (part_min_c)
   }
 }
 
+static decl_hpel_row_fn (hpel_row_c)
+{
+  for (int i = 0; i < n; i++) {
+    h[i] = me_hpel_h (src + i, stride);
+    v[i] = me_hpel_v (src + i, stride);
+    c[i] = me_hpel_c (src + i, stride);
+  }
+}
+
+static decl_subpel_cost_fn (subpel_cost_c)
+{
+  uint32_t sum = 0;
+  for (int by = 0; by < h; by += 4)
+    for (int bx = 0; bx < w; bx += 4) {
+      int d[16];
+      for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+          const ptrdiff_t o = (by + y) * stride + bx + x;
+          d[4 * y + x] = cur[(by + y) * cur_stride + bx + x]
+              - ((a[o] + b[o] + 1) >> 1);
+        }
+      if (satd) {
+        sum += me_satd4x4 (d);
+      } else {
+        for (int k = 0; k < 16; k++)
+          sum += abs (d[k]);
+      }
+    }
+  return sum;
+}
+
 void
 me_dsp_init_c (MEDsp * dsp)
 {
@@ -106,6 +138,8 @@ me_dsp_init_c (MEDsp * dsp)
   dsp->sea_row = sea_row_c;
   dsp->sad4x4_row = sad4x4_row_c;
   dsp->part_min = part_min_c;
+  dsp->hpel_row = hpel_row_c;
+  dsp->subpel_cost = subpel_cost_c;
 }
 
 unsigned

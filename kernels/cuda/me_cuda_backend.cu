@@ -480,6 +480,7 @@ extern "C" const MEBackendOps me_backend_cuda = {
     {
         1u << GST_MOTION_VECTOR_METHOD_FULL, /* methods */
         1u << ME_REFINE_NONE,                /* refinements */
+        1u << ME_METRIC_SAD,                 /* metrics */
         ME_MAX_RANGE,                        /* max_range */
         ME_MEMORY_HOST_PINNED,               /* frame_memory */
         ME_MEMORY_HOST_PINNED,               /* result_memory */

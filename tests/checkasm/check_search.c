@@ -115,11 +115,163 @@ px (const guint8 * f, ptrdiff_t stride, unsigned w, unsigned h, int x, int y)
   return f[y * stride + x];
 }
 
+/* ---- sub-pel, written from ITU-T H.264 clause 8.4.2.2.1 ------------------ */
+
+typedef struct {
+  const guint8 *f;
+  ptrdiff_t stride;
+  unsigned w, h;
+} Pic;
+
+static int
+tap6 (int e, int f, int g, int h, int i, int j)
+{
+  return e - 5 * f + 20 * g + 20 * h - 5 * i + j;
+}
+
+static int
+clip1 (int v)
+{
+  return CLAMP (v, 0, 255);
+}
+
+/* G, and the intermediate b1 (x + 1/2, y) and h1 (x, y + 1/2): equations
+ * 8-241 and 8-242, with the picture edge replicated (8-239, 8-240). */
+static int
+full_g (const Pic * p, int x, int y)
+{
+  return px (p->f, p->stride, p->w, p->h, x, y);
+}
+
+static int
+inter_b1 (const Pic * p, int x, int y)
+{
+  return tap6 (full_g (p, x - 2, y), full_g (p, x - 1, y), full_g (p, x, y),
+      full_g (p, x + 1, y), full_g (p, x + 2, y), full_g (p, x + 3, y));
+}
+
+static int
+inter_h1 (const Pic * p, int x, int y)
+{
+  return tap6 (full_g (p, x, y - 2), full_g (p, x, y - 1), full_g (p, x, y),
+      full_g (p, x, y + 1), full_g (p, x, y + 2), full_g (p, x, y + 3));
+}
+
+/* The luma sample at quarter-sample position (qx, qy) of the picture, by
+ * the equations of 8.4.2.2.1 and table 8-12: G at the integer part, the
+ * half samples b, h, j and s, m around it, and the quarter samples as their
+ * rounded means. */
+static int
+naive_sample (const Pic * p, int qx, int qy)
+{
+  const int x = qx >> 2, y = qy >> 2, xf = qx & 3, yf = qy & 3;
+  const int G = full_g (p, x, y), H = full_g (p, x + 1, y);
+  const int M = full_g (p, x, y + 1);
+  const int b = clip1 ((inter_b1 (p, x, y) + 16) >> 5);
+  const int h = clip1 ((inter_h1 (p, x, y) + 16) >> 5);
+  const int s = clip1 ((inter_b1 (p, x, y + 1) + 16) >> 5);
+  const int m = clip1 ((inter_h1 (p, x + 1, y) + 16) >> 5);
+  const int j1 = tap6 (inter_b1 (p, x, y - 2), inter_b1 (p, x, y - 1),
+      inter_b1 (p, x, y), inter_b1 (p, x, y + 1), inter_b1 (p, x, y + 2),
+      inter_b1 (p, x, y + 3));
+  const int j = clip1 ((j1 + 512) >> 10);
+
+  switch (yf * 4 + xf) {
+    case 0: return G;
+    case 1: return (G + b + 1) >> 1;            /* a */
+    case 2: return b;
+    case 3: return (H + b + 1) >> 1;            /* c */
+    case 4: return (G + h + 1) >> 1;            /* d */
+    case 5: return (b + h + 1) >> 1;            /* e */
+    case 6: return (b + j + 1) >> 1;            /* f */
+    case 7: return (b + m + 1) >> 1;            /* g */
+    case 8: return h;
+    case 9: return (h + j + 1) >> 1;            /* i */
+    case 10: return j;
+    case 11: return (j + m + 1) >> 1;           /* k */
+    case 12: return (M + h + 1) >> 1;           /* n */
+    case 13: return (h + s + 1) >> 1;           /* p */
+    case 14: return (j + s + 1) >> 1;           /* q */
+    default: return (m + s + 1) >> 1;           /* r */
+  }
+}
+
+/* SAD, or SATD: per 4x4 block, the sum of |H D H| over the 4x4 Hadamard
+ * matrix H, halved. */
+static uint32_t
+naive_cost (const Pic * cur, const Pic * ref, int x0, int y0, int bw, int bh,
+    int qx, int qy, MEMetric metric)
+{
+  static const int H4[4][4] = {
+    {1, 1, 1, 1}, {1, 1, -1, -1}, {1, -1, -1, 1}, {1, -1, 1, -1}
+  };
+  uint32_t sum = 0;
+  for (int by = y0; by < y0 + bh; by += 4)
+    for (int bx = x0; bx < x0 + bw; bx += 4) {
+      int d[4][4], t[4][4];
+      uint32_t s4 = 0;
+      for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++)
+          d[y][x] = full_g (cur, bx + x, by + y)
+              - naive_sample (ref, 4 * (bx + x) + qx, 4 * (by + y) + qy);
+      if (metric == ME_METRIC_SAD) {
+        for (int y = 0; y < 4; y++)
+          for (int x = 0; x < 4; x++)
+            sum += abs (d[y][x]);
+        continue;
+      }
+      for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+          t[y][x] = 0;
+          for (int k = 0; k < 4; k++)
+            t[y][x] += H4[y][k] * d[k][x];
+        }
+      for (int y = 0; y < 4; y++)
+        for (int x = 0; x < 4; x++) {
+          int c = 0;
+          for (int k = 0; k < 4; k++)
+            c += t[y][k] * H4[k][x];
+          s4 += abs (c);
+        }
+      sum += s4 / 2;
+    }
+  return sum;
+}
+
+/* Stage 3 from its definition (me_search.h): the integer winner re-costed,
+ * then the 8 half-pel neighbours, then the 8 quarter-pel neighbours of the
+ * better, all ranked by me_key_qpel(). */
+static uint64_t
+naive_refine (const Pic * cur, const Pic * ref, int x0, int y0, int bw,
+    int bh, uint64_t best, const MESearchParams * params)
+{
+  int cx = 4 * me_key_dx (best), cy = 4 * me_key_dy (best);
+  best = me_key_qpel (naive_cost (cur, ref, x0, y0, bw, bh, cx, cy,
+          params->metric), cx, cy);
+  for (int step = 2; step >= 1; step--) {
+    if ((step == 2 && params->refine < ME_REFINE_HALF)
+        || (step == 1 && params->refine < ME_REFINE_QUARTER))
+      break;
+    cx = me_key_qx (best);
+    cy = me_key_qy (best);
+    for (int dy = -step; dy <= step; dy += step)
+      for (int dx = -step; dx <= step; dx += step) {
+        uint64_t key = me_key_qpel (naive_cost (cur, ref, x0, y0, bw, bh,
+                cx + dx, cy + dy, params->metric), cx + dx, cy + dy);
+        if (key < best)
+          best = key;
+      }
+  }
+  return best;
+}
+
 static gboolean
 naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
-    unsigned w, unsigned h, unsigned range, unsigned parts, const Field * got)
+    unsigned w, unsigned h, const MESearchParams * params, const Field * got)
 {
+  const unsigned range = params->search_range, parts = params->partitions;
   const int R = range;
+  const Pic cur_pic = { cur, stride, w, h }, ref_pic = { ref, stride, w, h };
 
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     if (!(parts & (1u << p)))
@@ -143,14 +295,17 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
               best = key;
           }
         }
+        if (me_search_refines (params))
+          best = naive_refine (&cur_pic, &ref_pic, c * bw, r * bh, bw, bh,
+              best, params);
         const GstMotionVectorCell *g = &got->field.grid[p][r * cols + c];
-        if (g->mv_x != 4 * me_key_dx (best) || g->mv_y != 4 * me_key_dy (best)
+        if (g->mv_x != me_key_qx (best) || g->mv_y != me_key_qy (best)
             || g->cost != me_key_cost (best)
             || g->mvd_x != g->mv_x - g->pred_x
             || g->mvd_y != g->mv_y - g->pred_y) {
           printf ("  %ux%u R=%u shape %d cell (%u,%u): got (%d,%d) cost %u, "
               "naive (%d,%d) cost %u\n", w, h, range, p, c, r, g->mv_x,
-              g->mv_y, g->cost, 4 * me_key_dx (best), 4 * me_key_dy (best),
+              g->mv_y, g->cost, me_key_qx (best), me_key_qy (best),
               me_key_cost (best));
           return FALSE;
         }
@@ -216,7 +371,10 @@ checkasm_check_search (void)
           : t == 2 || t == 4 || t == 7 ? GST_MOTION_VECTOR_PARTITIONS_16X16
           : g_rand_int_range (checkasm.rand, 1, 128);
       Content content = (i + t) % CONTENT_COUNT;
-      MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL };
+      MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL,
+        (MERefine) g_rand_int_range (checkasm.rand, 0, 3),
+        (MEMetric) g_rand_int_range (checkasm.rand, 0, 2)
+      };
       gboolean reset = t == 5;
       guint8 *cur = make_frame (content, w, h, stride, world, world_w,
           g_rand_int_range (checkasm.rand, 0, 64),
@@ -238,12 +396,13 @@ checkasm_check_search (void)
               "cells not zero\n", w, h, t, f.field.has_reference);
       } else if (ok) {
         ok = f.field.has_reference;
-        ok = ok && naive_compare (cur, prev, stride, w, h, range, parts, &f);
+        ok = ok && naive_compare (cur, prev, stride, w, h, &params, &f);
         searched++;
       }
       if (!ok)
-        printf ("  (%s content, frame %d, shapes 0x%x, R=%u)\n",
-            content_names[content], t, parts, range);
+        printf ("  (%s content, frame %d, shapes 0x%x, R=%u, refine %d, "
+            "metric %d)\n", content_names[content], t, parts, range,
+            params.refine, params.metric);
       g_free (f.cells);
       g_free (prev);
       prev = cur;
@@ -256,7 +415,7 @@ checkasm_check_search (void)
   if (s)
     me_backend_close (s);
   printf ("  (%u searched frames checked)\n", searched);
-  checkasm_report ("search cpu vs naive full search", ok);
+  checkasm_report ("search cpu vs naive (full, sub-pel)", ok);
 }
 
 /* ---- 2. backends against the CPU ---------------------------------------- */
