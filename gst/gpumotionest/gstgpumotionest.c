@@ -41,6 +41,8 @@ enum
   PROP_SEARCH_RANGE,
   PROP_PARTITIONS,
   PROP_METHOD,
+  PROP_SUBPEL,
+  PROP_METRIC,
   PROP_IN_FLIGHT,
   PROP_THREADS,
   PROP_ACTIVE_BACKEND,
@@ -51,6 +53,8 @@ enum
 #define DEFAULT_SEARCH_RANGE 16
 #define DEFAULT_PARTITIONS GST_MOTION_VECTOR_PARTITIONS_16X16
 #define DEFAULT_METHOD GST_MOTION_VECTOR_METHOD_FULL
+#define DEFAULT_SUBPEL ME_REFINE_NONE
+#define DEFAULT_METRIC ME_METRIC_SAD
 #define DEFAULT_IN_FLIGHT 0
 #define DEFAULT_THREADS 0
 #define MAX_IN_FLIGHT 16
@@ -66,6 +70,8 @@ struct _GstGpuMotionEst
   guint search_range;
   GstMotionVectorPartitionFlags partitions;
   GstMotionVectorMethod method;
+  MERefine subpel;
+  MEMetric metric;
   guint in_flight;
   gboolean backend_dirty;       /* backend or device changed: reopen */
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
@@ -126,6 +132,43 @@ gst_gpu_motion_est_backend_get_type (void)
     g_once_init_leave (&type,
         g_enum_register_static ("GstGpuMotionEstBackend", values));
   }
+  return type;
+}
+
+/* Stage 3 (kernels/me_search.h): how far below a pixel, and by what. */
+#define GST_TYPE_GPU_MOTION_EST_SUBPEL (gst_gpu_motion_est_subpel_get_type ())
+static GType
+gst_gpu_motion_est_subpel_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {ME_REFINE_NONE, "Whole-pixel vectors", "none"},
+    {ME_REFINE_HALF, "Half-pixel refinement (H.264 6-tap samples)", "half"},
+    {ME_REFINE_QUARTER, "Half- then quarter-pixel refinement", "quarter"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstGpuMotionEstSubpel", values));
+  return type;
+}
+
+#define GST_TYPE_GPU_MOTION_EST_METRIC (gst_gpu_motion_est_metric_get_type ())
+static GType
+gst_gpu_motion_est_metric_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {ME_METRIC_SAD, "Sum of absolute differences", "sad"},
+    {ME_METRIC_SATD, "Sum of 4x4 Hadamard-transformed differences, halved "
+          "(ranks sub-pel candidates; the integer search stays SAD)", "satd"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstGpuMotionEstMetric", values));
   return type;
 }
 
@@ -233,6 +276,8 @@ open_backend (GstGpuMotionEst * self)
   params.search_range = self->search_range;
   params.partitions = self->partitions;
   params.method = self->method;
+  params.refine = self->subpel;
+  params.metric = self->metric;
   choice = self->backend_choice;
   options.device = self->device_id;
   options.threads = self->threads;
@@ -401,6 +446,7 @@ auto_choice_stale (GstGpuMotionEst * self, const MESearchParams * params)
     return TRUE;
   return self->caps_fallback
       && (params->method != self->opened_params.method
+      || params->metric != self->opened_params.metric
       || params->refine != self->opened_params.refine
       || params->search_range != self->opened_params.search_range);
 }
@@ -444,6 +490,8 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   params.search_range = self->search_range;
   params.partitions = self->partitions;
   params.method = self->method;
+  params.refine = self->subpel;
+  params.metric = self->metric;
   reopen = self->backend_dirty || !self->backend
       || (self->backend_choice == 0 && auto_choice_stale (self, &params));
   redepth = self->depth_dirty && !reopen;
@@ -795,6 +843,12 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
       self->partitions = p ? p : GST_MOTION_VECTOR_PARTITIONS_16X16;
       break;
     }
+    case PROP_SUBPEL:
+      self->subpel = g_value_get_enum (value);
+      break;
+    case PROP_METRIC:
+      self->metric = g_value_get_enum (value);
+      break;
     case PROP_METHOD:
       self->method = g_value_get_enum (value);
       break;
@@ -832,6 +886,12 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
       break;
     case PROP_PARTITIONS:
       g_value_set_flags (value, self->partitions);
+      break;
+    case PROP_SUBPEL:
+      g_value_set_enum (value, self->subpel);
+      break;
+    case PROP_METRIC:
+      g_value_set_enum (value, self->metric);
       break;
     case PROP_METHOD:
       g_value_set_enum (value, self->method);
@@ -897,6 +957,15 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
   g_object_class_install_property (gobject_class, PROP_METHOD,
       g_param_spec_enum ("method", "Method", "Search method",
           gst_motion_vector_method_get_type (), DEFAULT_METHOD, rw));
+  g_object_class_install_property (gobject_class, PROP_SUBPEL,
+      g_param_spec_enum ("subpel", "Sub-pixel refinement",
+          "Refine the integer vectors to half or quarter pixels, with the "
+          "reference interpolated as H.264 does", GST_TYPE_GPU_MOTION_EST_SUBPEL,
+          DEFAULT_SUBPEL, rw));
+  g_object_class_install_property (gobject_class, PROP_METRIC,
+      g_param_spec_enum ("metric", "Metric",
+          "Cost that ranks the sub-pixel candidates and that the cells report",
+          GST_TYPE_GPU_MOTION_EST_METRIC, DEFAULT_METRIC, rw));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "Frames in flight",
           "Frames queued on the backend at once, 0 for the backend's "
@@ -944,6 +1013,8 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->search_range = DEFAULT_SEARCH_RANGE;
   self->partitions = DEFAULT_PARTITIONS;
   self->method = DEFAULT_METHOD;
+  self->subpel = DEFAULT_SUBPEL;
+  self->metric = DEFAULT_METRIC;
   self->in_flight = DEFAULT_IN_FLIGHT;
   self->threads = DEFAULT_THREADS;
   g_queue_init (&self->pending);

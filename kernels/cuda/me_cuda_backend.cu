@@ -43,6 +43,8 @@ typedef struct {
   uint64_t *keys;
   GstMotionVectorCell *cells;
   size_t cells_size; /* in cells, for keys and cells alike */
+  uint8_t *hpel;     /* the reference's half-sample planes, 3 frames */
+  size_t hpel_size;
 
   /* the frame in flight */
   MEField *out;
@@ -161,6 +163,7 @@ cuda_close (MESession *s)
     cudaFreeHost (sl->host_cells);
     cudaFree (sl->keys);
     cudaFree (sl->cells);
+    cudaFree (sl->hpel);
     if (sl->kernel_start)
       cudaEventDestroy (sl->kernel_start);
     if (sl->kernel_end)
@@ -394,6 +397,23 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
     CHECK (me_cuda_launch_search (cur, s->frames[prev], &g,
                params->search_range, parts, sl->keys, s->sm_count, st),
         "search kernel");
+    if (me_search_refines (params)) {
+      const size_t hp = 3 * me_cuda_frame_bytes (&g);
+      if (params->refine != ME_REFINE_NONE && hp > sl->hpel_size) {
+        g_clear_pointer (&sl->hpel, cudaFree);
+        sl->hpel_size = 0;
+        if (!device_alloc ((void **)&sl->hpel, hp, "half-sample planes",
+                error))
+          return FALSE;
+        sl->hpel_size = hp;
+      }
+      if (params->refine != ME_REFINE_NONE)
+        CHECK (me_cuda_launch_hpel (s->frames[prev], sl->hpel, &g, st),
+            "half-sample kernel");
+      CHECK (me_cuda_launch_refine (cur, s->frames[prev], sl->hpel, &g, parts,
+                 params->refine, params->metric, sl->keys, st),
+          "refinement kernel");
+    }
     CHECK (me_cuda_launch_finish (sl->keys, sl->cells, &g, parts, st),
         "prediction kernel");
     CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
@@ -479,8 +499,9 @@ extern "C" const MEBackendOps me_backend_cuda = {
     "cuda",
     {
         1u << GST_MOTION_VECTOR_METHOD_FULL, /* methods */
-        1u << ME_REFINE_NONE,                /* refinements */
-        1u << ME_METRIC_SAD,                 /* metrics */
+        1u << ME_REFINE_NONE | 1u << ME_REFINE_HALF |
+            1u << ME_REFINE_QUARTER,                 /* refinements */
+        1u << ME_METRIC_SAD | 1u << ME_METRIC_SATD, /* metrics */
         ME_MAX_RANGE,                        /* max_range */
         ME_MEMORY_HOST_PINNED,               /* frame_memory */
         ME_MEMORY_HOST_PINNED,               /* result_memory */

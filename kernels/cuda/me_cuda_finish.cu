@@ -4,7 +4,7 @@
  *
  * One thread per cell of every requested grid.  A cell's neighbours are
  * read straight from the keys, which the search has finished, so one launch
- * does it all.  Vectors are quarter-pel: 4 x the integer displacement.
+ * does it all.  Vectors are quarter-pel, as the keys hold them.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -46,13 +46,13 @@ __launch_bounds__ (FINISH_THREADS) finish_kernel (const FinishArgs a)
   const uint64_t kb = keys[n.b >= 0 ? n.b : 0];
   const uint64_t kc = keys[n.c >= 0 ? n.c : 0];
   int px, py;
-  me_mvpred_combine (p, gx, gy, n, 4 * me_key_dx (ka), 4 * me_key_dy (ka),
-      4 * me_key_dx (kb), 4 * me_key_dy (kb), 4 * me_key_dx (kc),
-      4 * me_key_dy (kc), &px, &py);
+  me_mvpred_combine (p, gx, gy, n, me_key_qx (ka), me_key_qy (ka),
+      me_key_qx (kb), me_key_qy (kb), me_key_qx (kc), me_key_qy (kc), &px,
+      &py);
 
   GstMotionVectorCell cell;
-  cell.mv_x = (gint16)(me_key_dx (key) * 4);
-  cell.mv_y = (gint16)(me_key_dy (key) * 4);
+  cell.mv_x = (gint16)me_key_qx (key);
+  cell.mv_y = (gint16)me_key_qy (key);
   cell.cost = me_key_cost (key);
   cell.pred_x = (gint16)px;
   cell.pred_y = (gint16)py;

@@ -50,6 +50,17 @@ cudaError_t me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
     uint64_t *keys, int sm_count, cudaStream_t stream);
 
+/* The half-sample planes H, V, C of `ref` into `hpel` (3 frame buffers,
+ * one after the other), for sub-pel refinement (me_cuda_refine.cu). */
+cudaError_t me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
+    const MECudaGeometry *g, cudaStream_t stream);
+
+/* Stage 3: refines every key in place (MERefine, MEMetric); `hpel` may be
+ * NULL when refine is ME_REFINE_NONE. */
+cudaError_t me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
+    const uint8_t *hpel, const MECudaGeometry *g, unsigned partitions,
+    int refine, int metric, uint64_t *keys, cudaStream_t stream);
+
 /* Turns keys into cells: vector, cost, H.264 prediction and MVD. */
 cudaError_t me_cuda_launch_finish (const uint64_t *keys,
     GstMotionVectorCell *cells, const MECudaGeometry *g, unsigned partitions,

@@ -423,6 +423,8 @@ checkasm_check_search (void)
 typedef struct {
   unsigned w, h, range, parts;
   GstMotionVectorMethod method;    /* 0: full */
+  MERefine refine;
+  MEMetric metric;
 } Case;
 
 static gboolean
@@ -477,6 +479,8 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   params.search_range = c->range;
   params.partitions = c->parts;
   params.method = c->method;
+  params.refine = c->refine;
+  params.metric = c->metric;
   for (size_t k = 0; k < (size_t) world_w * world_h; k++)
     world[k] = g_rand_int (checkasm.rand);
   for (unsigned i = 0; i < n; i++) {
@@ -508,7 +512,8 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   for (unsigned i = 0; ok && i < n; i++)
     ok = compare_fields (&want[i], &got[i], c, i);
   if (!ok)
-    printf ("  (%s content, depth %u)\n", content_names[content], depth);
+    printf ("  (%s content, depth %u, refine %d, metric %d)\n",
+        content_names[content], depth, c->refine, c->metric);
 
   if (!ok)
     me_backend_reset (s);
@@ -519,6 +524,26 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   }
   g_free (world);
   return ok;
+}
+
+/* Stage 3 settings both backends have, rotating with `k`: every
+ * refinement and metric they share comes up in turn. */
+static void
+pick_stage3 (MEBackend * s, MEBackend * cpu_s, unsigned k, Case * c)
+{
+  const MEBackendCaps *a = &me_backend_get_ops (s)->caps;
+  const MEBackendCaps *b = &me_backend_get_ops (cpu_s)->caps;
+  const guint refs = a->refinements & b->refinements;
+  const guint mets = a->metrics & b->metrics;
+  guint r[32], m[32], nr = 0, nm = 0;
+  for (unsigned i = 0; i < 32; i++) {
+    if (refs & (1u << i))
+      r[nr++] = i;
+    if (mets & (1u << i))
+      m[nm++] = i;
+  }
+  c->refine = nr ? (MERefine) r[k % nr] : ME_REFINE_NONE;
+  c->metric = nm ? (MEMetric) m[(k / MAX (nr, 1)) % nm] : ME_METRIC_SAD;
 }
 
 /* Sizes x ranges x shape sets, as many as a bounded amount of work allows,
@@ -548,6 +573,7 @@ run_matrix (MEBackend * s, MEBackend * cpu_s, GstMotionVectorMethod method,
       for (unsigned pi = 0; ok && pi < G_N_ELEMENTS (part_sets); pi++) {
         Case c = { sizes[si][0], sizes[si][1], ranges[ri], part_sets[pi],
           method };
+        pick_stage3 (s, cpu_s, si + ri + pi, &c);
         double work = (double) c.w * c.h * (2.0 * c.range + 1)
             * (2.0 * c.range + 1) * __builtin_popcount (c.parts);
         if (work > budget)
@@ -630,6 +656,7 @@ check_backend_method (MEBackend * s, MEBackend * cpu_s, const char *name,
             : g_rand_int_range (checkasm.rand, 1, 128);
         Content content = (i + r + t) % CONTENT_COUNT;
         unsigned depth = 1 + (i + t) % MIN (4, me_backend_max_in_flight (s));
+        pick_stage3 (s, cpu_s, i + r + t, &c);
         ok = run_case (s, cpu_s, &c, content, depth, FALSE, t == 1, error);
       }
     }
