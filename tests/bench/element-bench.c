@@ -73,6 +73,9 @@ proposed_pool (GstElement * src, GstCaps * caps)
   return pool;
 }
 
+/* More gpumotionest properties for every run (--props "subpel=quarter"). */
+static const char *extra_props = "";
+
 static double
 run (const char *backend, Size s, unsigned range, const char *parts,
     unsigned depth, double seconds, gboolean plain, char *active, gboolean
@@ -80,8 +83,8 @@ run (const char *backend, Size s, unsigned range, const char *parts,
 {
   gchar *desc = g_strdup_printf ("appsrc name=src format=time block=true "
       "max-buffers=4 ! gpumotionest name=me backend=%s search-range=%u "
-      "partitions=%s in-flight=%u ! fakesink sync=false", backend, range,
-      parts, depth);
+      "partitions=%s in-flight=%u %s ! fakesink sync=false", backend, range,
+      parts, depth, extra_props);
   GError *error = NULL;
   GstElement *pipe = gst_parse_launch (desc, &error);
   GstElement *src = gst_bin_get_by_name (GST_BIN (pipe), "src");
@@ -183,14 +186,17 @@ main (int argc, char **argv)
       plain = TRUE;
     else if (!strcmp (argv[i], "--quick"))
       quick = TRUE;
+    else if (!strcmp (argv[i], "--props") && i + 1 < argc)
+      extra_props = argv[++i];
     else {
       fprintf (stderr, "usage: %s [--backend auto|cpu|cuda] [--seconds S] "
-          "[--plain] [--quick]\n", argv[0]);
+          "[--plain] [--quick] [--props \"subpel=quarter ...\"]\n", argv[0]);
       return 2;
     }
   }
 
-  printf ("end to end: appsrc ! gpumotionest ! fakesink, frames/s\n");
+  printf ("end to end: appsrc ! gpumotionest %s ! fakesink, frames/s\n",
+      extra_props);
   printf ("%-10s %3s %-6s %8s %8s %8s  %s\n", "size", "R", "shapes",
       "depth 1", "depth 0", "ratio", "backend, frames from");
   for (unsigned si = quick ? 1 : 0; si < (quick ? 2u : G_N_ELEMENTS (sizes));

@@ -126,6 +126,10 @@ collect_one (Bench * b)
   }
 }
 
+/* Stage 3 for every run (--subpel, --metric). */
+static MERefine bench_refine = ME_REFINE_NONE;
+static MEMetric bench_metric = ME_METRIC_SAD;
+
 static double
 bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
     double seconds, double *kernel_fps)
@@ -136,6 +140,8 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
   me_search_params_init (&params);
   params.search_range = range;
   params.partitions = parts;
+  params.refine = bench_refine;
+  params.metric = bench_metric;
   me_backend_reset (b->backend);
   me_backend_set_in_flight (b->backend, depth);
   *kernel_fps = 0;
@@ -190,9 +196,17 @@ main (int argc, char **argv)
       sweep = TRUE;
     else if (!strcmp (argv[i], "--seconds") && i + 1 < argc)
       seconds = g_ascii_strtod (argv[++i], NULL);
+    else if (!strcmp (argv[i], "--subpel") && i + 1 < argc) {
+      i++;
+      bench_refine = !strcmp (argv[i], "quarter") ? ME_REFINE_QUARTER
+          : !strcmp (argv[i], "half") ? ME_REFINE_HALF : ME_REFINE_NONE;
+    } else if (!strcmp (argv[i], "--metric") && i + 1 < argc)
+      bench_metric = !strcmp (argv[++i], "satd") ? ME_METRIC_SATD
+          : ME_METRIC_SAD;
     else {
       fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
-          "[--depth-sweep]\n", argv[0]);
+          "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -250,9 +264,11 @@ main (int argc, char **argv)
     bench_teardown (&b);
   }
 
-  printf ("\nbackend %s, frames per second (kernel = device time of the "
-      "search kernels only; depth N = wall clock with N frames in flight)\n",
-      backend);
+  static const char *const refine_names[] = { "none", "half", "quarter" };
+  printf ("\nbackend %s, subpel %s, metric %s, frames per second (kernel = "
+      "device time of the search kernels only; depth N = wall clock with N "
+      "frames in flight)\n", backend, refine_names[bench_refine],
+      bench_metric == ME_METRIC_SATD ? "satd" : "sad");
   printf ("%-10s %4s %-6s %10s %10s %10s %9s\n", "size", "R", "shapes",
       "kernel", "depth 1", "depth", "of ceil");
   for (unsigned si = 0; si < G_N_ELEMENTS (sizes); si++) {
