@@ -852,6 +852,38 @@ pop_message (GstBus * bus, GstMessageType type)
   return gst_bus_pop_filtered (bus, type);
 }
 
+/* The error of a backend that could not be opened: exactly one on @bus,
+ * RESOURCE OPEN_READ, giving the CUDA backend's reason. */
+static void
+expect_open_error (GstBus * bus, const gchar * when)
+{
+  GstMessage *msg = pop_message (bus, GST_MESSAGE_ERROR);
+  g_autoptr (GError) err = NULL;
+
+  fail_unless (msg != NULL, "%s: no error posted", when);
+  gst_message_parse_error (msg, &err, NULL);
+  GST_INFO ("%s: %s", when, err->message);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_READ), "%s: %s", when, err->message);
+  fail_unless (g_str_has_prefix (err->message,
+          "The motion search backend could not be opened: "), "%s: %s", when,
+      err->message);
+  fail_unless (strstr (err->message, "CUDA") != NULL, "%s: %s", when,
+      err->message);
+  gst_message_unref (msg);
+  fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL,
+      "%s: more than one error", when);
+}
+
+static void
+expect_no_active_backend (GstHarness * h)
+{
+  gchar *name = NULL;
+
+  g_object_get (h->element, "active-backend", &name, NULL);
+  fail_unless (name == NULL, "active backend %s", name);
+}
+
 /* Asking for a GPU that is not there while playing is an error, posted
  * once per attempt; frames finished before it still leave, nothing
  * crashes, a flush afterwards neither, and a usable backend set later
@@ -860,7 +892,6 @@ GST_START_TEST (test_backend_reopen_failure)
 {
   GstHarness *h = harness_deep (2);
   GstBus *bus = harness_bus (h);
-  GstMessage *msg;
   GstSegment seg;
   GstBuffer *b;
 
@@ -871,38 +902,31 @@ GST_START_TEST (test_backend_reopen_failure)
   fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
   /* the frame in flight was finished, not lost */
   pull_checked (h, 2, 1, TRUE);
-  msg = pop_message (bus, GST_MESSAGE_ERROR);
-  fail_unless (msg != NULL, "no error posted");
-  {
-    g_autoptr (GError) err = NULL;
-    gst_message_parse_error (msg, &err, NULL);
-    GST_INFO ("error: %s", err->message);
-    fail_unless (strstr (err->message, "CUDA") != NULL);
-  }
-  gst_message_unref (msg);
-  {
-    gchar *name = NULL;
-    g_object_get (h->element, "active-backend", &name, NULL);
-    fail_unless (name == NULL);
-    g_free (name);
-  }
+  expect_open_error (bus, "first frame after the change");
+  expect_no_active_backend (h);
 
   /* Again, and through a flush: errors, never a crash. */
   b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 104, 100, 0);
   fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  expect_open_error (bus, "second frame");
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
   fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
   gst_segment_init (&seg, GST_FORMAT_TIME);
   fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL);
   b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 105, 100, 0);
   fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
+  expect_open_error (bus, "frame after a flush");
+  expect_no_active_backend (h);
   fail_unless (gst_harness_try_pull (h) == NULL);
 
-  /* "auto" falls back to the CPU with a warning and goes on. */
+  /* "auto" (the device still missing) falls back to the CPU and goes on:
+   * the first frame has no reference, the others have. */
   g_object_set (h->element, "backend", 0 /* auto */ , NULL);
   push_frames (h, 6, 3);
   fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
   pull_checked (h, 6, 3, FALSE);
+  fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL);
   {
     gchar *name = NULL;
     g_object_get (h->element, "active-backend", &name, NULL);
@@ -915,10 +939,125 @@ GST_START_TEST (test_backend_reopen_failure)
 
 GST_END_TEST;
 
+/* "auto" where CUDA cannot be opened (no GPU has index 4242, on any
+ * machine): the CPU backend, the same vectors, and one warning for the
+ * element's lifetime, not one per reopen. */
+GST_START_TEST (test_auto_fallback_warns_once)
+{
+  GstElement *e = gst_element_factory_make ("gpumotionest", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstHarness *h;
+  GstMessage *msg;
+  g_autoptr (GError) err = NULL;
+  gchar *name = NULL;
+
+  fail_unless (e != NULL);
+  gst_element_set_bus (e, bus);
+  g_object_set (e, "device-id", 4242, "search-range", 8, "in-flight", 1,
+      NULL);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1");
+  push_frames (h, 0, 3);
+  pull_checked (h, 0, 3, FALSE);
+  /* Two reopens, each falling back again. */
+  g_object_set (e, "threads", 1, NULL);
+  push_frames (h, 3, 2);
+  pull_checked (h, 3, 2, FALSE);
+  g_object_set (e, "device-id", 4243, NULL);
+  push_frames (h, 5, 2);
+  pull_checked (h, 5, 2, FALSE);
+  g_object_get (e, "active-backend", &name, NULL);
+  fail_unless_equals_string (name, "cpu");
+  g_free (name);
+
+  msg = pop_message (bus, GST_MESSAGE_WARNING);
+  fail_unless (msg != NULL, "no warning");
+  gst_message_parse_warning (msg, &err, NULL);
+  GST_INFO ("warning: %s", err->message);
+  fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+          GST_RESOURCE_ERROR_OPEN_READ), "%s", err->message);
+  fail_unless (g_str_has_prefix (err->message, "Using the cpu backend"),
+      "%s", err->message);
+  gst_message_unref (msg);
+  fail_unless (pop_message (bus, GST_MESSAGE_WARNING) == NULL,
+      "more than one warning");
+  fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL);
+  gst_harness_teardown (h);
+  gst_object_unref (e);
+  gst_object_unref (bus);
+}
+
+GST_END_TEST;
+
+typedef struct
+{
+  GstHarness *h;
+  gint stop;
+  guint reads;
+  gchar *bad;                   /* the first unexpected answer */
+} PropertyReader;
+
+/* Another thread asking for the backend the streaming thread is
+ * replacing. */
+static gpointer
+read_active_backend (gpointer data)
+{
+  PropertyReader *r = data;
+
+  while (!g_atomic_int_get (&r->stop) && !r->bad) {
+    gchar *name = NULL;
+
+    g_object_get (r->h->element, "active-backend", &name, NULL);
+    if (name && strcmp (name, "cpu") != 0 && strcmp (name, "cuda") != 0)
+      r->bad = g_strdup (name);
+    g_free (name);
+    r->reads++;
+  }
+  return NULL;
+}
+
+/* active-backend is read from another thread while the streaming thread
+ * closes and opens backends: the element replaces the backend under its
+ * object lock and closes the old one only after that, so every answer is
+ * whole.  The test is meant for race detectors too: under helgrind, with
+ * GLib's futex-based GMutex made visible to it, the code before this was
+ * fixed shows the streaming thread's write of the backend conflicting with
+ * this read; the current code shows none. */
+GST_START_TEST (test_active_backend_while_reopening)
+{
+  GstHarness *h = harness_deep (1);
+  PropertyReader r = { h, 0, 0, NULL };
+  GThread *thread;
+
+  push_frames (h, 0, 1);
+  pull_checked (h, 0, 1, FALSE);
+  thread = g_thread_new ("reader", read_active_backend, &r);
+  for (guint i = 1; i <= 40; i++) {
+    gst_util_set_object_arg (G_OBJECT (h->element), "backend",
+        (i & 1) ? "cpu" : "auto");
+    push_frames (h, i, 1);
+    /* the reader's turn, with no lock taken here since the reopen */
+    g_usleep (2000);
+    pull_checked (h, i, 1, FALSE);      /* a reopen drops the reference */
+  }
+  g_atomic_int_set (&r.stop, 1);
+  g_thread_join (thread);
+  GST_INFO ("%u reads", r.reads);
+  fail_unless (r.bad == NULL, "active-backend read \"%s\"", r.bad);
+  fail_unless (r.reads > 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ---- layouts that do not fit their memory --------------------------------- */
 
+/* Pushes @buf, which must be refused before any pixel is read: the push
+ * fails, nothing comes out, and exactly one error is posted, a
+ * STREAM FORMAT error whose message is @expect. */
 static void
-push_bad_layout (GstBuffer * buf, const gchar * what)
+push_bad_layout (GstBuffer * buf, const gchar * what, const gchar * expect)
 {
   GstHarness *h = harness_new ("I420", 64, 48, 8,
       GST_MOTION_VECTOR_PARTITIONS_16X16);
@@ -932,11 +1071,46 @@ push_bad_layout (GstBuffer * buf, const gchar * what)
   fail_unless (msg != NULL, "%s: no error posted", what);
   gst_message_parse_error (msg, &err, NULL);
   GST_INFO ("%s: %s", what, err->message);
-  fail_unless (g_str_has_prefix (err->message, "Invalid video buffer"));
+  fail_unless (g_error_matches (err, GST_STREAM_ERROR,
+          GST_STREAM_ERROR_FORMAT), "%s: %s", what, err->message);
+  fail_unless_equals_string (err->message, expect);
   gst_message_unref (msg);
+  fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL,
+      "%s: a second error", what);
   fail_unless (gst_harness_try_pull (h) == NULL);
   gst_object_unref (bus);
   gst_harness_teardown (h);
+}
+
+/* The same bytes as @buf in separately allocated memories, cut at @cuts
+ * (offsets into the buffer, ascending, ending with 0), with @buf's video
+ * meta: a plane that runs past the memory it starts in then runs past an
+ * allocation.  Takes @buf. */
+static GstBuffer *
+split_memories (GstBuffer * buf, const gsize * cuts)
+{
+  GstVideoMeta *vm = gst_buffer_get_video_meta (buf);
+  GstBuffer *out = gst_buffer_new ();
+  gsize size = gst_buffer_get_size (buf), start = 0;
+
+  for (guint i = 0; start < size; i++) {
+    gsize end = cuts[i] ? cuts[i] : size;
+    GstMemory *mem = gst_allocator_alloc (NULL, end - start, NULL);
+    GstMapInfo map;
+
+    fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+    fail_unless_equals_int (gst_buffer_extract (buf, start, map.data,
+            end - start), end - start);
+    gst_memory_unmap (mem, &map);
+    gst_buffer_append_memory (out, mem);
+    start = end;
+  }
+  gst_buffer_add_video_meta_full (out, GST_VIDEO_FRAME_FLAG_NONE,
+      vm->format, vm->width, vm->height, vm->n_planes, vm->offset,
+      vm->stride);
+  GST_BUFFER_PTS (out) = GST_BUFFER_PTS (buf);
+  gst_buffer_unref (buf);
+  return out;
 }
 
 /* A strided I420 frame whose video meta is then edited. */
@@ -955,30 +1129,90 @@ edited_frame (guint plane, gint stride, gsize offset)
 
 GST_START_TEST (test_video_meta_out_of_bounds)
 {
+  /* make_frame (..., 16): I420 64x48 with strides 80, 48, 48 at offsets
+   * 80, 3952, 5136 in 6320 bytes. */
+#define NOT_FIT(plane, rows, bytes, stride, offset, size) \
+  "Invalid video buffer: plane " #plane " (" #rows " rows of " #bytes \
+      " bytes, stride " #stride ", offset " #offset ") does not fit in the " \
+      #size " bytes of memory it starts in"
   GstBuffer *b;
-  gsize size;
+  GstVideoMeta *vm;
 
   b = edited_frame (0, 0, 0);
-  size = gst_buffer_get_size (b);
+  vm = gst_buffer_get_video_meta (b);
+  fail_unless_equals_int (gst_buffer_get_size (b), 6320);
+  fail_unless (vm->offset[0] == 80 && vm->offset[1] == 3952
+      && vm->offset[2] == 5136);
+  fail_unless (vm->stride[0] == 80 && vm->stride[1] == 48
+      && vm->stride[2] == 48);
   gst_buffer_unref (b);
 
-  push_bad_layout (edited_frame (0, 1 << 20, 0), "luma stride too large");
-  push_bad_layout (edited_frame (2, 4096, 0), "chroma stride too large");
-  push_bad_layout (edited_frame (0, 0, size - 64), "luma offset near the end");
-  push_bad_layout (edited_frame (1, 0, size - 1), "chroma offset at the end");
-  push_bad_layout (edited_frame (0, -80, 0), "negative luma stride");
-  push_bad_layout (edited_frame (0, G_MAXINT, 0), "largest stride");
+  push_bad_layout (edited_frame (0, 1 << 20, 0), "luma stride too large",
+      NOT_FIT (0, 48, 64, 1048576, 80, 6320));
+  push_bad_layout (edited_frame (2, 4096, 0), "chroma stride too large",
+      NOT_FIT (2, 24, 32, 4096, 5136, 6320));
+  push_bad_layout (edited_frame (0, 0, 6320 - 64), "luma offset near the end",
+      NOT_FIT (0, 48, 64, 80, 6256, 6320));
+  push_bad_layout (edited_frame (1, 0, 6320 - 1), "chroma offset at the end",
+      NOT_FIT (1, 24, 32, 48, 6319, 6320));
+  push_bad_layout (edited_frame (0, -80, 0), "negative luma stride",
+      NOT_FIT (0, 48, 64, -80, 80, 6320));
+  push_bad_layout (edited_frame (0, G_MAXINT, 0), "largest stride",
+      NOT_FIT (0, 48, 64, 2147483647, 80, 6320));
+
+  /* Planes are checked against the memory each one starts in: a luma
+   * plane cut in two by a memory boundary runs past its allocation. */
+  {
+    const gsize cuts[] = { 2000, 3952, 5136, 0 };
+    push_bad_layout (split_memories (make_frame (GST_VIDEO_FORMAT_I420, 64,
+                48, 10, 10, 16), cuts), "luma across two memories",
+        NOT_FIT (0, 48, 64, 80, 80, 2000));
+  }
 
   /* A meta that does not describe the caps' format or size. */
   b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10, 10, 16);
   gst_buffer_get_video_meta (b)->format = GST_VIDEO_FORMAT_YV12;
-  push_bad_layout (b, "meta of another format");
+  push_bad_layout (b, "meta of another format", "Invalid video buffer: the "
+      "buffer's video meta (YV12 64x48, 3 planes) does not match the caps "
+      "(I420 64x48, 3 planes)");
   b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10, 10, 16);
   gst_buffer_get_video_meta (b)->height = 40;
-  push_bad_layout (b, "meta smaller than the caps");
+  push_bad_layout (b, "meta smaller than the caps", "Invalid video buffer: "
+      "the buffer's video meta (I420 64x40, 3 planes) does not match the "
+      "caps (I420 64x48, 3 planes)");
   b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10, 10, 16);
   gst_buffer_get_video_meta (b)->n_planes = 2;
-  push_bad_layout (b, "meta with too few planes");
+  push_bad_layout (b, "meta with too few planes", "Invalid video buffer: "
+      "the buffer's video meta (I420 64x48, 2 planes) does not match the "
+      "caps (I420 64x48, 3 planes)");
+#undef NOT_FIT
+}
+
+GST_END_TEST;
+
+/* One plane per memory, each wholly inside its own: searched as usual. */
+GST_START_TEST (test_video_meta_plane_per_memory)
+{
+  const gsize cuts[] = { 3952, 5136, 0 };
+  GstHarness *h = harness_new ("I420", 64, 48, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X8);
+  GstBuffer *b0, *b1;
+
+  b0 = split_memories (make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 10, 10, 16),
+      cuts);
+  fail_unless_equals_int (gst_buffer_n_memory (b0), 3);
+  b1 = split_memories (make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 13, 8, 16),
+      cuts);
+  b0 = push_pull (h, b0);
+  b1 = push_pull (h, b1);
+  check_no_reference (get_meta (b0));
+  check_true_motion (get_meta (b1), GST_MOTION_VECTOR_PARTITION_16X16, 64, 48,
+      3, -2);
+  check_true_motion (get_meta (b1), GST_MOTION_VECTOR_PARTITION_8X8, 64, 48,
+      3, -2);
+  gst_buffer_unref (b0);
+  gst_buffer_unref (b1);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1075,6 +1309,56 @@ GST_START_TEST (test_serialized_events_keep_order)
     g_string_free (order, TRUE);
     gst_harness_teardown (h);
   }
+}
+
+GST_END_TEST;
+
+/* Buffers and every event but stream-start and caps (the harness's first
+ * segment has passed before the probe is added), as record_order. */
+static GstPadProbeReturn
+record_with_segments (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GString *order = user_data;
+
+  if (GST_PAD_PROBE_INFO_TYPE (info) & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+    g_string_append_printf (order, "B%u ",
+        (guint) (GST_BUFFER_PTS (b) / (GST_SECOND / 30)));
+  } else {
+    GstEvent *e = GST_PAD_PROBE_INFO_EVENT (info);
+    if (GST_EVENT_TYPE (e) != GST_EVENT_STREAM_START
+        && GST_EVENT_TYPE (e) != GST_EVENT_CAPS)
+      g_string_append_printf (order, "%s ", GST_EVENT_TYPE_NAME (e));
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* A new segment (a non-flushing seek) finishes the frames in flight and
+ * sends them before it; the reference is kept, since only a DISCONT
+ * buffer, a flush or new caps drop it. */
+GST_START_TEST (test_segment_drains_in_flight)
+{
+  GstHarness *h = harness_deep (4);
+  GString *order = g_string_new (NULL);
+  GstPad *src = gst_element_get_static_pad (h->element, "src");
+  GstSegment seg;
+
+  gst_pad_add_probe (src, GST_PAD_PROBE_TYPE_BUFFER
+      | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record_with_segments, order,
+      NULL);
+  gst_object_unref (src);
+  push_frames (h, 0, 3);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.base = GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+  fail_unless_equals_string (order->str, "B0 B1 B2 segment ");
+  push_frames (h, 3, 2);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless_equals_string (order->str, "B0 B1 B2 segment B3 B4 eos ");
+  pull_checked (h, 0, 5, FALSE);
+  g_string_free (order, TRUE);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1218,8 +1502,12 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_host_memory_pool);
   tcase_add_test (tc, test_reference_kept_at_every_depth);
   tcase_add_test (tc, test_backend_reopen_failure);
+  tcase_add_test (tc, test_auto_fallback_warns_once);
+  tcase_add_test (tc, test_active_backend_while_reopening);
   tcase_add_test (tc, test_video_meta_out_of_bounds);
+  tcase_add_test (tc, test_video_meta_plane_per_memory);
   tcase_add_test (tc, test_serialized_events_keep_order);
+  tcase_add_test (tc, test_segment_drains_in_flight);
   tcase_add_test (tc, test_flush_keeps_sticky_events);
   tcase_add_test (tc, test_drain_query);
   tcase_add_test (tc, test_latency_with_frames_in_flight);
