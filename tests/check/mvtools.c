@@ -5,6 +5,7 @@
  * block, cell (1, 1), holds the vector (-32, 0) quarter-pel, i.e. its
  * content moved 8 px to the right; every other cell is zero.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -12,6 +13,9 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 #include <gst/motionvectors/gstmotionvectormeta.h>
+#ifdef G_OS_UNIX
+#include <unistd.h>
+#endif
 
 #define W 64
 #define H 64
@@ -537,6 +541,48 @@ GST_START_TEST (test_overlay_video_meta_out_of_bounds)
   check_layout_refused (0, -256, "stride -256, offset 0)");
   check_layout_refused (62 * 256, -256, "stride -256, offset 15872)");
   check_layout_refused (16384 - 255, -256, "stride -256, offset 16129)");
+}
+
+GST_END_TEST;
+
+/* A frame whose plane runs from one memory into the next: each plane is
+ * mapped from the memory it starts in, so the rows past it would be drawn
+ * outside that allocation.  Refused, naming the memory's size. */
+GST_START_TEST (test_overlay_video_meta_across_memories)
+{
+  GstVideoInfo info;
+  GstBuffer *grey = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *in,
+      *out;
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { 256 };
+  GstMessage *msg;
+  gchar *text;
+
+  /* 16384 bytes in two memories of 8192 */
+  in = gst_buffer_new ();
+  for (guint i = 0; i < 2; i++) {
+    GstMemory *mem = gst_allocator_alloc (NULL, 8192, NULL);
+    GstMapInfo map;
+
+    fail_unless (gst_memory_map (mem, &map, GST_MAP_WRITE));
+    gst_buffer_extract (grey, i * 8192, map.data, 8192);
+    gst_memory_unmap (mem, &map);
+    gst_buffer_append_memory (in, mem);
+  }
+  gst_buffer_unref (grey);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, W, H, 1, offsets, strides);
+  fail_unless_equals_int (push_with_bus ("mvoverlay grid=true", RGBA_CAPS, in,
+          &out, GST_MESSAGE_ERROR, &msg), GST_FLOW_ERROR);
+  fail_unless (out == NULL);
+  text = message_text (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+  fail_unless_equals_string (text, "Invalid video buffer: plane 0 (64 rows "
+      "of 256 bytes, stride 256, offset 0) does not fit in the 8192 bytes of "
+      "memory it starts in");
+  g_free (text);
+  gst_message_unref (msg);
 }
 
 GST_END_TEST;
@@ -1178,6 +1224,158 @@ GST_START_TEST (test_export_write_error)
 
 GST_END_TEST;
 
+/* The descriptor this process has open on @path, or -1. */
+static gint
+open_descriptor (const gchar * path)
+{
+  gchar *want = realpath (path, NULL);
+  GDir *dir = g_dir_open ("/proc/self/fd", 0, NULL);
+  const gchar *name;
+  gint fd = -1;
+
+  while (dir && want && fd < 0 && (name = g_dir_read_name (dir))) {
+    gchar *link = g_strconcat ("/proc/self/fd/", name, NULL);
+    gchar *target = g_file_read_link (link, NULL);
+
+    if (target && strcmp (target, want) == 0)
+      fd = atoi (name);
+    g_free (target);
+    g_free (link);
+  }
+  if (dir)
+    g_dir_close (dir);
+  free (want);
+  return fd;
+}
+
+GST_START_TEST (test_export_close_error)
+{
+  /* The file cannot be closed (its descriptor was closed behind stdio's
+   * back, so close(2) fails with EBADF): stopping posts a RESOURCE CLOSE
+   * error naming the file; what was flushed before stays written. */
+  gchar *dir, *path, *launch, *text = NULL;
+  GstVideoInfo info;
+  GstHarness *h;
+  GstBuffer *buf;
+  GstBus *bus;
+  GstMessage *msg;
+  gint fd;
+
+#ifndef G_OS_UNIX
+  return;
+#endif
+  if (!g_file_test ("/proc/self/fd", G_FILE_TEST_IS_DIR))
+    return;
+  dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
+  path = g_build_filename (dir, "out.txt", NULL);
+  launch = g_strdup_printf ("mvexport location=\"%s\"", path);
+  h = gst_harness_new_parse (launch);
+  bus = gst_bus_new ();
+  gst_element_set_bus (h->element, bus);
+  gst_harness_set_src_caps_str (h, I420_CAPS);
+  buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 77);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  /* EOS flushes: nothing is left in stdio's buffer. */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fd = open_descriptor (path);
+  fail_unless (fd >= 0, "%s is not open", path);
+  fail_unless_equals_int (close (fd), 0);
+
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "no error for the failed close");
+  text = message_text (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_CLOSE);
+  fail_unless (strstr (text, path) != NULL, "%s", text);
+  g_free (text);
+  gst_message_unref (msg);
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  fail_unless (g_str_has_prefix (text, "{\"pts\":"), "%s", text);
+  fail_unless (strchr (text, '\n') == text + strlen (text) - 1);
+  g_free (text);
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (launch);
+  g_free (path);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_location_changed_while_playing)
+{
+  /* location is read once, under the lock, when the file is opened: set
+   * while playing, it names the file of the next start, and messages
+   * keep naming the file being written. */
+  gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
+  gchar *later = g_build_filename (dir, "later.txt", NULL);
+  gchar *text = NULL;
+  GstVideoInfo info;
+  GstBuffer *buf;
+  GstBus *bus;
+  GstHarness *h;
+  GstMessage *msg;
+
+  if (!g_file_test ("/dev/full", G_FILE_TEST_EXISTS)) {
+    g_rmdir (dir);
+    g_free (later);
+    g_free (dir);
+    return;
+  }
+  h = export_to_full (&bus);
+  {
+    GstElement *e = gst_harness_find_element (h, "mvexport");
+    gchar *location = NULL;
+
+    g_object_set (e, "location", later, NULL);
+    g_object_get (e, "location", &location, NULL);
+    fail_unless_equals_string (location, later);
+    g_free (location);
+    gst_object_unref (e);
+  }
+  buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_ALL,
+      GST_MOTION_VECTOR_PARTITION_4X4, 1, 1, -32, 0, 77);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  text = message_text (msg, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_WRITE);
+  fail_unless_equals_string (text, "Could not write to file \"/dev/full\".");
+  g_free (text);
+  gst_message_unref (msg);
+  fail_unless (!g_file_test (later, G_FILE_TEST_EXISTS));
+
+  /* The next start opens the new location. */
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  fail_unless_equals_int (gst_element_set_state (h->element,
+          GST_STATE_PLAYING), GST_STATE_CHANGE_SUCCESS);
+  buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 77);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  fail_unless (g_file_get_contents (later, &text, NULL, NULL));
+  fail_unless (g_str_has_prefix (text, "{\"pts\":"), "%s", text);
+  g_free (text);
+
+  gst_harness_teardown (h);
+  gst_object_unref (bus);
+  g_unlink (later);
+  g_rmdir (dir);
+  g_free (later);
+  g_free (dir);
+}
+
+GST_END_TEST;
+
 static Suite *
 mvtools_suite (void)
 {
@@ -1199,6 +1397,7 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_grid);
   tcase_add_test (tc, test_overlay_legend);
   tcase_add_test (tc, test_overlay_video_meta_out_of_bounds);
+  tcase_add_test (tc, test_overlay_video_meta_across_memories);
   tcase_add_test (tc, test_overlay_video_meta_chroma_out_of_bounds);
   tcase_add_test (tc, test_overlay_video_meta_wrong_format);
   tcase_add_test (tc, test_overlay_video_meta_negative_stride);
@@ -1212,6 +1411,8 @@ mvtools_suite (void)
   tcase_add_test (tc, test_export_inconsistent_meta);
   tcase_add_test (tc, test_export_stop_without_eos);
   tcase_add_test (tc, test_export_write_error);
+  tcase_add_test (tc, test_export_close_error);
+  tcase_add_test (tc, test_export_location_changed_while_playing);
   return s;
 }
 
