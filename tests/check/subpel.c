@@ -64,6 +64,9 @@ test_half_horizontal (void)
   /* a = (G + b + 1) >> 1 = (30 + 35 + 1) >> 1 = 33;
    * c = (H + b + 1) >> 1 = (40 + 35 + 1) >> 1 = 38 */
   g_assert_cmpint (sample (pic, 1, 0), ==, 33);
+  /* h and j through the table: 30 and 35 */
+  g_assert_cmpint (sample (pic, 0, 2), ==, 30);
+  g_assert_cmpint (sample (pic, 2, 2), ==, 35);
   g_assert_cmpint (sample (pic, 2, 0), ==, 35);
   g_assert_cmpint (sample (pic, 3, 0), ==, 38);
   /* d = (G + h + 1) >> 1 = 30; n = (M + h + 1) >> 1 = 30 */
