@@ -9,10 +9,14 @@ gst_video_layout_check_meta (GstBuffer * buffer, const GstVideoInfo * info,
 
   if (!meta)
     return TRUE;
+  /* The mapped frame takes the meta's size into its GstVideoInfo, whose
+   * width and height are gint: beyond G_MAXINT they turn negative, and a
+   * plane of negative width would escape the checks below. */
   if (meta->format != GST_VIDEO_INFO_FORMAT (info)
       || meta->n_planes != GST_VIDEO_INFO_N_PLANES (info)
       || meta->width < (guint) GST_VIDEO_INFO_WIDTH (info)
-      || meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info)) {
+      || meta->height < (guint) GST_VIDEO_INFO_HEIGHT (info)
+      || meta->width > G_MAXINT || meta->height > G_MAXINT) {
     g_set_error (error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
         "the buffer's video meta (%s %ux%u, %u planes) does not match the "
         "caps (%s %dx%d, %u planes)", gst_video_format_to_string (meta->format),
@@ -64,7 +68,8 @@ gst_video_layout_check_planes (const GstVideoFrame * frame, GError ** error)
     plane_extent (frame, p, &rows, &row_bytes);
     if (rows < 1 || row_bytes < 1)
       continue;
-    /* Rows are at most 2^15 or so and strides are 32-bit: no overflow. */
+    /* Rows (the meta's height, at most G_MAXINT) and strides are 32-bit:
+     * their product fits 64 bits. */
     if (!map->data || data < map->data || data > map->data + map->size)
       first = -1;
     else {

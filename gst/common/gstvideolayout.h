@@ -15,7 +15,8 @@
 G_BEGIN_DECLS
 
 /* A GstVideoMeta on `buffer`, if any, must agree with the caps: same format
- * and plane count, at least the caps' size.  Run before mapping. */
+ * and plane count, at least the caps' size and at most G_MAXINT each way
+ * (what a GstVideoInfo holds).  Run before mapping. */
 gboolean gst_video_layout_check_meta (GstBuffer * buffer,
     const GstVideoInfo * info, GError ** error);
 

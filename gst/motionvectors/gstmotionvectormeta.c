@@ -33,6 +33,16 @@ ensure_debug_category (void)
 /* Size of one cell in the meta's data, in bytes. */
 #define CELL_SIZE ((gsize) sizeof (GstMotionVectorCell))
 
+/* Whether @data's bytes start where a GstMotionVectorCell may: the
+ * accessors hand out pointers to cells in place. */
+static gboolean
+cells_aligned (GBytes * data)
+{
+  gconstpointer p = g_bytes_get_data (data, NULL);
+
+  return ((guintptr) p % G_ALIGNOF (GstMotionVectorCell)) == 0;
+}
+
 /* ---- arithmetic -------------------------------------------------------- */
 
 static gint16
@@ -378,7 +388,9 @@ gst_motion_vector_layout_grid (guint analysis_width, guint analysis_height,
  *   %GST_MOTION_VECTOR_PARTITIONS_ALL
  * @data: the cells of every present grid, laid out as
  *   gst_motion_vector_layout() says; its size must be 16 bytes times the
- *   layout's cell count
+ *   layout's cell count, and its bytes must start at a multiple of 4 (the
+ *   alignment of #GstMotionVectorCell; any #GBytes of its own memory does,
+ *   a sub-range may not)
  *
  * Attaches a motion field to @buffer.  The meta takes its own reference to
  * @data.  #GstMotionVectorMeta.width and #GstMotionVectorMeta.height are set
@@ -423,6 +435,13 @@ gst_buffer_add_motion_vector_meta (GstBuffer * buffer, guint analysis_width,
         g_bytes_get_size (data), (gsize) n_cells * CELL_SIZE);
     return NULL;
   }
+  if (!cells_aligned (data)) {
+    GST_WARNING ("not adding a motion-vector meta of %ux%u, partitions "
+        "0x%x: its data at %p is not aligned for cells (%" G_GSIZE_FORMAT
+        " bytes)", analysis_width, analysis_height, (guint) partitions,
+        g_bytes_get_data (data, NULL), (gsize) G_ALIGNOF (GstMotionVectorCell));
+    return NULL;
+  }
 
   meta = (GstMotionVectorMeta *) gst_buffer_add_meta (buffer,
       GST_MOTION_VECTOR_META_INFO, NULL);
@@ -465,7 +484,7 @@ gst_buffer_get_motion_vector_meta (GstBuffer * buffer)
  * frame and analysis sizes non-zero (the analysis size within the limits),
  * partitions among the seven shapes, grids exactly as
  * gst_motion_vector_layout() lays them out, and data of exactly the
- * layout's size.  search_range, method, flags, ref_* are only ever printed,
+ * layout's size, aligned for the cells the accessors point into.  search_range, method, flags, ref_* are only ever printed,
  * so any value is accepted. */
 static const gchar *
 meta_problem (const GstMotionVectorMeta * meta)
@@ -490,6 +509,8 @@ meta_problem (const GstMotionVectorMeta * meta)
     return "grids do not match the analysis size and partitions";
   if (g_bytes_get_size (meta->data) != (gsize) n_cells * CELL_SIZE)
     return "data size does not match the layout";
+  if (!cells_aligned (meta->data))
+    return "data not aligned for cells";
   return NULL;
 }
 
@@ -502,7 +523,8 @@ meta_problem (const GstMotionVectorMeta * meta)
  * non-zero, the analysis size in 1..%GST_MOTION_VECTOR_MAX_SIZE,
  * @partitions non-empty and among the seven shapes, @grids exactly as
  * gst_motion_vector_layout() lays them out for that size and those shapes,
- * and @data of exactly the layout's size.  The other fields
+ * and @data of exactly the layout's size, starting where a
+ * #GstMotionVectorCell may (a multiple of 4 bytes).  The other fields
  * (@search_range, @method, @flags, @ref_distance, @ref_pts) are not
  * checked: nothing is indexed or divided by them.
  *

@@ -1185,6 +1185,19 @@ GST_START_TEST (test_video_meta_out_of_bounds)
   push_bad_layout (b, "meta with too few planes", "Invalid video buffer: "
       "the buffer's video meta (I420 64x48, 2 planes) does not match the "
       "caps (I420 64x48, 3 planes)");
+  /* A size beyond G_MAXINT turns negative in the mapped frame, where a
+   * plane of negative size would pass the check of its rows (here a luma
+   * stride of 1 MiB; at height -1 every plane of I420 would). */
+  b = edited_frame (0, 1 << 20, 0);
+  gst_buffer_get_video_meta (b)->height = G_MAXUINT;
+  push_bad_layout (b, "meta 2^32 - 1 high", "Invalid video buffer: the "
+      "buffer's video meta (I420 64x4294967295, 3 planes) does not match the "
+      "caps (I420 64x48, 3 planes)");
+  b = edited_frame (0, 1 << 20, 0);
+  gst_buffer_get_video_meta (b)->width = 0x80000000u;
+  push_bad_layout (b, "meta 2^31 wide", "Invalid video buffer: the buffer's "
+      "video meta (I420 2147483648x48, 3 planes) does not match the caps "
+      "(I420 64x48, 3 planes)");
 #undef NOT_FIT
 }
 

@@ -363,6 +363,26 @@ GST_END_TEST;
 
 /* ---- inconsistent metas ------------------------------------------------------ */
 
+/* The bytes of @data in a new block, @shift bytes past a malloc'ed start
+ * (aligned for any type): shift 1, 2, 3 misaligns the cells. */
+static GBytes *
+unaligned_copy (GBytes * data, gsize shift)
+{
+  gsize size;
+  const guint8 *src = g_bytes_get_data (data, &size);
+  guint8 *block = g_malloc (size + shift);
+  GBytes *whole, *part;
+
+  memcpy (block + shift, src, size);
+  whole = g_bytes_new_take (block, size + shift);
+  part = g_bytes_new_from_bytes (whole, shift, size);
+  g_bytes_unref (whole);
+  fail_unless_equals_int ((guintptr) g_bytes_get_data (part, NULL) % 4,
+      shift % 4);
+  return part;
+}
+
+
 /* Every reader of the library on @meta: an inconsistent meta reads as one
  * without any grid; a buffer copy keeps it as it is (inconsistent), a
  * scale does not carry it. */
@@ -418,6 +438,7 @@ GST_START_TEST (test_inconsistent_meta)
   GBytes *data = make_field (40, 20, parts);
   GBytes *shorter = g_bytes_new_from_bytes (data, 0,
       g_bytes_get_size (data) - 16);
+  GBytes *unaligned = unaligned_copy (data, 1);
   GstMotionVectorMeta *meta, saved;
   GstMotionVectorAVRecord *rec;
   guint n;
@@ -476,11 +497,14 @@ GST_START_TEST (test_inconsistent_meta)
   check_reads_as_absent (buf, meta, "absent grid not zero");
   *meta = saved;
 
-  /* Data of the wrong size, or none. */
+  /* Data of the wrong size, none, or the right cells one byte off their
+   * alignment (the accessors point into the data). */
   meta->data = shorter;
   check_reads_as_absent (buf, meta, "short data");
   meta->data = NULL;
   check_reads_as_absent (buf, meta, "no data");
+  meta->data = unaligned;
+  check_reads_as_absent (buf, meta, "unaligned data");
   *meta = saved;
 
   /* Fields nothing indexes or divides by take any value. */
@@ -504,6 +528,49 @@ GST_START_TEST (test_inconsistent_meta)
 
   gst_buffer_unref (buf);
   g_bytes_unref (shorter);
+  g_bytes_unref (unaligned);
+  g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+/* Cells must start at a multiple of their alignment: the accessors point
+ * into the data.  A sub-range that does not is refused like a wrong size;
+ * one that does is taken as it is, without a copy. */
+GST_START_TEST (test_add_unaligned)
+{
+  GBytes *data = make_field (40, 20, GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorMeta *meta;
+  guint shift;
+
+  fail_unless_equals_int (G_ALIGNOF (GstMotionVectorCell), 4);
+  for (shift = 1; shift < 4; shift++) {
+    GBytes *off = unaligned_copy (data, shift);
+
+    fail_unless (gst_buffer_add_motion_vector_meta (buf, 40, 20,
+            GST_MOTION_VECTOR_PARTITIONS_16X16, off) == NULL,
+        "data %u bytes off accepted", shift);
+    g_bytes_unref (off);
+  }
+  fail_unless (gst_buffer_get_motion_vector_meta (buf) == NULL);
+
+  {
+    GBytes *off = unaligned_copy (data, 4);
+    const GstMotionVectorCell *cell;
+
+    meta = gst_buffer_add_motion_vector_meta (buf, 40, 20,
+        GST_MOTION_VECTOR_PARTITIONS_16X16, off);
+    fail_unless (meta != NULL);
+    fail_unless (meta->data == off);
+    cell = gst_motion_vector_meta_get_cell (meta,
+        GST_MOTION_VECTOR_PARTITION_16X16, 2, 1);
+    fail_unless (cell != NULL);
+    fail_unless (memcmp (cell, (const guint8 *) g_bytes_get_data (data, NULL)
+            + 5 * sizeof (GstMotionVectorCell), sizeof (*cell)) == 0);
+    g_bytes_unref (off);
+  }
+  gst_buffer_unref (buf);
   g_bytes_unref (data);
 }
 
@@ -1009,6 +1076,7 @@ motionvectormeta_suite (void)
   tcase_add_test (tc, test_add_out_of_range);
   tcase_add_test (tc, test_layout_out_of_range);
   tcase_add_test (tc, test_inconsistent_meta);
+  tcase_add_test (tc, test_add_unaligned);
   tcase_add_test (tc, test_partition_enum_values);
   tcase_add_test (tc, test_copy_shares_bytes);
   tcase_add_test (tc, test_scale_transform);

@@ -640,6 +640,35 @@ GST_START_TEST (test_overlay_video_meta_wrong_format)
 
 GST_END_TEST;
 
+GST_START_TEST (test_overlay_video_meta_too_large)
+{
+  /* A video meta 2^31 pixels wide: the mapped frame's width would be
+   * negative, and with it the rows that the layout check measures; the
+   * stride of 1 MiB would then be drawn through. */
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, &info), *out;
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0 };
+  gint strides[GST_VIDEO_MAX_PLANES] = { 1 << 20 };
+  GstMessage *msg;
+  gchar *text;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+      GST_VIDEO_FORMAT_RGBA, 0x80000000u, H, 1, offsets, strides);
+  fail_unless_equals_int (push_with_bus ("mvoverlay grid=true", RGBA_CAPS, in,
+          &out, GST_MESSAGE_ERROR, &msg), GST_FLOW_ERROR);
+  fail_unless (out == NULL);
+  text = message_text (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT);
+  fail_unless_equals_string (text, "Invalid video buffer: the buffer's video "
+      "meta (RGBA 2147483648x64, 1 planes) does not match the caps (RGBA "
+      "64x64, 1 planes)");
+  g_free (text);
+  gst_message_unref (msg);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_overlay_video_meta_negative_stride)
 {
   /* A bottom-up RGBA frame that fits its buffer is drawn: image row y is
@@ -724,6 +753,22 @@ edit_width_huge (GstMotionVectorMeta * meta)
   meta->analysis_width = G_MAXUINT;
 }
 
+/* The same cells, one byte off the alignment the readers point into. */
+static void
+edit_data_unaligned (GstMotionVectorMeta * meta)
+{
+  gsize size;
+  const guint8 *cells = g_bytes_get_data (meta->data, &size);
+  guint8 *block = g_malloc (size + 1);
+  GBytes *whole;
+
+  memcpy (block + 1, cells, size);
+  whole = g_bytes_new_take (block, size + 1);
+  g_bytes_unref (meta->data);
+  meta->data = g_bytes_new_from_bytes (whole, 1, size);
+  g_bytes_unref (whole);
+}
+
 GST_START_TEST (test_overlay_inconsistent_meta)
 {
   check_overlay_ignores ("mvoverlay grid=true", edit_analysis_width,
@@ -734,6 +779,7 @@ GST_START_TEST (test_overlay_inconsistent_meta)
   check_overlay_ignores ("mvoverlay partition=4x4", edit_partitions,
       "partitions");
   check_overlay_ignores ("mvoverlay grid=true", edit_width_huge, "width");
+  check_overlay_ignores ("mvoverlay", edit_data_unaligned, "unaligned data");
 }
 
 GST_END_TEST;
@@ -1085,7 +1131,7 @@ GST_START_TEST (test_export_inconsistent_meta)
 {
   void (*edits[]) (GstMotionVectorMeta *) = {
     edit_analysis_height_zero, edit_analysis_width, edit_rows,
-    edit_partitions, edit_width_huge,
+    edit_partitions, edit_width_huge, edit_data_unaligned,
   };
   guint i;
 
@@ -1400,6 +1446,7 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_video_meta_across_memories);
   tcase_add_test (tc, test_overlay_video_meta_chroma_out_of_bounds);
   tcase_add_test (tc, test_overlay_video_meta_wrong_format);
+  tcase_add_test (tc, test_overlay_video_meta_too_large);
   tcase_add_test (tc, test_overlay_video_meta_negative_stride);
   tcase_add_test (tc, test_overlay_inconsistent_meta);
   tcase_add_test (tc, test_overlay_no_count_value);
