@@ -7,11 +7,13 @@
  * frame buffer; with a border of ME_CUDA_PAD pixels that covers every
  * position a candidate within +-(range + 1) reads.
  *
- * Refinement: one warp per block of every requested grid.  The block's 4x4
- * sub-blocks (n4 = 1 .. 16 of them) are shared out to n4 lanes, so a warp
- * costs 32 / n4 candidates at once: each lane computes the SAD or SATD of
- * its sub-block for its candidate, the lanes of a candidate add theirs with
- * shuffles, and the warp keeps the smallest me_key_qpel().  The first round
+ * Refinement: a group of lanes per block of every requested grid (a whole
+ * warp for 8x8 and larger, 8 or 16 lanes for the small shapes, so that a
+ * warp refines 4 or 2 of them).  The block's 4x4 sub-blocks (n4 = 1 .. 16)
+ * are shared out to n4 lanes, so a group costs several candidates at once:
+ * each lane computes the SAD or SATD of its sub-block for its candidate,
+ * reading four pixels per load, the lanes of a candidate add theirs with
+ * shuffles, and the group keeps the smallest me_key_qpel().  The first round
  * holds the integer winner and its 8 half-pel neighbours, the second the 8
  * quarter-pel neighbours of the best.  The refined key replaces the integer
  * one in place; the finish kernel runs after it.
@@ -57,16 +59,39 @@ me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
 /* ---- refinement ----------------------------------------------------------- */
 
 typedef struct {
-  const uint8_t *cur;     /* pixel (0, 0) of the current frame */
+  const uint8_t *cur;      /* pixel (0, 0) of the current frame */
   const uint8_t *plane[4]; /* pixel (0, 0) of F, H, V, C of the reference */
   size_t pitch;
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
+  unsigned cells[GST_MOTION_VECTOR_PARTITION_COUNT];
   unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1]; /* warp ranges */
   unsigned mb_cols;
   int refine, satd;
 } RefineArgs;
 
-/* Cost of 4x4 sub-block (x0, y0) (frame pixels) at quarter-pel (qx, qy). */
+/* Lanes given to one block: 8 candidate slots of n4 lanes, at most a warp
+ * (n4 = number of its 4x4 sub-blocks, a power of two).  A round of 8 or 9
+ * candidates then takes one or two passes whatever the shape, and small
+ * blocks share a warp instead of leaving most of it idle. */
+static __host__ __device__ constexpr int
+group_lanes (int n4)
+{
+  return n4 >= 4 ? 32 : 8 * n4;
+}
+
+/* Four bytes from any address: two aligned words and a funnel shift (the
+ * planes have a border, so the word after is always readable). */
+static __device__ __forceinline__ uint32_t
+load4 (const uint8_t *p)
+{
+  const uintptr_t a = (uintptr_t)p;
+  const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
+  return __funnelshift_r (w[0], w[1], (unsigned)(a & 3) * 8);
+}
+
+/* Cost of 4x4 sub-block (x0, y0) (frame pixels, x0 a multiple of 4) at
+ * quarter-pel (qx, qy): rows of four pixels at a time, the prediction by
+ * __vavgu4, which is (A + B + 1) >> 1 per byte. */
 static __device__ __forceinline__ uint32_t
 sub_cost (const RefineArgs &a, int x0, int y0, int qx, int qy)
 {
@@ -79,20 +104,27 @@ sub_cost (const RefineArgs &a, int x0, int y0, int qx, int qy)
   const uint8_t *pb =
       a.plane[ME_SP_PLANE (vb)] + at + ME_SP_DY (vb) * p + ME_SP_DX (vb);
   const uint8_t *c = a.cur + (ptrdiff_t)y0 * p + x0;
+  uint32_t cw[4], pw[4];
+#pragma unroll
+  for (int y = 0; y < 4; y++) {
+    cw[y] = *(const uint32_t *)(c + y * p);
+    pw[y] = __vavgu4 (load4 (pa + y * p), load4 (pb + y * p));
+  }
+  if (!a.satd) {
+    uint32_t s = 0;
+#pragma unroll
+    for (int y = 0; y < 4; y++)
+      s += __vsadu4 (cw[y], pw[y]);
+    return s;
+  }
   int d[16];
 #pragma unroll
   for (int y = 0; y < 4; y++)
 #pragma unroll
     for (int x = 0; x < 4; x++)
       d[4 * y + x] =
-          c[y * p + x] - ((pa[y * p + x] + pb[y * p + x] + 1) >> 1);
-  if (a.satd)
-    return me_satd4x4 (d);
-  uint32_t s = 0;
-#pragma unroll
-  for (int k = 0; k < 16; k++)
-    s += (uint32_t)abs (d[k]);
-  return s;
+          (int)((cw[y] >> (8 * x)) & 255) - (int)((pw[y] >> (8 * x)) & 255);
+  return me_satd4x4 (d);
 }
 
 /* Candidate i of a round around (cx, cy): 0 the centre, 1 .. 8 the ring at
@@ -105,24 +137,26 @@ ring (int i, int step, int *dx, int *dy)
   *dy = i == 0 ? 0 : (k / 3 - 1) * step;
 }
 
-/* The best key of candidates first .. first + n - 1 of a round. */
+/* The best key of candidates first .. first + n - 1 of a round, for the
+ * block of this lane's group (L lanes from lane `g0`); `live`: the group
+ * has a block.  Every lane of the warp takes part in the shuffles. */
 static __device__ uint64_t
-round_best (const RefineArgs &a, int bx, int by, int bw, int n4, int lane,
-    int cx, int cy, int step, int first, int n)
+round_best (const RefineArgs &a, bool live, int bx, int by, int bw, int n4,
+    int L, int lane, int cx, int cy, int step, int first, int n)
 {
-  const int per = 32 / n4, gi = lane / n4, sub = lane % n4;
+  const int per = L / n4, gl = lane % L, gi = gl / n4, sub = gl % n4;
   const int sx = bx + 4 * (sub % (bw / 4)), sy = by + 4 * (sub / (bw / 4));
   uint64_t best = ME_KEY_NONE;
   for (int c0 = first; c0 < first + n; c0 += per) {
     const int i = c0 + gi;
     int dx = 0, dy = 0;
     ring (i, step, &dx, &dy);
-    const bool valid = i < first + n;
+    const bool valid = live && i < first + n;
     uint32_t s = valid ? sub_cost (a, sx, sy, cx + dx, cy + dy) : 0;
     for (int off = 1; off < n4; off <<= 1)
       s += __shfl_xor_sync (FULL_MASK, s, off);
     uint64_t key = valid ? me_key_qpel (s, cx + dx, cy + dy) : ME_KEY_NONE;
-    for (int off = 16; off >= 1; off >>= 1) {
+    for (int off = L / 2; off >= 1; off >>= 1) {
       const uint64_t o = __shfl_xor_sync (FULL_MASK, key, off);
       key = o < key ? o : key;
     }
@@ -141,24 +175,28 @@ __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
   int p = 0;
   while (w >= a.first[p + 1])
     p++;
-  const unsigned i = w - a.first[p];
   const int bw = GST_MOTION_VECTOR_PARTITION_W (p);
   const int bh = GST_MOTION_VECTOR_PARTITION_H (p);
-  const unsigned cols = a.mb_cols * (16 / bw);
-  const int bx = (int)(i % cols) * bw, by = (int)(i / cols) * bh;
   const int n4 = (bw / 4) * (bh / 4);
-  uint64_t *key = &a.keys[p][i];
+  const int L = group_lanes (n4);
+  const unsigned i = (w - a.first[p]) * (32 / L) + lane / L;
+  const bool live = i < a.cells[p];
+  const unsigned cols = a.mb_cols * (16 / bw);
+  const int bx = live ? (int)(i % cols) * bw : 0;
+  const int by = live ? (int)(i / cols) * bh : 0;
+  uint64_t *key = &a.keys[p][live ? i : 0];
 
   /* the integer winner, re-costed, and the half-pel ring */
-  const uint64_t k0 = *key;
-  uint64_t best = round_best (a, bx, by, bw, n4, lane, me_key_qx (k0),
-      me_key_qy (k0), 2, 0, a.refine >= ME_REFINE_HALF ? 9 : 1);
+  const uint64_t k0 = live ? *key : 0;
+  uint64_t best = round_best (a, live, bx, by, bw, n4, L, lane,
+      me_key_qx (k0), me_key_qy (k0), 2, 0,
+      a.refine >= ME_REFINE_HALF ? 9 : 1);
   if (a.refine >= ME_REFINE_QUARTER) {
-    const uint64_t q = round_best (a, bx, by, bw, n4, lane, me_key_qx (best),
-        me_key_qy (best), 1, 1, 8);
+    const uint64_t q = round_best (a, live, bx, by, bw, n4, L, lane,
+        me_key_qx (best), me_key_qy (best), 1, 1, 8);
     best = q < best ? q : best;
   }
-  if (lane == 0)
+  if (live && lane % L == 0)
     *key = best;
 }
 
@@ -185,12 +223,17 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   a.satd = metric == ME_METRIC_SATD;
   unsigned n = 0;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    const int n4 = GST_MOTION_VECTOR_PARTITION_W (p) / 4 *
+        (GST_MOTION_VECTOR_PARTITION_H (p) / 4);
+    const unsigned per_warp = 32 / group_lanes (n4);
     a.first[p] = n;
     a.keys[p] = keys + offsets[p];
+    a.cells[p] = 0;
     if (partitions & (1u << p))
-      n += gst_motion_vector_grid_cols ((GstMotionVectorPartition)p,
-               g->mb_cols) *
+      a.cells[p] = gst_motion_vector_grid_cols ((GstMotionVectorPartition)p,
+                       g->mb_cols) *
           gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g->mb_rows);
+    n += (a.cells[p] + per_warp - 1) / per_warp;
   }
   a.first[GST_MOTION_VECTOR_PARTITION_COUNT] = n;
   refine_kernel<<<(n + REFINE_WARPS - 1) / REFINE_WARPS, REFINE_WARPS * 32, 0,
