@@ -121,6 +121,9 @@ def main():
         [(0, BUF_META, u8(1) + u8(2) + edgy(16) + edgy(16))])
     e["seed-meta-one-plane"] = element(
         [(0, BUF_META, u8(1) + u8(4) + u8(0))])
+    # found by fuzzing: a video meta 2^31 pixels wide (docs/ci.md)
+    e["crash-meta-width-2g"] = element(
+        [(0, BUF_META, u8(1) + u8(2) + edgy(0x80000000) + edgy(48))])
 
     m = seeds["meta"]
     SET_SIZE, SET_ANALYSIS, SET_REF, SET_METHOD = 1, 2, 4, 8
