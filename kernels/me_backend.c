@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "me_backend.h"
+#include "me_rate.h"
 #include "me_cost.h"
 
 G_DEFINE_QUARK (me-backend-error-quark, me_backend_error);
@@ -81,6 +82,11 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
         "search range %u outside 1 .. %d", params->search_range, ME_MAX_RANGE);
     return FALSE;
   }
+  if (params->lambda > ME_MAX_LAMBDA) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "lambda %u above %d", params->lambda, ME_MAX_LAMBDA);
+    return FALSE;
+  }
   if ((params->partitions & GST_MOTION_VECTOR_PARTITIONS_ALL) == 0
       || (params->partitions & ~GST_MOTION_VECTOR_PARTITIONS_ALL) != 0) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
@@ -131,6 +137,11 @@ me_backend_supports (const MEBackendOps * ops, const MESearchParams * params,
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
         "the %s backend has no cost metric %d", ops->name,
         (int) params->metric);
+    return FALSE;
+  }
+  if (params->lambda && !caps->rate) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend has no rate-constrained decision (lambda)", ops->name);
     return FALSE;
   }
   if (params->search_range > caps->max_range) {

@@ -79,6 +79,7 @@ typedef struct {
   guint methods;             /* bit m: GstMotionVectorMethod m */
   guint refinements;         /* bit r: MERefine r (ME_REFINE_NONE always) */
   guint metrics;             /* bit m: MEMetric m (ME_METRIC_SAD always) */
+  gboolean rate;             /* lambda > 0: the rate-constrained decision */
   unsigned max_range;        /* largest search range, <= ME_MAX_RANGE */
   MEMemory frame_memory;     /* where frames are best read from */
   MEMemory result_memory;    /* where result cells are best written */

@@ -55,14 +55,19 @@ typedef struct {
   GstMotionVectorMethod method;            /* stage 1 */
   MERefine refine;                         /* stage 3 */
   MEMetric metric;                         /* stage 3's cost */
+  /* Stage 3 ranks by distortion + lambda x bits of the MVD (me_rate.h)
+   * against the H.264 prediction from the neighbours' final vectors, so
+   * blocks are decided in decoding order; 0: distortion only. */
+  unsigned lambda;                         /* 0 .. ME_MAX_LAMBDA */
 } MESearchParams;
 
 /* Whether stage 3 runs at all: the integer SAD result is final only with
- * no sub-pel steps and the SAD metric. */
+ * no sub-pel steps, the SAD metric and no rate term. */
 static inline int
 me_search_refines (const MESearchParams * params)
 {
-  return params->refine != ME_REFINE_NONE || params->metric != ME_METRIC_SAD;
+  return params->refine != ME_REFINE_NONE || params->metric != ME_METRIC_SAD
+      || params->lambda != 0;
 }
 
 /* Parameters with every field at its default: 16x16, full search, ±16. */

@@ -20,6 +20,8 @@
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
+
+#include <math.h>
 #endif
 
 #include <gst/motionvectors/gstmotionvectormeta.h>
@@ -29,6 +31,7 @@
 #include "gsthostallocator.h"
 #include "gstcellpool.h"
 #include "me_backend.h"
+#include "me_rate.h"
 
 GST_DEBUG_CATEGORY (gst_gpu_motion_est_debug);
 #define GST_CAT_DEFAULT gst_gpu_motion_est_debug
@@ -43,6 +46,8 @@ enum
   PROP_METHOD,
   PROP_SUBPEL,
   PROP_METRIC,
+  PROP_LAMBDA,
+  PROP_QP,
   PROP_IN_FLIGHT,
   PROP_THREADS,
   PROP_ACTIVE_BACKEND,
@@ -55,6 +60,8 @@ enum
 #define DEFAULT_METHOD GST_MOTION_VECTOR_METHOD_FULL
 #define DEFAULT_SUBPEL ME_REFINE_NONE
 #define DEFAULT_METRIC ME_METRIC_SAD
+#define DEFAULT_LAMBDA 0
+#define DEFAULT_QP -1
 #define DEFAULT_IN_FLIGHT 0
 #define DEFAULT_THREADS 0
 #define MAX_IN_FLIGHT 16
@@ -72,6 +79,8 @@ struct _GstGpuMotionEst
   GstMotionVectorMethod method;
   MERefine subpel;
   MEMetric metric;
+  guint lambda;
+  gint qp;                      /* -1: lambda set directly */
   guint in_flight;
   gboolean backend_dirty;       /* backend or device changed: reopen */
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
@@ -170,6 +179,17 @@ gst_gpu_motion_est_metric_get_type (void)
     g_once_init_leave (&type,
         g_enum_register_static ("GstGpuMotionEstMetric", values));
   return type;
+}
+
+/* The motion lambda of x264 at quantiser qp (its x264_lambda_tab, the
+ * SAD-domain weight of one bit: 2^((qp - 12) / 6) rounded, at least 1; 5
+ * at qp 26): the weight of one bit of MVD against one unit of SAD or
+ * SATD. */
+static guint
+lambda_for_qp (gint qp)
+{
+  const double l = pow (2.0, (qp - 12) / 6.0);
+  return MAX (1, (guint) (l + 0.5));
 }
 
 /* ---- backend lifetime --------------------------------------------------- */
@@ -278,6 +298,7 @@ open_backend (GstGpuMotionEst * self)
   params.method = self->method;
   params.refine = self->subpel;
   params.metric = self->metric;
+  params.lambda = self->lambda;
   choice = self->backend_choice;
   options.device = self->device_id;
   options.threads = self->threads;
@@ -447,6 +468,7 @@ auto_choice_stale (GstGpuMotionEst * self, const MESearchParams * params)
   return self->caps_fallback
       && (params->method != self->opened_params.method
       || params->metric != self->opened_params.metric
+      || (params->lambda != 0) != (self->opened_params.lambda != 0)
       || params->refine != self->opened_params.refine
       || params->search_range != self->opened_params.search_range);
 }
@@ -492,6 +514,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   params.method = self->method;
   params.refine = self->subpel;
   params.metric = self->metric;
+  params.lambda = self->lambda;
   reopen = self->backend_dirty || !self->backend
       || (self->backend_choice == 0 && auto_choice_stale (self, &params));
   redepth = self->depth_dirty && !reopen;
@@ -846,6 +869,15 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
     case PROP_SUBPEL:
       self->subpel = g_value_get_enum (value);
       break;
+    case PROP_LAMBDA:
+      self->lambda = g_value_get_uint (value);
+      self->qp = -1;
+      break;
+    case PROP_QP:
+      self->qp = g_value_get_int (value);
+      if (self->qp >= 0)
+        self->lambda = lambda_for_qp (self->qp);
+      break;
     case PROP_METRIC:
       self->metric = g_value_get_enum (value);
       break;
@@ -889,6 +921,12 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
       break;
     case PROP_SUBPEL:
       g_value_set_enum (value, self->subpel);
+      break;
+    case PROP_LAMBDA:
+      g_value_set_uint (value, self->lambda);
+      break;
+    case PROP_QP:
+      g_value_set_int (value, self->qp);
       break;
     case PROP_METRIC:
       g_value_set_enum (value, self->metric);
@@ -966,6 +1004,16 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       g_param_spec_enum ("metric", "Metric",
           "Cost that ranks the sub-pixel candidates and that the cells report",
           GST_TYPE_GPU_MOTION_EST_METRIC, DEFAULT_METRIC, rw));
+  g_object_class_install_property (gobject_class, PROP_LAMBDA,
+      g_param_spec_uint ("lambda", "Lambda",
+          "Rate-constrained decision: cost = distortion + lambda x bits of "
+          "the MVD against the H.264 prediction; 0 = distortion only",
+          0, ME_MAX_LAMBDA, DEFAULT_LAMBDA, rw));
+  g_object_class_install_property (gobject_class, PROP_QP,
+      g_param_spec_int ("qp", "QP",
+          "Sets lambda as x264 does at this quantiser (2^((qp - 12) / 6), "
+          "5 at qp 26); -1 when lambda is set directly",
+          -1, 51, DEFAULT_QP, rw));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "Frames in flight",
           "Frames queued on the backend at once, 0 for the backend's "
@@ -1014,6 +1062,8 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->partitions = DEFAULT_PARTITIONS;
   self->method = DEFAULT_METHOD;
   self->subpel = DEFAULT_SUBPEL;
+  self->lambda = DEFAULT_LAMBDA;
+  self->qp = DEFAULT_QP;
   self->metric = DEFAULT_METRIC;
   self->in_flight = DEFAULT_IN_FLIGHT;
   self->threads = DEFAULT_THREADS;

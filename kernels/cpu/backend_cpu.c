@@ -24,6 +24,8 @@
 #include "me_cost.h"
 #include "mvpred.h"
 #include "subpel_rules.h"
+#include "mvpred_rules.h"
+#include "me_rate.h"
 #include "dsp.h"
 
 /* Borders grow in steps of this many pixels (a multiple of 32 keeps rows
@@ -550,22 +552,49 @@ subpel_cost (const MESession * s, const guint8 * const planes[4], int x0,
       s->params->metric == ME_METRIC_SATD);
 }
 
+/* What stage 3 ranks a block's candidates by: distortion, plus the rate
+ * of the MVD against the prediction (px, py) when lambda is set. */
+typedef struct {
+  const guint8 *const *planes;
+  int x0, y0, w, h;
+  uint32_t lambda;
+  int px, py;
+} Ranker;
+
+static uint64_t
+rank_key (const MESession * s, const Ranker * r, int qx, int qy)
+{
+  uint32_t cost = subpel_cost (s, r->planes, r->x0, r->y0, r->w, r->h, qx,
+      qy);
+  if (r->lambda)
+    cost += me_mv_rate (r->lambda, qx, qy, r->px, r->py);
+  return me_key_qpel (cost, qx, qy);
+}
+
 /* Ranks the 8 neighbours at `step` quarter pixels around *best together
  * with it, by me_key_qpel(). */
 static void
-refine_ring (const MESession * s, const guint8 * const planes[4], int x0,
-    int y0, int w, int h, int step, uint64_t * best)
+refine_ring (const MESession * s, const Ranker * r, int step, uint64_t * best)
 {
   const int cx = me_key_qx (*best), cy = me_key_qy (*best);
   for (int dy = -step; dy <= step; dy += step)
     for (int dx = -step; dx <= step; dx += step) {
       if (!dx && !dy)
         continue;
-      const uint64_t key = me_key_qpel (subpel_cost (s, planes, x0, y0, w, h,
-              cx + dx, cy + dy), cx + dx, cy + dy);
+      const uint64_t key = rank_key (s, r, cx + dx, cy + dy);
       if (key < *best)
         *best = key;
     }
+}
+
+/* The sub-pel rings of the refinement asked for, around *best. */
+static void
+refine_rings (const MESession * s, const Ranker * r, uint64_t * best)
+{
+  if (s->params->refine >= ME_REFINE_HALF)
+    refine_ring (s, r, 2, best);
+  if (s->params->refine >= ME_REFINE_QUARTER)
+    refine_ring (s, r, 1, best);
 }
 
 /* Refines every block of macroblock row `mby` in every requested grid:
@@ -580,7 +609,6 @@ refine_row (MESession * s, Scratch * scratch, unsigned mby)
   const guint8 *const planes[4] = { rp->origin, rp->hp + at,
     rp->hp + plane + at, rp->hp + 2 * plane + at
   };
-  const MERefine refine = s->params->refine;
   MEField *field = s->field;
 
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
@@ -592,18 +620,60 @@ refine_row (MESession * s, Scratch * scratch, unsigned mby)
     for (unsigned gy = mby * (16 / h); gy < (mby + 1) * (16 / h); gy++)
       for (unsigned gx = 0; gx < cols; gx++) {
         GstMotionVectorCell *c = field->grid[p] + (size_t) gy * cols + gx;
-        const int x0 = gx * w, y0 = gy * h;
-        uint64_t best = me_key_qpel (subpel_cost (s, planes, x0, y0, w, h,
-                c->mv_x, c->mv_y), c->mv_x, c->mv_y);
-        if (refine >= ME_REFINE_HALF)
-          refine_ring (s, planes, x0, y0, w, h, 2, &best);
-        if (refine >= ME_REFINE_QUARTER)
-          refine_ring (s, planes, x0, y0, w, h, 1, &best);
+        const Ranker r = { planes, gx * w, gy * h, w, h, 0, 0, 0 };
+        uint64_t best = rank_key (s, &r, c->mv_x, c->mv_y);
+        refine_rings (s, &r, &best);
         c->mv_x = me_key_qx (best);
         c->mv_y = me_key_qy (best);
         c->cost = me_key_cost (best);
       }
   }
+}
+
+/* Stage 3 with a rate term, for the grid of the idx-th requested shape:
+ * blocks in raster order, which decides every block after its neighbours
+ * A, B, C and D, so that its prediction is the H.264 one of their final
+ * vectors.  Candidates: the integer winner, the prediction (clamped to the
+ * window) and the zero vector, then the sub-pel rings around the best, all
+ * ranked by distortion + lambda x bits (MVD). */
+static void
+rate_grid_job (MESession * s, Scratch * scratch, unsigned idx)
+{
+  const PaddedPlane *rp = s->ref;
+  const size_t plane = rp->stride * rp->rows;
+  const ptrdiff_t at = rp->origin - rp->base;
+  const guint8 *const planes[4] = { rp->origin, rp->hp + at,
+    rp->hp + plane + at, rp->hp + 2 * plane + at
+  };
+  MEField *field = s->field;
+  const int lim = 4 * (int) s->params->search_range;
+  int p = -1;
+
+  for (unsigned k = 0; k <= idx; p++)
+    if (field->grid[p + 1])
+      k++;
+  const int w = GST_MOTION_VECTOR_PARTITION_W (p);
+  const int h = GST_MOTION_VECTOR_PARTITION_H (p);
+  const unsigned cols = gst_motion_vector_grid_cols (p, field->mb_cols);
+  const unsigned rows = gst_motion_vector_grid_rows (p, field->mb_rows);
+  GstMotionVectorCell *grid = field->grid[p];
+
+  for (unsigned gy = 0; gy < rows; gy++)
+    for (unsigned gx = 0; gx < cols; gx++) {
+      GstMotionVectorCell *c = grid + (size_t) gy * cols + gx;
+      Ranker r = { planes, gx * w, gy * h, w, h, s->params->lambda, 0, 0 };
+      me_mvpred_cell (grid, p, gx, gy, field->mb_cols, field->mb_rows,
+          &r.px, &r.py);
+      uint64_t best = rank_key (s, &r, c->mv_x, c->mv_y);
+      const uint64_t kp = rank_key (s, &r, CLAMP (r.px, -lim, lim),
+          CLAMP (r.py, -lim, lim));
+      const uint64_t kz = rank_key (s, &r, 0, 0);
+      best = MIN (best, MIN (kp, kz));
+      refine_rings (s, &r, &best);
+      c->mv_x = me_key_qx (best);
+      c->mv_y = me_key_qy (best);
+      c->cost = me_key_cost (best);
+    }
 }
 
 static void
@@ -620,7 +690,11 @@ refine_frame (MESession * s)
     run_parallel (s, hpel_band_job, (p->rows + Q8_BAND - 1) / Q8_BAND);
     p->hp_valid = TRUE;
   }
-  run_parallel (s, refine_row, s->field->mb_rows);
+  if (s->params->lambda)
+    run_parallel (s, rate_grid_job,
+        __builtin_popcount (s->params->partitions));
+  else
+    run_parallel (s, refine_row, s->field->mb_rows);
 }
 
 static void
@@ -774,6 +848,7 @@ const MEBackendOps me_backend_cpu = {
     .refinements = 1u << ME_REFINE_NONE | 1u << ME_REFINE_HALF
         | 1u << ME_REFINE_QUARTER,
     .metrics = 1u << ME_METRIC_SAD | 1u << ME_METRIC_SATD,
+    .rate = TRUE,
     .max_range = ME_MAX_RANGE,
     .frame_memory = ME_MEMORY_SYSTEM,
     .result_memory = ME_MEMORY_SYSTEM,

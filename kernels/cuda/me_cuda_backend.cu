@@ -45,6 +45,7 @@ typedef struct {
   size_t cells_size; /* in cells, for keys and cells alike */
   uint8_t *hpel;     /* the reference's half-sample planes, 3 frames */
   size_t hpel_size;
+  unsigned *progress; /* the rate decision's wavefront (ME_CUDA_PROGRESS_WORDS) */
 
   /* the frame in flight */
   MEField *out;
@@ -164,6 +165,7 @@ cuda_close (MESession *s)
     cudaFree (sl->keys);
     cudaFree (sl->cells);
     cudaFree (sl->hpel);
+    cudaFree (sl->progress);
     if (sl->kernel_start)
       cudaEventDestroy (sl->kernel_start);
     if (sl->kernel_end)
@@ -410,8 +412,14 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
       if (params->refine != ME_REFINE_NONE)
         CHECK (me_cuda_launch_hpel (s->frames[prev], sl->hpel, &g, st),
             "half-sample kernel");
+      if (params->lambda && !sl->progress &&
+          !device_alloc ((void **)&sl->progress,
+              ME_CUDA_PROGRESS_WORDS * sizeof (unsigned), "wavefront state",
+              error))
+        return FALSE;
       CHECK (me_cuda_launch_refine (cur, s->frames[prev], sl->hpel, &g, parts,
-                 params->refine, params->metric, sl->keys, st),
+                 params->refine, params->metric, params->search_range,
+                 params->lambda, sl->keys, sl->progress, st),
           "refinement kernel");
     }
     CHECK (me_cuda_launch_finish (sl->keys, sl->cells, &g, parts, st),
@@ -502,6 +510,7 @@ extern "C" const MEBackendOps me_backend_cuda = {
         1u << ME_REFINE_NONE | 1u << ME_REFINE_HALF |
             1u << ME_REFINE_QUARTER,                 /* refinements */
         1u << ME_METRIC_SAD | 1u << ME_METRIC_SATD, /* metrics */
+        TRUE,                                       /* rate */
         ME_MAX_RANGE,                        /* max_range */
         ME_MEMORY_HOST_PINNED,               /* frame_memory */
         ME_MEMORY_HOST_PINNED,               /* result_memory */

@@ -55,11 +55,18 @@ cudaError_t me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
 cudaError_t me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
     const MECudaGeometry *g, cudaStream_t stream);
 
-/* Stage 3: refines every key in place (MERefine, MEMetric); `hpel` may be
+/* Stage 3: refines every key in place (MERefine, MEMetric; with lambda,
+ * the rate-constrained decision in decoding order, which needs `progress`,
+ * ME_CUDA_PROGRESS_WORDS unsigned words of device memory); `hpel` may be
  * NULL when refine is ME_REFINE_NONE. */
 cudaError_t me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *hpel, const MECudaGeometry *g, unsigned partitions,
-    int refine, int metric, uint64_t *keys, cudaStream_t stream);
+    int refine, int metric, unsigned range, unsigned lambda, uint64_t *keys,
+    unsigned *progress, cudaStream_t stream);
+
+/* Words of `progress` for a frame: one per row of every grid and one more;
+ * 4x4 rows of an 8192-row frame, times seven shapes, fit. */
+#define ME_CUDA_PROGRESS_WORDS (7 * 2048 + 1)
 
 /* Turns keys into cells: vector, cost, H.264 prediction and MVD. */
 cudaError_t me_cuda_launch_finish (const uint64_t *keys,

@@ -23,7 +23,9 @@
 
 #include "me_cost.h"
 #include "me_cuda_kernels.h"
+#include "me_rate.h"
 #include "me_search.h"
+#include "mvpred_rules.h"
 #include "subpel_rules.h"
 
 #define HPEL_THREADS 256
@@ -67,6 +69,7 @@ typedef struct {
   unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1]; /* warp ranges */
   unsigned mb_cols;
   int refine, satd;
+  int range4; /* the window, in quarter pixels */
 } RefineArgs;
 
 /* Lanes given to one block: 8 candidate slots of n4 lanes, at most a warp
@@ -127,35 +130,50 @@ sub_cost (const RefineArgs &a, int x0, int y0, int qx, int qy)
   return me_satd4x4 (d);
 }
 
-/* Candidate i of a round around (cx, cy): 0 the centre, 1 .. 8 the ring at
- * `step` quarter pixels. */
+/* A round of candidates: the ring of 8 at `step` quarter pixels around
+ * (cx, cy), preceded by (cx, cy) itself when `first` is 0; or, for the rate
+ * decision's first round (step 0), the three vectors c, d and e. */
+typedef struct {
+  int cx, cy, step;
+  int dx, dy, ex, ey; /* step 0 only */
+  int first, n;
+} Round;
+
 static __device__ __forceinline__ void
-ring (int i, int step, int *dx, int *dy)
+candidate (const Round &r, int i, int *qx, int *qy)
 {
+  if (r.step == 0) {
+    *qx = i == 0 ? r.cx : i == 1 ? r.dx : r.ex;
+    *qy = i == 0 ? r.cy : i == 1 ? r.dy : r.ey;
+    return;
+  }
   const int k = i < 5 ? i - 1 : i; /* skip the centre, index 4 of 3x3 */
-  *dx = i == 0 ? 0 : (k % 3 - 1) * step;
-  *dy = i == 0 ? 0 : (k / 3 - 1) * step;
+  *qx = r.cx + (i == 0 ? 0 : (k % 3 - 1) * r.step);
+  *qy = r.cy + (i == 0 ? 0 : (k / 3 - 1) * r.step);
 }
 
-/* The best key of candidates first .. first + n - 1 of a round, for the
- * block of this lane's group (L lanes from lane `g0`); `live`: the group
- * has a block.  Every lane of the warp takes part in the shuffles. */
+/* The best key of the round's candidates for the block of this lane's
+ * group (L lanes), ranked by distortion + lambda x bits (MVD against
+ * (px, py)); `live`: the group has a block.  Every lane of the warp takes
+ * part in the shuffles. */
 static __device__ uint64_t
 round_best (const RefineArgs &a, bool live, int bx, int by, int bw, int n4,
-    int L, int lane, int cx, int cy, int step, int first, int n)
+    int L, int lane, const Round &r, uint32_t lambda, int px, int py)
 {
   const int per = L / n4, gl = lane % L, gi = gl / n4, sub = gl % n4;
   const int sx = bx + 4 * (sub % (bw / 4)), sy = by + 4 * (sub / (bw / 4));
   uint64_t best = ME_KEY_NONE;
-  for (int c0 = first; c0 < first + n; c0 += per) {
+  for (int c0 = r.first; c0 < r.first + r.n; c0 += per) {
     const int i = c0 + gi;
-    int dx = 0, dy = 0;
-    ring (i, step, &dx, &dy);
-    const bool valid = live && i < first + n;
-    uint32_t s = valid ? sub_cost (a, sx, sy, cx + dx, cy + dy) : 0;
+    int qx, qy;
+    candidate (r, i, &qx, &qy);
+    const bool valid = live && i < r.first + r.n;
+    uint32_t s = valid ? sub_cost (a, sx, sy, qx, qy) : 0;
     for (int off = 1; off < n4; off <<= 1)
       s += __shfl_xor_sync (FULL_MASK, s, off);
-    uint64_t key = valid ? me_key_qpel (s, cx + dx, cy + dy) : ME_KEY_NONE;
+    if (lambda)
+      s += me_mv_rate (lambda, qx, qy, px, py);
+    uint64_t key = valid ? me_key_qpel (s, qx, qy) : ME_KEY_NONE;
     for (int off = L / 2; off >= 1; off >>= 1) {
       const uint64_t o = __shfl_xor_sync (FULL_MASK, key, off);
       key = o < key ? o : key;
@@ -163,6 +181,22 @@ round_best (const RefineArgs &a, bool live, int bx, int by, int bw, int n4,
     best = key < best ? key : best;
   }
   return best;
+}
+
+/* The sub-pel rings asked for around *best. */
+static __device__ void
+rings (const RefineArgs &a, bool live, int bx, int by, int bw, int n4, int L,
+    int lane, uint32_t lambda, int px, int py, uint64_t *best)
+{
+  for (int step = 2; step >= 1; step--) {
+    if (a.refine < (step == 2 ? ME_REFINE_HALF : ME_REFINE_QUARTER))
+      return;
+    const Round r = { me_key_qx (*best), me_key_qy (*best), step, 0, 0, 0,
+      0, 1, 8 };
+    const uint64_t k = round_best (a, live, bx, by, bw, n4, L, lane, r, lambda,
+        px, py);
+    *best = k < *best ? k : *best;
+  }
 }
 
 __global__ void
@@ -186,24 +220,102 @@ __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
   const int by = live ? (int)(i / cols) * bh : 0;
   uint64_t *key = &a.keys[p][live ? i : 0];
 
-  /* the integer winner, re-costed, and the half-pel ring */
+  /* the integer winner, re-costed, then the rings */
   const uint64_t k0 = live ? *key : 0;
-  uint64_t best = round_best (a, live, bx, by, bw, n4, L, lane,
-      me_key_qx (k0), me_key_qy (k0), 2, 0,
-      a.refine >= ME_REFINE_HALF ? 9 : 1);
-  if (a.refine >= ME_REFINE_QUARTER) {
-    const uint64_t q = round_best (a, live, bx, by, bw, n4, L, lane,
-        me_key_qx (best), me_key_qy (best), 1, 1, 8);
-    best = q < best ? q : best;
-  }
+  const Round r0 = { me_key_qx (k0), me_key_qy (k0), 2, 0, 0, 0, 0, 0, 1 };
+  uint64_t best = round_best (a, live, bx, by, bw, n4, L, lane, r0, 0, 0, 0);
+  rings (a, live, bx, by, bw, n4, L, lane, 0, 0, 0, &best);
   if (live && lane % L == 0)
     *key = best;
+}
+
+/* ---- the rate-constrained decision: a wavefront ------------------------- */
+
+/* One warp per grid row, rows handed out in the order warps start (a
+ * ticket), so that the row a warp waits for is always held by a warp that
+ * runs.  Along its row a warp decides block after block; before block gx
+ * it waits until the row above has decided blocks up to gx + 1, which
+ * covers the neighbours A, B, C and D of every shape (they lie at
+ * (gx - 1, gy), (gx, gy - 1), (gx + 1, gy - 1), (gx - 1, gy - 1) of the
+ * same grid).  So every block sees exactly the final vectors the CPU's
+ * raster order gives it.  Keys written by other warps are read past the L1
+ * (volatile), after a fence that pairs with the writer's. */
+typedef struct {
+  RefineArgs r;
+  unsigned mb_rows;
+  uint32_t lambda;
+  unsigned row_first[GST_MOTION_VECTOR_PARTITION_COUNT + 1];
+  unsigned *progress; /* per row of every grid: blocks decided */
+  unsigned *ticket;
+} RateArgs;
+
+__global__ void
+__launch_bounds__ (REFINE_WARPS * 32) rate_kernel (const RateArgs ra)
+{
+  const RefineArgs &a = ra.r;
+  const int lane = threadIdx.x % 32;
+  unsigned t = 0;
+  if (lane == 0)
+    t = atomicAdd (ra.ticket, 1u);
+  t = __shfl_sync (FULL_MASK, t, 0);
+  if (t >= ra.row_first[GST_MOTION_VECTOR_PARTITION_COUNT])
+    return;
+  int p = 0;
+  while (t >= ra.row_first[p + 1])
+    p++;
+  const int gy = (int)(t - ra.row_first[p]);
+  const int bw = GST_MOTION_VECTOR_PARTITION_W (p);
+  const int bh = GST_MOTION_VECTOR_PARTITION_H (p);
+  const int n4 = (bw / 4) * (bh / 4);
+  const int cols = (int)a.mb_cols * (16 / bw);
+  const int lim = 4 * ME_MAX_RANGE;
+  volatile uint64_t *keys = a.keys[p];
+  volatile unsigned *above = ra.progress + t - 1;
+  volatile unsigned *mine = ra.progress + t;
+
+  for (int gx = 0; gx < cols; gx++) {
+    if (gy > 0) {
+      const unsigned need = (unsigned)min (gx + 2, cols);
+      if (lane == 0)
+        while (*above < need)
+          ;
+      __syncwarp ();
+      __threadfence ();
+    }
+    const unsigned i = (unsigned)(gy * cols + gx);
+    const MEMvpredNeighbours nb =
+        me_mvpred_neighbours (p, gx, gy, (int)a.mb_cols, (int)ra.mb_rows);
+    const uint64_t ka = keys[nb.a >= 0 ? nb.a : 0];
+    const uint64_t kb = keys[nb.b >= 0 ? nb.b : 0];
+    const uint64_t kc = keys[nb.c >= 0 ? nb.c : 0];
+    int px, py;
+    me_mvpred_combine (p, gx, gy, nb, me_key_qx (ka), me_key_qy (ka),
+        me_key_qx (kb), me_key_qy (kb), me_key_qx (kc), me_key_qy (kc), &px,
+        &py);
+    const uint64_t k0 = keys[i];
+    const int bx = gx * bw, by = gy * bh;
+    /* the integer winner, the prediction (inside the window) and zero */
+    const int wl = min (lim, a.range4);
+    const Round r0 = { me_key_qx (k0), me_key_qy (k0), 0,
+      max (-wl, min (wl, px)), max (-wl, min (wl, py)), 0, 0, 0, 3 };
+    uint64_t best = round_best (a, true, bx, by, bw, n4, 32, lane, r0,
+        ra.lambda, px, py);
+    rings (a, true, bx, by, bw, n4, 32, lane, ra.lambda, px, py, &best);
+    __syncwarp ();
+    if (lane == 0) {
+      keys[i] = best;
+      __threadfence ();
+      *mine = (unsigned)gx + 1;
+    }
+    __syncwarp ();
+  }
 }
 
 cudaError_t
 me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *hpel, const MECudaGeometry *g, unsigned partitions,
-    int refine, int metric, uint64_t *keys, cudaStream_t stream)
+    int refine, int metric, unsigned range, unsigned lambda, uint64_t *keys,
+    unsigned *progress, cudaStream_t stream)
 {
   RefineArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -221,6 +333,32 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   a.mb_cols = g->mb_cols;
   a.refine = refine;
   a.satd = metric == ME_METRIC_SATD;
+  a.range4 = 4 * (int)range;
+  if (lambda) {
+    RateArgs ra;
+    unsigned rows = 0;
+    for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+      ra.row_first[p] = rows;
+      a.keys[p] = keys + offsets[p];
+      a.cells[p] = 0;
+      if (partitions & (1u << p))
+        rows += gst_motion_vector_grid_rows ((GstMotionVectorPartition)p,
+            g->mb_rows);
+    }
+    ra.row_first[GST_MOTION_VECTOR_PARTITION_COUNT] = rows;
+    ra.r = a;
+    ra.mb_rows = g->mb_rows;
+    ra.lambda = lambda;
+    ra.progress = progress;
+    ra.ticket = progress + rows;
+    cudaError_t e = cudaMemsetAsync (
+        progress, 0, (rows + 1) * sizeof (unsigned), stream);
+    if (e != cudaSuccess)
+      return e;
+    rate_kernel<<<(rows + REFINE_WARPS - 1) / REFINE_WARPS, REFINE_WARPS * 32,
+        0, stream>>> (ra);
+    return cudaGetLastError ();
+  }
   unsigned n = 0;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     const int n4 = GST_MOTION_VECTOR_PARTITION_W (p) / 4 *

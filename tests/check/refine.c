@@ -82,8 +82,8 @@ make_displaced (const guint8 * ref, int qx, int qy)
 /* Pushes ref then cur through gpumotionest with the given settings and
  * returns the second buffer. */
 static GstBuffer *
-run (const guint8 * ref, const guint8 * cur, const gchar * subpel,
-    const gchar * metric, guint partitions)
+run_lambda (const guint8 * ref, const guint8 * cur, const gchar * subpel,
+    const gchar * metric, guint partitions, guint lambda)
 {
   GstHarness *h = gst_harness_new ("gpumotionest");
   GstBuffer *out;
@@ -91,7 +91,7 @@ run (const guint8 * ref, const guint8 * cur, const gchar * subpel,
   gst_util_set_object_arg (G_OBJECT (h->element), "subpel", subpel);
   gst_util_set_object_arg (G_OBJECT (h->element), "metric", metric);
   g_object_set (h->element, "search-range", 4, "partitions", partitions,
-      NULL);
+      "lambda", lambda, NULL);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=192,"
       "height=112,framerate=30/1");
   fail_unless_equals_int (gst_harness_push (h,
@@ -104,6 +104,13 @@ run (const guint8 * ref, const guint8 * cur, const gchar * subpel,
   fail_unless (out != NULL);
   gst_harness_teardown (h);
   return out;
+}
+
+static GstBuffer *
+run (const guint8 * ref, const guint8 * cur, const gchar * subpel,
+    const gchar * metric, guint partitions)
+{
+  return run_lambda (ref, cur, subpel, metric, partitions, 0);
 }
 
 /* Counts the interior cells of grid p that hold vector (ex, ey) with cost
@@ -223,6 +230,88 @@ GST_START_TEST (test_half_and_none)
 
 GST_END_TEST;
 
+/* Bits of the MVDs of every grid (se(v) lengths, clause 9.1), and the
+ * number of cells whose MVD is zero. */
+static guint64
+mvd_bits (GstBuffer * buf, guint * zero)
+{
+  GstMotionVectorMeta *m = gst_buffer_get_motion_vector_meta (buf);
+  guint64 bits = 0;
+  *zero = 0;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    guint cols, rows;
+    const GstMotionVectorCell *g = gst_motion_vector_meta_get_grid (m, p,
+        &cols, &rows);
+    for (guint k = 0; g && k < cols * rows; k++) {
+      const int v[2] = { g[k].mvd_x, g[k].mvd_y };
+      for (int j = 0; j < 2; j++) {
+        guint code = v[j] > 0 ? 2 * v[j] - 1 : -2 * v[j];
+        bits += 2 * g_bit_storage (code + 1) - 1;
+      }
+      *zero += !g[k].mvd_x && !g[k].mvd_y;
+    }
+  }
+  return bits;
+}
+
+/* Unrelated noise frames: with lambda 0 the vectors are wherever the SAD
+ * happens to be lowest; with the largest lambda no SAD difference (at most
+ * 65280 for 16x16) can pay for the 4 bits a non-zero MVD costs at least,
+ * so every vector is the prediction and every MVD zero.  In between, MVD
+ * bits fall as lambda grows. */
+GST_START_TEST (test_lambda)
+{
+  GRand *rand = g_rand_new_with_seed (11);
+  guint8 *a = g_malloc (W * H), *b = g_malloc (W * H);
+  guint64 bits[3];
+  guint zero[3];
+  const guint lambdas[3] = { 0, 8, 65535 };
+
+  for (int i = 0; i < W * H; i++) {
+    a[i] = g_rand_int (rand);
+    b[i] = g_rand_int (rand);
+  }
+  for (int k = 0; k < 3; k++) {
+    GstBuffer *out = run_lambda (a, b, "quarter", "sad",
+        GST_MOTION_VECTOR_PARTITIONS_ALL, lambdas[k]);
+    bits[k] = mvd_bits (out, &zero[k]);
+    gst_buffer_unref (out);
+  }
+  /* 12 x 7 macroblocks, 41 cells each */
+  fail_unless_equals_int (zero[2], 12 * 7 * 41);
+  fail_unless (bits[0] > bits[1] && bits[1] > bits[2],
+      "MVD bits %" G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT ", %"
+      G_GUINT64_FORMAT, bits[0], bits[1], bits[2]);
+  fail_unless (zero[0] < zero[1]);
+  g_free (a);
+  g_free (b);
+  g_rand_free (rand);
+}
+
+GST_END_TEST;
+
+/* The qp shortcut sets x264's lambda for that quantiser. */
+GST_START_TEST (test_qp)
+{
+  GstElement *e = gst_element_factory_make ("gpumotionest", NULL);
+  guint lambda;
+  static const int table[][2] = {
+    {0, 1}, {15, 1}, {16, 2}, {23, 4}, {26, 5}, {29, 7}, {35, 14}, {51, 91},
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (table); i++) {
+    g_object_set (e, "qp", table[i][0], NULL);
+    g_object_get (e, "lambda", &lambda, NULL);
+    fail_unless_equals_int (lambda, table[i][1]);
+  }
+  g_object_set (e, "lambda", 3, NULL);
+  gint qp;
+  g_object_get (e, "qp", &qp, NULL);
+  fail_unless_equals_int (qp, -1);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static Suite *
 refine_suite (void)
 {
@@ -233,6 +322,8 @@ refine_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_quarter_exact);
   tcase_add_test (tc, test_half_and_none);
+  tcase_add_test (tc, test_lambda);
+  tcase_add_test (tc, test_qp);
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include "checkasm.h"
 #include "me_backend.h"
 #include "me_cost.h"
+#include "mvpred_rules.h"
 
 typedef enum {
   CONTENT_NOISE,                /* independent random frames */
@@ -238,16 +239,37 @@ naive_cost (const Pic * cur, const Pic * ref, int x0, int y0, int bw, int bh,
   return sum;
 }
 
-/* Stage 3 from its definition (me_search.h): the integer winner re-costed,
- * then the 8 half-pel neighbours, then the 8 quarter-pel neighbours of the
- * better, all ranked by me_key_qpel(). */
+/* se(v) length, from its definition (clause 9.1): codeNum k takes
+ * 2 floor(log2(k + 1)) + 1 bits. */
+static uint32_t
+naive_se_bits (int v)
+{
+  uint32_t k = v > 0 ? 2 * v - 1 : -2 * v, bits = 1;
+  while (k + 1 >= (1u << ((bits + 1) / 2)))
+    bits += 2;
+  return bits;
+}
+
+/* Stage 3 from its definition (me_search.h, docs/subpel.md): the integer
+ * winner re-costed (with lambda, also the prediction clamped to the
+ * window and the zero vector), then the 8 half-pel neighbours, then the 8
+ * quarter-pel neighbours of the best, all ranked by me_key_qpel() of
+ * distortion + lambda x bits (MVD against (px, py)). */
 static uint64_t
 naive_refine (const Pic * cur, const Pic * ref, int x0, int y0, int bw,
-    int bh, uint64_t best, const MESearchParams * params)
+    int bh, uint64_t best, const MESearchParams * params, int px, int py)
 {
+  const int lim = 4 * (int) params->search_range;
   int cx = 4 * me_key_dx (best), cy = 4 * me_key_dy (best);
-  best = me_key_qpel (naive_cost (cur, ref, x0, y0, bw, bh, cx, cy,
-          params->metric), cx, cy);
+#define COST(qx, qy) (naive_cost (cur, ref, x0, y0, bw, bh, (qx), (qy), \
+      params->metric) + params->lambda * (naive_se_bits ((qx) - px) \
+      + naive_se_bits ((qy) - py)))
+  best = me_key_qpel (COST (cx, cy), cx, cy);
+  if (params->lambda) {
+    const int qx = CLAMP (px, -lim, lim), qy = CLAMP (py, -lim, lim);
+    best = MIN (best, me_key_qpel (COST (qx, qy), qx, qy));
+    best = MIN (best, me_key_qpel (COST (0, 0), 0, 0));
+  }
   for (int step = 2; step >= 1; step--) {
     if ((step == 2 && params->refine < ME_REFINE_HALF)
         || (step == 1 && params->refine < ME_REFINE_QUARTER))
@@ -256,12 +278,12 @@ naive_refine (const Pic * cur, const Pic * ref, int x0, int y0, int bw,
     cy = me_key_qy (best);
     for (int dy = -step; dy <= step; dy += step)
       for (int dx = -step; dx <= step; dx += step) {
-        uint64_t key = me_key_qpel (naive_cost (cur, ref, x0, y0, bw, bh,
-                cx + dx, cy + dy, params->metric), cx + dx, cy + dy);
+        uint64_t key = me_key_qpel (COST (cx + dx, cy + dy), cx + dx, cy + dy);
         if (key < best)
           best = key;
       }
   }
+#undef COST
   return best;
 }
 
@@ -272,14 +294,17 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
   const unsigned range = params->search_range, parts = params->partitions;
   const int R = range;
   const Pic cur_pic = { cur, stride, w, h }, ref_pic = { ref, stride, w, h };
+  const int mb_cols = got->field.mb_cols, mb_rows = got->field.mb_rows;
 
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     if (!(parts & (1u << p)))
       continue;
     int bw = gst_motion_vector_partition_width (p);
     int bh = gst_motion_vector_partition_height (p);
-    unsigned cols = gst_motion_vector_grid_cols (p, got->field.mb_cols);
-    unsigned rows = gst_motion_vector_grid_rows (p, got->field.mb_rows);
+    unsigned cols = gst_motion_vector_grid_cols (p, mb_cols);
+    unsigned rows = gst_motion_vector_grid_rows (p, mb_rows);
+    /* the field as decided so far, in raster order */
+    GstMotionVectorCell *fin = g_new0 (GstMotionVectorCell, cols * rows);
     for (unsigned r = 0; r < rows; r++) {
       for (unsigned c = 0; c < cols; c++) {
         uint64_t best = ME_KEY_NONE;
@@ -295,9 +320,15 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
               best = key;
           }
         }
-        if (me_search_refines (params))
+        if (me_search_refines (params)) {
+          int pred_x = 0, pred_y = 0;
+          if (params->lambda)
+            me_mvpred_cell (fin, p, c, r, mb_cols, mb_rows, &pred_x, &pred_y);
           best = naive_refine (&cur_pic, &ref_pic, c * bw, r * bh, bw, bh,
-              best, params);
+              best, params, pred_x, pred_y);
+        }
+        fin[r * cols + c].mv_x = me_key_qx (best);
+        fin[r * cols + c].mv_y = me_key_qy (best);
         const GstMotionVectorCell *g = &got->field.grid[p][r * cols + c];
         if (g->mv_x != me_key_qx (best) || g->mv_y != me_key_qy (best)
             || g->cost != me_key_cost (best)
@@ -307,10 +338,12 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
               "naive (%d,%d) cost %u\n", w, h, range, p, c, r, g->mv_x,
               g->mv_y, g->cost, me_key_qx (best), me_key_qy (best),
               me_key_cost (best));
+          g_free (fin);
           return FALSE;
         }
       }
     }
+    g_free (fin);
   }
   return TRUE;
 }
@@ -373,7 +406,10 @@ checkasm_check_search (void)
       Content content = (i + t) % CONTENT_COUNT;
       MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL,
         (MERefine) g_rand_int_range (checkasm.rand, 0, 3),
-        (MEMetric) g_rand_int_range (checkasm.rand, 0, 2)
+        (MEMetric) g_rand_int_range (checkasm.rand, 0, 2),
+        /* lambda: none, small, large */
+        (unsigned) (t % 3 == 0 ? 0 : t % 3 == 1 ? g_rand_int_range
+            (checkasm.rand, 1, 8) : g_rand_int_range (checkasm.rand, 8, 300))
       };
       gboolean reset = t == 5;
       guint8 *cur = make_frame (content, w, h, stride, world, world_w,
@@ -401,8 +437,8 @@ checkasm_check_search (void)
       }
       if (!ok)
         printf ("  (%s content, frame %d, shapes 0x%x, R=%u, refine %d, "
-            "metric %d)\n", content_names[content], t, parts, range,
-            params.refine, params.metric);
+            "metric %d, lambda %u)\n", content_names[content], t, parts,
+            range, params.refine, params.metric, params.lambda);
       g_free (f.cells);
       g_free (prev);
       prev = cur;
@@ -425,6 +461,7 @@ typedef struct {
   GstMotionVectorMethod method;    /* 0: full */
   MERefine refine;
   MEMetric metric;
+  unsigned lambda;
 } Case;
 
 static gboolean
@@ -481,6 +518,7 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   params.method = c->method;
   params.refine = c->refine;
   params.metric = c->metric;
+  params.lambda = c->lambda;
   for (size_t k = 0; k < (size_t) world_w * world_h; k++)
     world[k] = g_rand_int (checkasm.rand);
   for (unsigned i = 0; i < n; i++) {
@@ -512,8 +550,8 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   for (unsigned i = 0; ok && i < n; i++)
     ok = compare_fields (&want[i], &got[i], c, i);
   if (!ok)
-    printf ("  (%s content, depth %u, refine %d, metric %d)\n",
-        content_names[content], depth, c->refine, c->metric);
+    printf ("  (%s content, depth %u, refine %d, metric %d, lambda %u)\n",
+        content_names[content], depth, c->refine, c->metric, c->lambda);
 
   if (!ok)
     me_backend_reset (s);
@@ -544,6 +582,8 @@ pick_stage3 (MEBackend * s, MEBackend * cpu_s, unsigned k, Case * c)
   }
   c->refine = nr ? (MERefine) r[k % nr] : ME_REFINE_NONE;
   c->metric = nm ? (MEMetric) m[(k / MAX (nr, 1)) % nm] : ME_METRIC_SAD;
+  /* no rate term, a small and a large lambda, in turn */
+  c->lambda = a->rate && b->rate ? (k / 2) % 3 * (k % 5 + 1) * 9 : 0;
 }
 
 /* Sizes x ranges x shape sets, as many as a bounded amount of work allows,

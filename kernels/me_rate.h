@@ -1,0 +1,37 @@
+/* gpumotionest — the rate term of a rate-constrained decision: the bits an
+ * H.264 encoder spends on a motion vector difference, shared by C and CUDA.
+ *
+ * Each MVD component (quarter pixels) is coded as a signed Exp-Golomb
+ * se(v) (clause 9.1.1): v > 0 maps to codeNum 2v - 1, v <= 0 to -2v, and
+ * codeNum k takes 2 floor(log2(k + 1)) + 1 bits.  A candidate vector costs
+ * distortion + lambda x (bits(mvd_x) + bits(mvd_y)).
+ */
+#ifndef ME_RATE_H
+#define ME_RATE_H
+
+#include <stdint.h>
+#include "me_cost.h"
+
+/* Largest lambda: 46 bits at most for two components within +-2047, times
+ * this, plus a 16x16 SATD, stays far below ME_KEY_MAX_COST. */
+#define ME_MAX_LAMBDA 65535
+
+ME_INLINE uint32_t
+me_se_bits (int v)
+{
+  const uint32_t k = v > 0 ? 2u * (uint32_t) v - 1 : 2u * (uint32_t) (-v);
+#ifdef __CUDA_ARCH__
+  return 2 * (31 - __clz (k + 1)) + 1;
+#else
+  return 2 * (31 - __builtin_clz (k + 1)) + 1;
+#endif
+}
+
+/* lambda x the bits of the MVD (qx - px, qy - py). */
+ME_INLINE uint32_t
+me_mv_rate (uint32_t lambda, int qx, int qy, int px, int py)
+{
+  return lambda * (me_se_bits (qx - px) + me_se_bits (qy - py));
+}
+
+#endif /* ME_RATE_H */
