@@ -129,6 +129,7 @@ collect_one (Bench * b)
 /* Stage 3 for every run (--subpel, --metric). */
 static MERefine bench_refine = ME_REFINE_NONE;
 static MEMetric bench_metric = ME_METRIC_SAD;
+static unsigned bench_lambda = 0;
 
 static double
 bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
@@ -142,6 +143,7 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
   params.partitions = parts;
   params.refine = bench_refine;
   params.metric = bench_metric;
+  params.lambda = bench_lambda;
   me_backend_reset (b->backend);
   me_backend_set_in_flight (b->backend, depth);
   *kernel_fps = 0;
@@ -200,12 +202,15 @@ main (int argc, char **argv)
       i++;
       bench_refine = !strcmp (argv[i], "quarter") ? ME_REFINE_QUARTER
           : !strcmp (argv[i], "half") ? ME_REFINE_HALF : ME_REFINE_NONE;
-    } else if (!strcmp (argv[i], "--metric") && i + 1 < argc)
+    } else if (!strcmp (argv[i], "--lambda") && i + 1 < argc)
+      bench_lambda = (unsigned) atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--metric") && i + 1 < argc)
       bench_metric = !strcmp (argv[++i], "satd") ? ME_METRIC_SATD
           : ME_METRIC_SAD;
     else {
       fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
-          "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd]\n",
+          "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd] "
+          "[--lambda N]\n",
           argv[0]);
       return 2;
     }
@@ -265,10 +270,10 @@ main (int argc, char **argv)
   }
 
   static const char *const refine_names[] = { "none", "half", "quarter" };
-  printf ("\nbackend %s, subpel %s, metric %s, frames per second (kernel = "
-      "device time of the search kernels only; depth N = wall clock with N "
-      "frames in flight)\n", backend, refine_names[bench_refine],
-      bench_metric == ME_METRIC_SATD ? "satd" : "sad");
+  printf ("\nbackend %s, subpel %s, metric %s, lambda %u, frames per second "
+      "(kernel = device time of the search kernels only; depth N = wall clock "
+      "with N frames in flight)\n", backend, refine_names[bench_refine],
+      bench_metric == ME_METRIC_SATD ? "satd" : "sad", bench_lambda);
   printf ("%-10s %4s %-6s %10s %10s %10s %9s\n", "size", "R", "shapes",
       "kernel", "depth 1", "depth", "of ceil");
   for (unsigned si = 0; si < G_N_ELEMENTS (sizes); si++) {
