@@ -845,6 +845,15 @@ harness_bus (GstHarness * h)
   return bus;
 }
 
+/* Drops what is left on @bus and our reference to it: a message holds its
+ * element, which holds the bus. */
+static void
+release_bus (GstBus * bus)
+{
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
 /* Pops the next error or warning, NULL if there is none. */
 static GstMessage *
 pop_message (GstBus * bus, GstMessageType type)
@@ -933,7 +942,7 @@ GST_START_TEST (test_backend_reopen_failure)
     fail_unless_equals_string (name, "cpu");
     g_free (name);
   }
-  gst_object_unref (bus);
+  release_bus (bus);
   gst_harness_teardown (h);
 }
 
@@ -985,7 +994,7 @@ GST_START_TEST (test_auto_fallback_warns_once)
   fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL);
   gst_harness_teardown (h);
   gst_object_unref (e);
-  gst_object_unref (bus);
+  release_bus (bus);
 }
 
 GST_END_TEST;
@@ -1078,7 +1087,7 @@ push_bad_layout (GstBuffer * buf, const gchar * what, const gchar * expect)
   fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL,
       "%s: a second error", what);
   fail_unless (gst_harness_try_pull (h) == NULL);
-  gst_object_unref (bus);
+  release_bus (bus);
   gst_harness_teardown (h);
 }
 

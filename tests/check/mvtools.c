@@ -46,6 +46,7 @@ add_meta (GstBuffer * buf, GstMotionVectorPartitionFlags parts,
   GstMotionVectorCell *cell =
       &cells[grids[shape].offset + row * grids[shape].cols + col];
   GstMotionVectorMeta *meta;
+  GBytes *data;
 
   cell->mv_x = mv_x;
   cell->mv_y = mv_y;
@@ -54,8 +55,9 @@ add_meta (GstBuffer * buf, GstMotionVectorPartitionFlags parts,
   cell->pred_y = -4;
   cell->mvd_x = mv_x - 4;
   cell->mvd_y = mv_y + 4;
-  meta = gst_buffer_add_motion_vector_meta (buf, W, H, parts,
-      g_bytes_new_take (cells, (gsize) n * sizeof (GstMotionVectorCell)));
+  data = g_bytes_new_take (cells, (gsize) n * sizeof (GstMotionVectorCell));
+  meta = gst_buffer_add_motion_vector_meta (buf, W, H, parts, data);
+  g_bytes_unref (data);         /* the meta holds its own reference */
   fail_unless (meta != NULL);
   meta->search_range = 16;
   return meta;
@@ -473,6 +475,8 @@ push_with_bus (const gchar * launch, const gchar * caps, GstBuffer * in,
   *out = ret == GST_FLOW_OK ? gst_harness_try_pull (h) : NULL;
   gst_harness_teardown (h);
   *msg = gst_bus_pop_filtered (bus, type);
+  /* what is left queued holds the element, which holds the bus */
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
   return ret;
 }
@@ -970,6 +974,7 @@ GST_START_TEST (test_export_unwritable)
   gst_message_unref (msg);
   gst_element_set_state (e, GST_STATE_NULL);
   gst_element_set_bus (e, NULL);
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
   gst_object_unref (e);
 }
@@ -1109,6 +1114,7 @@ export_inconsistent (const gchar * format,
   g_free (message_text (msg, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
   gst_message_unref (msg);
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
 
   fail_unless (g_file_get_contents (path, &text, NULL, NULL));
@@ -1233,6 +1239,7 @@ GST_START_TEST (test_export_stop_without_eos)
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
 
   gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
 }
 
@@ -1265,6 +1272,7 @@ GST_START_TEST (test_export_write_error)
   gst_element_set_state (h->element, GST_STATE_NULL);
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
   gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
 }
 
@@ -1345,6 +1353,7 @@ GST_START_TEST (test_export_close_error)
   fail_unless (strchr (text, '\n') == text + strlen (text) - 1);
   g_free (text);
   gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
   g_unlink (path);
   g_rmdir (dir);
@@ -1413,6 +1422,7 @@ GST_START_TEST (test_export_location_changed_while_playing)
   g_free (text);
 
   gst_harness_teardown (h);
+  gst_bus_set_flushing (bus, TRUE);
   gst_object_unref (bus);
   g_unlink (later);
   g_rmdir (dir);
