@@ -68,7 +68,10 @@ typedef struct {
  * @search_range: the search range, ± integer pixels at analysis size
  * @partitions: the shapes present, #GstMotionVectorPartitionFlags
  * @grids: (array fixed-size=7): where each present shape's grid lies in
- *   @data (zeros if absent)
+ *   @data (zeros if absent); C only: PyGObject cannot copy this array of
+ *   structures out of the field and reads it as an empty list, so bindings
+ *   use gst_motion_vector_layout_grid() or the sizes returned by
+ *   gst_motion_vector_meta_get_grid_bytes()
  * @data: the cells of all present grids, in shape order
  *
  * Grids are laid out over the analysis frame: a cell of shape (w, h) covers
