@@ -354,7 +354,13 @@ open_backend (GstGpuMotionEst * self)
 
   /* ERRORS */
 open_failed:
-  if (error)
+  /* name the device asked for: a backend that finds no device at all
+   * cannot say which one was meant */
+  if (error && options.device >= 0)
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
+        ("The motion search backend could not be opened: %s (device-id %d)",
+            error->message, options.device), ("backend %d", choice));
+  else if (error)
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_READ,
         ("The motion search backend could not be opened: %s",
             error->message), ("backend %d, device %d", choice,
