@@ -877,8 +877,13 @@ expect_open_error (GstBus * bus, const gchar * when)
   fail_unless (g_str_has_prefix (err->message,
           "The motion search backend could not be opened: "), "%s: %s", when,
       err->message);
-  fail_unless (strstr (err->message, "CUDA") != NULL, "%s: %s", when,
-      err->message);
+  /* "CUDA device 4242 requested ..." with the CUDA backend built, "this
+   * build has no cuda backend" without it */
+  {
+    g_autofree gchar *lower = g_ascii_strdown (err->message, -1);
+    fail_unless (strstr (lower, "cuda") != NULL, "%s: %s", when,
+        err->message);
+  }
   gst_message_unref (msg);
   fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL,
       "%s: more than one error", when);
