@@ -46,10 +46,12 @@ typedef struct {
   size_t q8_size;
   gboolean q8_valid;
   /* The half-sample planes H, V and C (subpel_rules.h), one after the
-   * other, each laid out as the pixels are; for sub-pel refinement. */
+   * other, each laid out as the pixels are; for sub-pel refinement.  They
+   * hold the positions that a search of range hp_range reads (-1: none;
+   * hpel_band_job). */
   guint8 *hp;
   size_t hp_size;
-  gboolean hp_valid;
+  int hp_range;
   unsigned pad;                 /* border beyond whole macroblocks, pixels */
   unsigned width, height;       /* of the frame it holds */
 } PaddedPlane;
@@ -71,6 +73,8 @@ struct MESession {
   PaddedPlane *cur, *ref, *spare;
   unsigned pad;                 /* border now in use: largest range seen */
   RankTable ranks;
+  gint16 *winners;              /* stage 3 with lambda: integer winners */
+  size_t winners_size;
   gboolean prune;               /* exact early-out in the 16x16 search */
   gboolean has_ref;
   GQueue done;                  /* MEField *: searched, not collected yet */
@@ -108,13 +112,16 @@ plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
   if (stride * rows + 96 > p->size) {
     g_free (p->alloc);
     p->size = stride * rows + 96;
-    p->alloc = g_malloc (p->size);
+    /* zeroed: the SIMD SADs read a few bytes past the last row (dsp.h)
+     * that nothing else writes; their results never depend on them, but
+     * valgrind would see uninitialised values */
+    p->alloc = g_malloc0 (p->size);
   }
   p->stride = stride;
   p->rows = rows;
   p->pad = pad;
   p->q8_valid = FALSE;
-  p->hp_valid = FALSE;
+  p->hp_range = -1;
   p->base = (guint8 *) (((guintptr) p->alloc + 31) & ~(guintptr) 31);
   p->origin = p->base + pad * stride + pad;
   p->width = w;
@@ -133,9 +140,9 @@ plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
   guint8 *first = p->origin - pad;
   guint8 *last = first + (ptrdiff_t) (h - 1) * stride;
   for (int y = -(int) pad; y < 0; y++)
-    memcpy (first + (ptrdiff_t) y * stride, first, stride);
+    memcpy (first + (ptrdiff_t) y * (ptrdiff_t) stride, first, stride);
   for (size_t y = h; y < rows - pad; y++)
-    memcpy (first + (ptrdiff_t) y * stride, last, stride);
+    memcpy (first + (ptrdiff_t) y * (ptrdiff_t) stride, last, stride);
 }
 
 /* Fills rows [y0, y1) of p->q8: the 8x8 box sums at each position whose
@@ -514,20 +521,38 @@ static void (*const methods[]) (MESession * s) = {
 
 /* Stage 3: sub-pel refinement and the metric (me_search.h). */
 
-/* Rows [band * Q8_BAND, ...) of the reference's half-sample planes, every
- * position whose six taps lie inside the padded plane. */
+/* The half-sample planes are read only where a candidate can reach.
+ * Every candidate lies within 3/4 pixel of the window [-R, R]^2: the rings
+ * go 3 quarter pixels around a vector in it, and the rate decision's
+ * prediction is clamped into it.  A vector q (quarter pixels) reads plane
+ * positions q >> 2 and (q >> 2) + 1 from each pixel of its block, so the
+ * positions read run from R + 1 pixels before the macroblock area to R + 1
+ * after its end, across and down (the border is wider: pad >= R + 8, see
+ * cpu_submit, which also holds the taps 3 pixels further).  Only those are
+ * computed: a padded plane's border is the largest range since open, and
+ * rounded up to 32. */
+static unsigned
+hpel_rows (const MESession * s)
+{
+  return 16 * s->field->mb_rows + 2 * (s->params->search_range + 1);
+}
+
+/* Rows [band * Q8_BAND, ...) of the positions hpel_rows() counts. */
 static void
 hpel_band_job (MESession * s, Scratch * scratch, unsigned band)
 {
   PaddedPlane *p = s->ref;
   const size_t plane = p->stride * p->rows;
-  const size_t y0 = MAX ((size_t) band * Q8_BAND, 2);
-  const size_t y1 = MIN ((size_t) band * Q8_BAND + Q8_BAND, p->rows - 3);
+  const ptrdiff_t reach = s->params->search_range + 1;
+  const int n = 16 * s->field->mb_cols + 2 * reach;
+  const unsigned y0 = band * Q8_BAND;
+  const unsigned y1 = MIN (y0 + Q8_BAND, hpel_rows (s));
+  const ptrdiff_t first = p->origin - p->base - reach * p->stride - reach;
 
-  for (size_t y = y0; y < y1; y++) {
-    const size_t o = y * p->stride + 2;
-    s->dsp.hpel_row (p->base + o, p->stride, (int) p->stride - 5, p->hp + o,
-        p->hp + plane + o, p->hp + 2 * plane + o);
+  for (unsigned y = y0; y < y1; y++) {
+    const ptrdiff_t o = first + (ptrdiff_t) y * p->stride;
+    s->dsp.hpel_row (p->base + o, p->stride, n, p->hp + o, p->hp + plane + o,
+        p->hp + 2 * plane + o);
   }
 }
 
@@ -630,12 +655,14 @@ refine_row (MESession * s, Scratch * scratch, unsigned mby)
   }
 }
 
-/* Stage 3 with a rate term, for the grid of the idx-th requested shape:
+/* Stage 3 with a rate term, in two steps.  First, for every block in
+ * parallel, the distortion-only refinement above (the integer winner W,
+ * kept aside, becomes F).  Then, for the grid of the idx-th requested shape,
  * blocks in raster order, which decides every block after its neighbours
- * A, B, C and D, so that its prediction is the H.264 one of their final
- * vectors.  Candidates: the integer winner, the prediction (clamped to the
- * window) and the zero vector, then the sub-pel rings around the best, all
- * ranked by distortion + lambda x bits (MVD). */
+ * A, B, C and D, so that its prediction P is the H.264 one of their final
+ * vectors: the smallest key of distortion + lambda x bits (MVD against P)
+ * among F, W, the zero vector and P itself (clamped to the window).  Only
+ * the cost of P depends on the order, so the ordered step is short. */
 static void
 rate_grid_job (MESession * s, Scratch * scratch, unsigned idx)
 {
@@ -647,29 +674,37 @@ rate_grid_job (MESession * s, Scratch * scratch, unsigned idx)
   };
   MEField *field = s->field;
   const int lim = 4 * (int) s->params->search_range;
-  int p = -1;
+  const uint32_t lambda = s->params->lambda;
+  guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
+  int p = 0;
 
-  for (unsigned k = 0; k <= idx; p++)
-    if (field->grid[p + 1])
-      k++;
+  gst_motion_vector_grid_offsets (s->params->partitions, field->mb_cols,
+      field->mb_rows, offsets);
+  for (unsigned k = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    if (field->grid[p] && k++ == idx)
+      break;
   const int w = GST_MOTION_VECTOR_PARTITION_W (p);
   const int h = GST_MOTION_VECTOR_PARTITION_H (p);
   const unsigned cols = gst_motion_vector_grid_cols (p, field->mb_cols);
   const unsigned rows = gst_motion_vector_grid_rows (p, field->mb_rows);
   GstMotionVectorCell *grid = field->grid[p];
+  const gint16 *winners = s->winners + 2 * offsets[p];
 
   for (unsigned gy = 0; gy < rows; gy++)
     for (unsigned gx = 0; gx < cols; gx++) {
-      GstMotionVectorCell *c = grid + (size_t) gy * cols + gx;
-      Ranker r = { planes, gx * w, gy * h, w, h, s->params->lambda, 0, 0 };
+      const size_t i = (size_t) gy * cols + gx;
+      GstMotionVectorCell *c = grid + i;
+      Ranker r = { planes, gx * w, gy * h, w, h, lambda, 0, 0 };
       me_mvpred_cell (grid, p, gx, gy, field->mb_cols, field->mb_rows,
           &r.px, &r.py);
-      uint64_t best = rank_key (s, &r, c->mv_x, c->mv_y);
+      const uint64_t kf = me_key_qpel (c->cost + me_mv_rate (lambda, c->mv_x,
+              c->mv_y, r.px, r.py), c->mv_x, c->mv_y);
+      const uint64_t kw = rank_key (s, &r, winners[2 * i],
+          winners[2 * i + 1]);
       const uint64_t kp = rank_key (s, &r, CLAMP (r.px, -lim, lim),
           CLAMP (r.py, -lim, lim));
       const uint64_t kz = rank_key (s, &r, 0, 0);
-      best = MIN (best, MIN (kp, kz));
-      refine_rings (s, &r, &best);
+      const uint64_t best = MIN (MIN (kf, kw), MIN (kp, kz));
       c->mv_x = me_key_qx (best);
       c->mv_y = me_key_qy (best);
       c->cost = me_key_cost (best);
@@ -680,21 +715,43 @@ static void
 refine_frame (MESession * s)
 {
   PaddedPlane *p = s->ref;
-  if (s->params->refine != ME_REFINE_NONE && !p->hp_valid) {
+  MEField *field = s->field;
+  if (s->params->refine != ME_REFINE_NONE
+      && p->hp_range < (int) s->params->search_range) {
     const size_t need = 3 * p->stride * p->rows;
     if (need > p->hp_size) {
       g_free (p->hp);
       p->hp = g_malloc (need);
       p->hp_size = need;
     }
-    run_parallel (s, hpel_band_job, (p->rows + Q8_BAND - 1) / Q8_BAND);
-    p->hp_valid = TRUE;
+    run_parallel (s, hpel_band_job, (hpel_rows (s) + Q8_BAND - 1) / Q8_BAND);
+    p->hp_range = s->params->search_range;
   }
+  if (s->params->lambda) {
+    /* keep the integer winners, laid out as the cells */
+    guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
+    const size_t n = gst_motion_vector_grid_offsets (s->params->partitions,
+        field->mb_cols, field->mb_rows, offsets);
+    if (2 * n > s->winners_size) {
+      g_free (s->winners);
+      s->winners_size = 2 * n;
+      s->winners = g_new (gint16, s->winners_size);
+    }
+    for (int q = 0; q < GST_MOTION_VECTOR_PARTITION_COUNT; q++) {
+      if (!field->grid[q])
+        continue;
+      const size_t m = (size_t) gst_motion_vector_grid_cols (q, field->mb_cols)
+          * gst_motion_vector_grid_rows (q, field->mb_rows);
+      for (size_t i = 0; i < m; i++) {
+        s->winners[2 * (offsets[q] + i)] = field->grid[q][i].mv_x;
+        s->winners[2 * (offsets[q] + i) + 1] = field->grid[q][i].mv_y;
+      }
+    }
+  }
+  run_parallel (s, refine_row, field->mb_rows);
   if (s->params->lambda)
     run_parallel (s, rate_grid_job,
         __builtin_popcount (s->params->partitions));
-  else
-    run_parallel (s, refine_row, s->field->mb_rows);
 }
 
 static void
@@ -759,6 +816,7 @@ cpu_close (MESession * s)
   }
   g_free (s->ranks.rank);
   g_free (s->ranks.cand);
+  g_free (s->winners);
   g_free (s);
 }
 

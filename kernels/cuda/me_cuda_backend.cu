@@ -40,7 +40,7 @@ typedef struct {
   GstMotionVectorCell *host_cells;
   size_t host_cells_size; /* in cells */
   /* device keys and cells */
-  uint64_t *keys;
+  uint64_t *keys; /* cells_size integer keys, then cells_size more */
   GstMotionVectorCell *cells;
   size_t cells_size; /* in cells, for keys and cells alike */
   uint8_t *hpel;     /* the reference's half-sample planes, 3 frames */
@@ -321,7 +321,9 @@ ensure_slot (Slot *sl, size_t stage, size_t cells, GError **error)
     g_clear_pointer (&sl->keys, cudaFree);
     g_clear_pointer (&sl->cells, cudaFree);
     sl->cells_size = 0;
-    if (!device_alloc ((void **)&sl->keys, cells * 8, "search keys", error) ||
+    /* two sets of keys: the integer winners, and stage 3's when it keeps
+     * them (lambda) */
+    if (!device_alloc ((void **)&sl->keys, cells * 16, "search keys", error) ||
         !device_alloc ((void **)&sl->cells, cells * 16, "result cells", error))
       return FALSE;
     sl->cells_size = cells;
@@ -399,6 +401,7 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
     CHECK (me_cuda_launch_search (cur, s->frames[prev], &g,
                params->search_range, parts, sl->keys, s->sm_count, st),
         "search kernel");
+    uint64_t *final_keys = sl->keys;
     if (me_search_refines (params)) {
       const size_t hp = 3 * me_cuda_frame_bytes (&g);
       if (params->refine != ME_REFINE_NONE && hp > sl->hpel_size) {
@@ -417,12 +420,14 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
               ME_CUDA_PROGRESS_WORDS * sizeof (unsigned), "wavefront state",
               error))
         return FALSE;
+      if (params->lambda)
+        final_keys = sl->keys + sl->cells_size;
       CHECK (me_cuda_launch_refine (cur, s->frames[prev], sl->hpel, &g, parts,
                  params->refine, params->metric, params->search_range,
-                 params->lambda, sl->keys, sl->progress, st),
+                 params->lambda, sl->keys, final_keys, sl->progress, st),
           "refinement kernel");
     }
-    CHECK (me_cuda_launch_finish (sl->keys, sl->cells, &g, parts, st),
+    CHECK (me_cuda_launch_finish (final_keys, sl->cells, &g, parts, st),
         "prediction kernel");
     CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
     if (sl->direct) {

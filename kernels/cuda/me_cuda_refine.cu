@@ -64,7 +64,8 @@ typedef struct {
   const uint8_t *cur;      /* pixel (0, 0) of the current frame */
   const uint8_t *plane[4]; /* pixel (0, 0) of F, H, V, C of the reference */
   size_t pitch;
-  uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
+  uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT]; /* integer winners */
+  uint64_t *out[GST_MOTION_VECTOR_PARTITION_COUNT];  /* refined keys */
   unsigned cells[GST_MOTION_VECTOR_PARTITION_COUNT];
   unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1]; /* warp ranges */
   unsigned mb_cols;
@@ -218,28 +219,38 @@ __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
   const unsigned cols = a.mb_cols * (16 / bw);
   const int bx = live ? (int)(i % cols) * bw : 0;
   const int by = live ? (int)(i / cols) * bh : 0;
-  uint64_t *key = &a.keys[p][live ? i : 0];
+  const uint64_t k0 = live ? a.keys[p][i] : 0;
 
   /* the integer winner, re-costed, then the rings */
-  const uint64_t k0 = live ? *key : 0;
   const Round r0 = { me_key_qx (k0), me_key_qy (k0), 2, 0, 0, 0, 0, 0, 1 };
   uint64_t best = round_best (a, live, bx, by, bw, n4, L, lane, r0, 0, 0, 0);
   rings (a, live, bx, by, bw, n4, L, lane, 0, 0, 0, &best);
   if (live && lane % L == 0)
-    *key = best;
+    a.out[p][i] = best;
 }
 
-/* ---- the rate-constrained decision: a wavefront ------------------------- */
+/* ---- the rate-constrained choice: a wavefront --------------------------- */
 
-/* One warp per grid row, rows handed out in the order warps start (a
+/* After the refinement (the integer winner W in `keys`, the refined F in
+ * `out`), each block chooses among F, W, zero and its prediction P by
+ * distortion + lambda x bits (MVD against P), P being the H.264 prediction
+ * from its neighbours' final choices: so blocks are decided in decoding
+ * order.
+ *
+ * One warp per grid row, rows handed out in the order warps start (a
  * ticket), so that the row a warp waits for is always held by a warp that
  * runs.  Along its row a warp decides block after block; before block gx
  * it waits until the row above has decided blocks up to gx + 1, which
  * covers the neighbours A, B, C and D of every shape (they lie at
  * (gx - 1, gy), (gx, gy - 1), (gx + 1, gy - 1), (gx - 1, gy - 1) of the
  * same grid).  So every block sees exactly the final vectors the CPU's
- * raster order gives it.  Keys written by other warps are read past the L1
- * (volatile), after a fence that pairs with the writer's. */
+ * raster order gives it.  F's distortion is in its key; W's, zero's and P's
+ * are computed in one round after the wait.  Keys written by other warps
+ * are read past the L1 (volatile), after a fence that pairs with the
+ * writer's.  Measured and dropped: costing W and zero before the wait (it
+ * lengthens every step of the chain), and grouping rows per thread block
+ * with progress in shared memory (faster for 16x16 only; racecheck cannot
+ * follow the flag). */
 typedef struct {
   RefineArgs r;
   unsigned mb_rows;
@@ -268,12 +279,18 @@ __launch_bounds__ (REFINE_WARPS * 32) rate_kernel (const RateArgs ra)
   const int bh = GST_MOTION_VECTOR_PARTITION_H (p);
   const int n4 = (bw / 4) * (bh / 4);
   const int cols = (int)a.mb_cols * (16 / bw);
-  const int lim = 4 * ME_MAX_RANGE;
-  volatile uint64_t *keys = a.keys[p];
+  volatile uint64_t *out = a.out[p];
   volatile unsigned *above = ra.progress + t - 1;
   volatile unsigned *mine = ra.progress + t;
 
   for (int gx = 0; gx < cols; gx++) {
+    const unsigned i = (unsigned)(gy * cols + gx);
+    const int bx = gx * bw, by = gy * bh;
+    /* what does not depend on the neighbours, before waiting for them */
+    const uint64_t kw = a.keys[p][i];
+    const uint64_t kf = out[i];
+    const MEMvpredNeighbours nb =
+        me_mvpred_neighbours (p, gx, gy, (int)a.mb_cols, (int)ra.mb_rows);
     if (gy > 0) {
       const unsigned need = (unsigned)min (gx + 2, cols);
       if (lane == 0)
@@ -282,28 +299,28 @@ __launch_bounds__ (REFINE_WARPS * 32) rate_kernel (const RateArgs ra)
       __syncwarp ();
       __threadfence ();
     }
-    const unsigned i = (unsigned)(gy * cols + gx);
-    const MEMvpredNeighbours nb =
-        me_mvpred_neighbours (p, gx, gy, (int)a.mb_cols, (int)ra.mb_rows);
-    const uint64_t ka = keys[nb.a >= 0 ? nb.a : 0];
-    const uint64_t kb = keys[nb.b >= 0 ? nb.b : 0];
-    const uint64_t kc = keys[nb.c >= 0 ? nb.c : 0];
+    const uint64_t ka = out[nb.a >= 0 ? nb.a : 0];
+    const uint64_t kb = out[nb.b >= 0 ? nb.b : 0];
+    const uint64_t kc = out[nb.c >= 0 ? nb.c : 0];
     int px, py;
     me_mvpred_combine (p, gx, gy, nb, me_key_qx (ka), me_key_qy (ka),
         me_key_qx (kb), me_key_qy (kb), me_key_qx (kc), me_key_qy (kc), &px,
         &py);
-    const uint64_t k0 = keys[i];
-    const int bx = gx * bw, by = gy * bh;
-    /* the integer winner, the prediction (inside the window) and zero */
-    const int wl = min (lim, a.range4);
-    const Round r0 = { me_key_qx (k0), me_key_qy (k0), 0,
-      max (-wl, min (wl, px)), max (-wl, min (wl, py)), 0, 0, 0, 3 };
+    /* W, P (inside the window) and zero by distortion + rate, in one
+     * round; F by its distortion + rate */
+    const Round r0 = { me_key_qx (kw), me_key_qy (kw), 0,
+      max (-a.range4, min (a.range4, px)), max (-a.range4, min (a.range4, py)),
+      0, 0, 0, 3 };
     uint64_t best = round_best (a, true, bx, by, bw, n4, 32, lane, r0,
         ra.lambda, px, py);
-    rings (a, true, bx, by, bw, n4, 32, lane, ra.lambda, px, py, &best);
+    const int fx = me_key_qx (kf), fy = me_key_qy (kf);
+    const uint64_t kfr =
+        me_key_qpel (me_key_cost (kf) + me_mv_rate (ra.lambda, fx, fy, px, py),
+            fx, fy);
+    best = kfr < best ? kfr : best;
     __syncwarp ();
     if (lane == 0) {
-      keys[i] = best;
+      out[i] = best;
       __threadfence ();
       *mine = (unsigned)gx + 1;
     }
@@ -315,7 +332,7 @@ cudaError_t
 me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *hpel, const MECudaGeometry *g, unsigned partitions,
     int refine, int metric, unsigned range, unsigned lambda, uint64_t *keys,
-    unsigned *progress, cudaStream_t stream)
+    uint64_t *out, unsigned *progress, cudaStream_t stream)
 {
   RefineArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -334,47 +351,46 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   a.refine = refine;
   a.satd = metric == ME_METRIC_SATD;
   a.range4 = 4 * (int)range;
-  if (lambda) {
-    RateArgs ra;
-    unsigned rows = 0;
-    for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-      ra.row_first[p] = rows;
-      a.keys[p] = keys + offsets[p];
-      a.cells[p] = 0;
-      if (partitions & (1u << p))
-        rows += gst_motion_vector_grid_rows ((GstMotionVectorPartition)p,
-            g->mb_rows);
-    }
-    ra.row_first[GST_MOTION_VECTOR_PARTITION_COUNT] = rows;
-    ra.r = a;
-    ra.mb_rows = g->mb_rows;
-    ra.lambda = lambda;
-    ra.progress = progress;
-    ra.ticket = progress + rows;
-    cudaError_t e = cudaMemsetAsync (
-        progress, 0, (rows + 1) * sizeof (unsigned), stream);
-    if (e != cudaSuccess)
-      return e;
-    rate_kernel<<<(rows + REFINE_WARPS - 1) / REFINE_WARPS, REFINE_WARPS * 32,
-        0, stream>>> (ra);
-    return cudaGetLastError ();
-  }
-  unsigned n = 0;
+
+  /* the refinement, every block at once */
+  unsigned n = 0, rows = 0;
+  RateArgs ra;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     const int n4 = GST_MOTION_VECTOR_PARTITION_W (p) / 4 *
         (GST_MOTION_VECTOR_PARTITION_H (p) / 4);
     const unsigned per_warp = 32 / group_lanes (n4);
     a.first[p] = n;
+    ra.row_first[p] = rows;
     a.keys[p] = keys + offsets[p];
+    a.out[p] = out + offsets[p];
     a.cells[p] = 0;
-    if (partitions & (1u << p))
+    if (partitions & (1u << p)) {
       a.cells[p] = gst_motion_vector_grid_cols ((GstMotionVectorPartition)p,
                        g->mb_cols) *
           gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g->mb_rows);
+      rows += gst_motion_vector_grid_rows ((GstMotionVectorPartition)p,
+          g->mb_rows);
+    }
     n += (a.cells[p] + per_warp - 1) / per_warp;
   }
   a.first[GST_MOTION_VECTOR_PARTITION_COUNT] = n;
+  ra.row_first[GST_MOTION_VECTOR_PARTITION_COUNT] = rows;
   refine_kernel<<<(n + REFINE_WARPS - 1) / REFINE_WARPS, REFINE_WARPS * 32, 0,
       stream>>> (a);
+  cudaError_t e = cudaGetLastError ();
+  if (e != cudaSuccess || !lambda)
+    return e;
+
+  /* the rate-constrained choice, in decoding order */
+  ra.r = a;
+  ra.mb_rows = g->mb_rows;
+  ra.lambda = lambda;
+  ra.progress = progress;
+  ra.ticket = progress + rows;
+  e = cudaMemsetAsync (progress, 0, (rows + 1) * sizeof (unsigned), stream);
+  if (e != cudaSuccess)
+    return e;
+  rate_kernel<<<(rows + REFINE_WARPS - 1) / REFINE_WARPS, REFINE_WARPS * 32, 0,
+      stream>>> (ra);
   return cudaGetLastError ();
 }

@@ -251,25 +251,16 @@ naive_se_bits (int v)
 }
 
 /* Stage 3 from its definition (me_search.h, docs/subpel.md): the integer
- * winner re-costed (with lambda, also the prediction clamped to the
- * window and the zero vector), then the 8 half-pel neighbours, then the 8
- * quarter-pel neighbours of the best, all ranked by me_key_qpel() of
- * distortion + lambda x bits (MVD against (px, py)). */
+ * winner re-costed, then the 8 half-pel neighbours, then the 8 quarter-pel
+ * neighbours of the best, all ranked by me_key_qpel() of the distortion. */
 static uint64_t
 naive_refine (const Pic * cur, const Pic * ref, int x0, int y0, int bw,
-    int bh, uint64_t best, const MESearchParams * params, int px, int py)
+    int bh, uint64_t best, const MESearchParams * params)
 {
-  const int lim = 4 * (int) params->search_range;
   int cx = 4 * me_key_dx (best), cy = 4 * me_key_dy (best);
-#define COST(qx, qy) (naive_cost (cur, ref, x0, y0, bw, bh, (qx), (qy), \
-      params->metric) + params->lambda * (naive_se_bits ((qx) - px) \
-      + naive_se_bits ((qy) - py)))
+#define COST(qx, qy) naive_cost (cur, ref, x0, y0, bw, bh, (qx), (qy), \
+      params->metric)
   best = me_key_qpel (COST (cx, cy), cx, cy);
-  if (params->lambda) {
-    const int qx = CLAMP (px, -lim, lim), qy = CLAMP (py, -lim, lim);
-    best = MIN (best, me_key_qpel (COST (qx, qy), qx, qy));
-    best = MIN (best, me_key_qpel (COST (0, 0), 0, 0));
-  }
   for (int step = 2; step >= 1; step--) {
     if ((step == 2 && params->refine < ME_REFINE_HALF)
         || (step == 1 && params->refine < ME_REFINE_QUARTER))
@@ -284,6 +275,31 @@ naive_refine (const Pic * cur, const Pic * ref, int x0, int y0, int bw,
       }
   }
 #undef COST
+  return best;
+}
+
+/* The rate-constrained choice (docs/rate.md): among the refined vector F
+ * (key f, its distortion), the integer winner W, zero and the prediction
+ * P = (px, py) clamped to the window, the smallest key of distortion +
+ * lambda x se(v) bits of the MVD against P. */
+static uint64_t
+naive_rate (const Pic * cur, const Pic * ref, int x0, int y0, int bw, int bh,
+    uint64_t f, int wx, int wy, const MESearchParams * params, int px, int py)
+{
+  const int lim = 4 * (int) params->search_range;
+  const int cand[4][2] = {
+    {me_key_qx (f), me_key_qy (f)}, {wx, wy}, {0, 0},
+    {CLAMP (px, -lim, lim), CLAMP (py, -lim, lim)},
+  };
+  uint64_t best = ME_KEY_NONE;
+  for (int k = 0; k < 4; k++) {
+    const int qx = cand[k][0], qy = cand[k][1];
+    const uint32_t d = k == 0 ? me_key_cost (f)
+        : naive_cost (cur, ref, x0, y0, bw, bh, qx, qy, params->metric);
+    const uint64_t key = me_key_qpel (d + params->lambda
+        * (naive_se_bits (qx - px) + naive_se_bits (qy - py)), qx, qy);
+    best = MIN (best, key);
+  }
   return best;
 }
 
@@ -321,11 +337,17 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
           }
         }
         if (me_search_refines (params)) {
-          int pred_x = 0, pred_y = 0;
-          if (params->lambda)
+          const uint64_t f = naive_refine (&cur_pic, &ref_pic, c * bw, r * bh,
+              bw, bh, best, params);
+          if (params->lambda) {
+            int pred_x, pred_y;
             me_mvpred_cell (fin, p, c, r, mb_cols, mb_rows, &pred_x, &pred_y);
-          best = naive_refine (&cur_pic, &ref_pic, c * bw, r * bh, bw, bh,
-              best, params, pred_x, pred_y);
+            best = naive_rate (&cur_pic, &ref_pic, c * bw, r * bh, bw, bh, f,
+                4 * me_key_dx (best), 4 * me_key_dy (best), params, pred_x,
+                pred_y);
+          } else {
+            best = f;
+          }
         }
         fin[r * cols + c].mv_x = me_key_qx (best);
         fin[r * cols + c].mv_y = me_key_qy (best);
