@@ -23,9 +23,12 @@
 #include <stdint.h>
 #include <gst/motionvectors/gstmotionvectortypes.h>
 
+/* Levels in ascending order: each implies the ones below it, and checkasm
+ * forms "this level and every one below" as flag | (flag - 1). */
 #define ME_CPU_FLAG_SSE2 (1u << 0)
-#define ME_CPU_FLAG_SSE41 (1u << 1)
-#define ME_CPU_FLAG_AVX2 (1u << 2)
+#define ME_CPU_FLAG_SSSE3 (1u << 1)
+#define ME_CPU_FLAG_SSE41 (1u << 2)
+#define ME_CPU_FLAG_AVX2 (1u << 3)
 #define ME_CPU_FLAG_ALL (~0u)
 
 /* The 41 partitions of a macroblock in the shape table's block order

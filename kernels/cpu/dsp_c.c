@@ -150,6 +150,8 @@ me_cpu_flags (void)
   __builtin_cpu_init ();
   if (__builtin_cpu_supports ("sse2"))
     flags |= ME_CPU_FLAG_SSE2;
+  if (__builtin_cpu_supports ("ssse3"))
+    flags |= ME_CPU_FLAG_SSSE3;
   if (__builtin_cpu_supports ("sse4.1"))
     flags |= ME_CPU_FLAG_SSE41;
   if (__builtin_cpu_supports ("avx2"))

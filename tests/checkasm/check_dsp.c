@@ -10,6 +10,7 @@
 
 #include "checkasm.h"
 #include "cpu/dsp.h"
+#include "subpel_rules.h"
 
 #define MAX_N 300               /* candidates per SAD row call */
 #define MAX_KEYS 1100           /* candidates per min_key / part_min call */
@@ -25,6 +26,7 @@ typedef struct {
 
 static const Level levels[] = {
   {"sse2", ME_CPU_FLAG_SSE2},
+  {"ssse3", ME_CPU_FLAG_SSSE3},
   {"sse41", ME_CPU_FLAG_SSE41},
   {"avx2", ME_CPU_FLAG_AVX2},
 };
@@ -227,6 +229,213 @@ check_part_min (me_part_min_fn ref_fn, me_part_min_fn fn)
   return TRUE;
 }
 
+/* ---- sub-pel routines ----------------------------------------------------- */
+
+/* Pixel patterns for the interpolation and the costs: the extremes of every
+ * filter and transform come from pixels that are all 0 or 255. */
+typedef enum {
+  PAT_RANDOM,                   /* any value */
+  PAT_BITS,                     /* 0 or 255 at random */
+  PAT_ZERO,
+  PAT_MAX,
+  PAT_TAPS_MAX,                 /* 255 where the 2-D taps are positive */
+  PAT_TAPS_MIN,                 /* 255 where they are negative */
+  PAT_COLUMNS,                  /* 0, 255, 0, ... across */
+  PAT_ROWS,                     /* and down */
+  PAT_CHECKER,
+  PAT_COUNT
+} Pattern;
+
+/* The sign of tap k = 0..5 of (1, -5, 20, 20, -5, 1). */
+static int
+tap_sign (unsigned k)
+{
+  return k % 6 == 1 || k % 6 == 4 ? -1 : 1;
+}
+
+static guint8
+pattern_pixel (Pattern pat, unsigned x, unsigned y)
+{
+  switch (pat) {
+    case PAT_RANDOM:
+      return g_rand_int (checkasm.rand);
+    case PAT_BITS:
+      return g_rand_boolean (checkasm.rand) ? 255 : 0;
+    case PAT_ZERO:
+      return 0;
+    case PAT_MAX:
+      return 255;
+    case PAT_TAPS_MAX:
+      return tap_sign (x) * tap_sign (y) > 0 ? 255 : 0;
+    case PAT_TAPS_MIN:
+      return tap_sign (x) * tap_sign (y) < 0 ? 255 : 0;
+    case PAT_COLUMNS:
+      return x & 1 ? 255 : 0;
+    case PAT_ROWS:
+      return y & 1 ? 255 : 0;
+    default:
+      return (x ^ y) & 1 ? 255 : 0;
+  }
+}
+
+#define HPEL_MAX_N 700
+#define HPEL_MAX_STRIDE 800
+#define HPEL_SIZE (6 * HPEL_MAX_STRIDE + 64)
+
+/* Row lengths around the SIMD versions' steps (16, 32) and chunks (256,
+ * with up to one more step in the last). */
+static const int hpel_lengths[] = { 31, 32, 33, 47, 48, 63, 64, 65, 255, 256,
+  257, 272, 273, 287, 288, 289, 290, 320, 511, 512, 543, 544, 545, 546, 576,
+  577, 700
+};
+
+static gboolean
+check_hpel_row (me_hpel_row_fn ref_fn, me_hpel_row_fn fn)
+{
+  static guint8 src[HPEL_SIZE];
+  static guint8 a[3][HPEL_MAX_N + 2 * GUARD], b[3][HPEL_MAX_N + 2 * GUARD];
+  const int n_lengths = G_N_ELEMENTS (hpel_lengths);
+
+  for (int t = 0; t < 2 * N_TRIES; t++) {
+    /* every pattern with full and short rows first, then the lengths that
+     * end a step or a chunk, then any */
+    const Pattern pat = t < 3 * PAT_COUNT ? (Pattern) (t % PAT_COUNT)
+        : t % 3 ? PAT_RANDOM : PAT_BITS;
+    const int n = t < PAT_COUNT ? HPEL_MAX_N
+        : t < 3 * PAT_COUNT ? g_rand_int_range (checkasm.rand, 1, 40)
+        : t < 3 * PAT_COUNT + 40 ? t - 3 * PAT_COUNT + 1
+        : t < 3 * PAT_COUNT + 40 + n_lengths
+        ? hpel_lengths[t - 3 * PAT_COUNT - 40]
+        : g_rand_int_range (checkasm.rand, 1, HPEL_MAX_N + 1);
+    ptrdiff_t stride = g_rand_int_range (checkasm.rand, n + 5,
+        HPEL_MAX_STRIDE + 1);
+    /* the bytes read: 2 rows and columns before each output, 3 after */
+    const size_t span = 5 * stride + n + 5;
+    /* at the start of the array (where the patterns' period of 6 lines
+     * up with the taps), at its end (where address checkers see a read
+     * outside), or anywhere; every pattern in each place */
+    const int place = t < 3 * PAT_COUNT ? t / PAT_COUNT : t % 3;
+    const size_t at = place == 0 ? 0 : place == 1 ? HPEL_SIZE - span
+        : (size_t) g_rand_int_range (checkasm.rand, 0, HPEL_SIZE - span + 1);
+    const guint8 *s = src + at + 2 * stride + 2;
+
+    for (size_t i = 0; i < HPEL_SIZE; i++)
+      src[i] = pattern_pixel (pat, i % stride, i / stride);
+    memset (a, POISON, sizeof (a));
+    memset (b, POISON, sizeof (b));
+    ref_fn (s, stride, n, a[0] + GUARD, a[1] + GUARD, a[2] + GUARD);
+    fn (s, stride, n, b[0] + GUARD, b[1] + GUARD, b[2] + GUARD);
+    for (int p = 0; p < 3; p++)
+      for (int i = 0; i < HPEL_MAX_N + 2 * GUARD; i++) {
+        if (a[p][i] != b[p][i]) {
+          printf ("  pattern %d n=%d stride=%td: %c[%d] = %u, C %u%s\n", pat,
+              n, stride, "hvc"[p], i - GUARD, b[p][i], a[p][i],
+              i < GUARD || i >= GUARD + n ? " (written outside)" : "");
+          return FALSE;
+        }
+      }
+  }
+  return TRUE;
+}
+
+#define COST_MAX_STRIDE 200
+#define COST_SIZE (16 * COST_MAX_STRIDE)
+
+/* Sign of entry (u, v) of the 4x4 Hadamard basis function k. */
+static int
+hadamard_sign (int k, int x, int y)
+{
+  static const int H[4][4] = {
+    {1, 1, 1, 1}, {1, 1, -1, -1}, {1, -1, -1, 1}, {1, -1, 1, -1}
+  };
+  return H[k & 3][x & 3] * H[(k >> 2) & 3][y & 3];
+}
+
+static gboolean
+check_subpel_cost (me_subpel_cost_fn ref_fn, me_subpel_cost_fn fn)
+{
+  static guint8 cur[COST_SIZE], pa[COST_SIZE], pb[COST_SIZE];
+  static const int sizes[] = { 4, 8, 16 };
+
+  for (int t = 0; t < N_TRIES; t++) {
+    const ptrdiff_t cs = g_rand_int_range (checkasm.rand, 16,
+        COST_MAX_STRIDE + 1);
+    const ptrdiff_t ps = g_rand_int_range (checkasm.rand, 16,
+        COST_MAX_STRIDE + 1) | (t & 1);
+    /* tries 0..15: the difference is +-255 along Hadamard basis function
+     * t, so each 4x4 block has one coefficient of 16 x 255 (the first the
+     * DC: all 255 against all 0); then all 0 against all 255 both ways;
+     * +-255 alternating across, down, as a checkerboard and at random,
+     * both signs; +-255 at random again; planes of 0 and 255 (whose mean
+     * rounds); random pixels */
+    const int kind = t < 16 ? 0 : t < 18 ? 1 : t < 30 ? 2 : t < 36 ? 3
+        : t < 40 ? 4 : 5;
+
+    for (size_t i = 0; i < COST_SIZE; i++) {
+      cur[i] = g_rand_int (checkasm.rand);
+      pa[i] = g_rand_int (checkasm.rand);
+      pb[i] = g_rand_int (checkasm.rand);
+    }
+    for (int wi = 0; wi < 3; wi++)
+      for (int hi = 0; hi < 3; hi++)
+        for (int satd = 0; satd < 2; satd++) {
+          const int w = sizes[wi], h = sizes[hi];
+          const size_t cspan = (h - 1) * cs + w, pspan = (h - 1) * ps + w;
+          /* blocks at the end of the arrays (where address checkers see a
+           * read outside) or anywhere */
+          const gboolean end = g_rand_boolean (checkasm.rand);
+          guint8 *c = cur + (end ? COST_SIZE - cspan
+              : (size_t) g_rand_int_range (checkasm.rand, 0,
+                  COST_SIZE - cspan + 1));
+          guint8 *a = pa + (end ? COST_SIZE - pspan
+              : (size_t) g_rand_int_range (checkasm.rand, 0,
+                  COST_SIZE - pspan + 1));
+          guint8 *b = pb + (end ? COST_SIZE - pspan
+              : (size_t) g_rand_int_range (checkasm.rand, 0,
+                  COST_SIZE - pspan + 1));
+          for (int y = 0; kind < 5 && y < h; y++)
+            for (int x = 0; x < w; x++) {
+              guint8 cv, av, bv;
+              if (kind == 0) {
+                cv = hadamard_sign (t, x, y) > 0 ? 255 : 0;
+                av = bv = 255 - cv;
+              } else if (kind == 1) {
+                cv = t & 1 ? 255 : 0;
+                av = bv = 255 - cv;
+              } else if (kind == 2) {
+                /* each pattern with both signs */
+                cv = pattern_pixel (t / 2 % 4 == 0 ? PAT_BITS : t / 2 % 4 == 1
+                    ? PAT_COLUMNS : t / 2 % 4 == 2 ? PAT_ROWS : PAT_CHECKER,
+                    x, y);
+                av = bv = 255 - cv;
+                if (t & 1) {
+                  av = bv = cv;
+                  cv = 255 - cv;
+                }
+              } else if (kind == 3) {
+                cv = pattern_pixel (PAT_BITS, x, y);
+                av = bv = cv ^ 255;
+              } else {
+                cv = pattern_pixel (PAT_RANDOM, x, y);
+                av = 0;
+                bv = 255;
+              }
+              c[y * cs + x] = cv;
+              a[y * ps + x] = av;
+              b[y * ps + x] = bv;
+            }
+          uint32_t r = ref_fn (c, cs, a, b, ps, w, h, satd);
+          uint32_t o = fn (c, cs, a, b, ps, w, h, satd);
+          if (r != o) {
+            printf ("  %dx%d %s try %d strides %td %td: %u, C %u\n", w, h,
+                satd ? "satd" : "sad", t, cs, ps, o, r);
+            return FALSE;
+          }
+        }
+  }
+  return TRUE;
+}
+
 /* For every level, each routine that the level itself provides (differs
  * from the table one level down) against C. */
 void
@@ -256,6 +465,8 @@ checkasm_check_dsp (void)
     CHECK (sea_row);
     CHECK (sad4x4_row);
     CHECK (part_min);
+    CHECK (hpel_row);
+    CHECK (subpel_cost);
 #undef CHECK
   }
 }
@@ -306,6 +517,49 @@ checkasm_bench_dsp (void)
     for (int r = 0; r < reps / 10; r++)
       d.part_min (sad4, 1024, rank, 1023, best);
     t[4] = (checkasm_now () - t0) / (reps / 10) / 1023 * 1e9;
+    printf ("%-8s %14.2f %14.2f %14.2f %14.2f %14.2f\n",
+        l < 0 ? "c" : levels[l].name, t[0], t[1], t[2], t[3], t[4]);
+    (void) sink;
+  }
+
+  /* The refinement's routines: the half-sample planes of a row as wide as
+   * a padded 1080p plane (ns per pixel of the row), and the cost of one
+   * candidate (ns per call) for the largest and smallest blocks. */
+  static guint8 hp[3][2048], rows[6 * 2100];
+  static const int cost_w[] = { 16, 16, 8, 4 }, cost_h[] = { 16, 16, 8, 4 };
+  static const int cost_satd[] = { 0, 1, 1, 1 };
+  const int hpel_n = 2043;
+  for (size_t i = 0; i < sizeof (rows); i++)
+    rows[i] = g_rand_int (checkasm.rand);
+  printf ("\n%-8s %14s %14s %14s %14s %14s\n", "level", "hpel_row 2043",
+      "subpel 16x16", "subpel 16x16", "subpel 8x8", "subpel 4x4");
+  printf ("%-8s %14s %14s %14s %14s %14s\n", "", "ns/pixel", "sad ns",
+      "satd ns", "satd ns", "satd ns");
+  for (int l = -1; l < (int) G_N_ELEMENTS (levels); l++) {
+    MEDsp d;
+    double t[5], t0;
+    volatile uint32_t sink = 0;
+
+    if (l >= 0 && !(have & levels[l].flag))
+      continue;
+    init_level (&d, l);
+    /* the best of 5 runs: these are short, and a shared machine's other
+     * work lands on some of them */
+    for (int k = 0; k < 5; k++)
+      t[k] = G_MAXDOUBLE;
+    for (int run = 0; run < 5; run++) {
+      t0 = checkasm_now ();
+      for (int r = 0; r < reps / 500; r++)
+        d.hpel_row (rows + 2 * 2100 + 2, 2100, hpel_n, hp[0], hp[1], hp[2]);
+      t[0] = MIN (t[0], (checkasm_now () - t0) / (reps / 500) / hpel_n * 1e9);
+      for (int k = 0; k < 4; k++) {
+        t0 = checkasm_now ();
+        for (int r = 0; r < reps / 5; r++)
+          sink += d.subpel_cost (cur, 16, ref + (r & 15), ref + 601 + (r & 7),
+              600, cost_w[k], cost_h[k], cost_satd[k]);
+        t[1 + k] = MIN (t[1 + k], (checkasm_now () - t0) / (reps / 5) * 1e9);
+      }
+    }
     printf ("%-8s %14.2f %14.2f %14.2f %14.2f %14.2f\n",
         l < 0 ? "c" : levels[l].name, t[0], t[1], t[2], t[3], t[4]);
     (void) sink;

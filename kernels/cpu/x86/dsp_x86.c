@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../dsp.h"
+#include "subpel_rules.h"
 
 #define TARGET(t) __attribute__((target (t)))
 
@@ -355,12 +356,615 @@ static decl_part_min_fn (part_min_avx2)
   }
 }
 
+/* ---- sub-pel: half-sample planes and candidate costs --------------------- */
+
+/* hpel_row (subpel_rules.h, exactly).  The unrounded 6-tap sums of eight
+ * bit pixels lie in [-2550, 10710], so they fit 16 bits; the centre sample
+ * filters six of them again, which needs 32 bits (j1 in [-214200,
+ * 475320]).  So the vertical sums v1 are computed first, for the columns
+ * [x0 - 2, x1 + 3) of a chunk of outputs [x0, x1), into a 16-bit buffer;
+ * V comes from them by rounding, and C by the horizontal filter over them
+ * with pmaddwd (pairs of 16-bit products summed into 32 bits).  The
+ * separable sum is exact in integers, so filtering vertically first gives
+ * the j1 of the standard's horizontal-first order.
+ *
+ * Both filters take pairs of taps with one multiply-add: pmaddubsw on two
+ * rows interleaved byte by byte (the vertical sums), or on a row loaded at
+ * three offsets two apart (the horizontal ones, for the even outputs; the
+ * odd ones from the loads one further).  Each pair sum, (1, -5), (20, 20)
+ * or (-5, 1) applied to two pixels, lies in [-1275, 10200], so the
+ * saturating add of pmaddubsw never saturates.
+ *
+ * Outputs go in steps of the vector width; the last step of a chunk starts
+ * at x1 - width, overlapping the one before (writing the same values
+ * again), so nothing outside [x0 - 2, x1 + 3) is read and nothing outside
+ * [x0, x1) is written.  A row shorter than one step goes to the version
+ * a level down, and one shorter than 16 to plain C. */
+#define HPEL_CHUNK 256
+
+static void
+hpel_row_scalar (const uint8_t * src, ptrdiff_t stride, int n, uint8_t * h,
+    uint8_t * v, uint8_t * c)
+{
+  for (int i = 0; i < n; i++) {
+    h[i] = me_hpel_h (src + i, stride);
+    v[i] = me_hpel_v (src + i, stride);
+    c[i] = me_hpel_c (src + i, stride);
+  }
+}
+
+/* pmaddubsw coefficients: byte pairs (first, second), first in the low
+ * byte; and the pmaddwd ones, 16-bit pairs, first in the low half. */
+#define TAPS8(a, b) ((short) (((a) & 0xff) | ((b) & 0xff) << 8))
+#define TAPS16(a, b) ((int) (((unsigned) (a) & 0xffff) | (unsigned) (b) << 16))
+
+TARGET ("ssse3")
+static decl_hpel_row_fn (hpel_row_ssse3)
+{
+  const __m128i t01 = _mm_set1_epi16 (TAPS8 (1, -5));
+  const __m128i t23 = _mm_set1_epi16 (TAPS8 (20, 20));
+  const __m128i t45 = _mm_set1_epi16 (TAPS8 (-5, 1));
+  const __m128i w01 = _mm_set1_epi32 (TAPS16 (1, -5));
+  const __m128i w23 = _mm_set1_epi32 (TAPS16 (20, 20));
+  const __m128i w45 = _mm_set1_epi32 (TAPS16 (-5, 1));
+  const __m128i r5 = _mm_set1_epi16 (16), r10 = _mm_set1_epi32 (512);
+  const __m128i zero = _mm_setzero_si128 (), max = _mm_set1_epi16 (255);
+  const __m128i lo16 = _mm_set1_epi32 (0xffff);
+  /* v1 of column x0 - 2 + t at t */
+  int16_t v1[HPEL_CHUNK + 16 + 8] __attribute__((aligned (16)));
+
+  if (n < 16) {
+    hpel_row_scalar (src, stride, n, h, v, c);
+    return;
+  }
+  for (int x0 = 0, x1; x0 < n; x0 = x1) {
+    x1 = n - x0 <= HPEL_CHUNK + 16 ? n : x0 + HPEL_CHUNK;
+    const int len = x1 - x0 + 5;
+
+    for (int t = 0; t < len; t += 16) {
+      if (t > len - 16)
+        t = len - 16;
+      const uint8_t *p = src + x0 - 2 + t;
+      __m128i m2 = _mm_loadu_si128 ((const __m128i *) (p - 2 * stride));
+      __m128i m1 = _mm_loadu_si128 ((const __m128i *) (p - stride));
+      __m128i p0 = _mm_loadu_si128 ((const __m128i *) p);
+      __m128i p1 = _mm_loadu_si128 ((const __m128i *) (p + stride));
+      __m128i p2 = _mm_loadu_si128 ((const __m128i *) (p + 2 * stride));
+      __m128i p3 = _mm_loadu_si128 ((const __m128i *) (p + 3 * stride));
+      __m128i lo = _mm_add_epi16 (_mm_add_epi16 (
+              _mm_maddubs_epi16 (_mm_unpacklo_epi8 (m2, m1), t01),
+              _mm_maddubs_epi16 (_mm_unpacklo_epi8 (p0, p1), t23)),
+          _mm_maddubs_epi16 (_mm_unpacklo_epi8 (p2, p3), t45));
+      __m128i hi = _mm_add_epi16 (_mm_add_epi16 (
+              _mm_maddubs_epi16 (_mm_unpackhi_epi8 (m2, m1), t01),
+              _mm_maddubs_epi16 (_mm_unpackhi_epi8 (p0, p1), t23)),
+          _mm_maddubs_epi16 (_mm_unpackhi_epi8 (p2, p3), t45));
+      _mm_storeu_si128 ((__m128i *) (v1 + t), lo);
+      _mm_storeu_si128 ((__m128i *) (v1 + t + 8), hi);
+      if (t == len - 16)
+        break;
+    }
+
+    for (int x = x0; x < x1; x += 16) {
+      if (x > x1 - 16)
+        x = x1 - 16;
+      const uint8_t *p = src + x;
+      const int16_t *q = v1 + (x - x0);
+      /* H: even outputs from the loads at -2, 0, 2, odd ones at -1, 1, 3 */
+      __m128i e = _mm_add_epi16 (_mm_add_epi16 (
+              _mm_maddubs_epi16 (_mm_loadu_si128 ((const __m128i *) (p - 2)),
+                  t01), _mm_maddubs_epi16 (_mm_loadu_si128 ((const __m128i *)
+                      p), t23)),
+          _mm_maddubs_epi16 (_mm_loadu_si128 ((const __m128i *) (p + 2)),
+              t45));
+      __m128i o = _mm_add_epi16 (_mm_add_epi16 (
+              _mm_maddubs_epi16 (_mm_loadu_si128 ((const __m128i *) (p - 1)),
+                  t01), _mm_maddubs_epi16 (_mm_loadu_si128 ((const __m128i *)
+                      (p + 1)), t23)),
+          _mm_maddubs_epi16 (_mm_loadu_si128 ((const __m128i *) (p + 3)),
+              t45));
+      e = _mm_min_epi16 (_mm_max_epi16 (_mm_srai_epi16 (_mm_add_epi16 (e, r5),
+                  5), zero), max);
+      o = _mm_min_epi16 (_mm_max_epi16 (_mm_srai_epi16 (_mm_add_epi16 (o, r5),
+                  5), zero), max);
+      _mm_storeu_si128 ((__m128i *) (h + x), _mm_or_si128 (e,
+              _mm_slli_epi16 (o, 8)));
+
+      /* V: the vertical sums of columns x .. x + 15 */
+      __m128i va = _mm_srai_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const
+                      __m128i *) (q + 2)), r5), 5);
+      __m128i vb = _mm_srai_epi16 (_mm_add_epi16 (_mm_loadu_si128 ((const
+                      __m128i *) (q + 10)), r5), 5);
+      _mm_storeu_si128 ((__m128i *) (v + x), _mm_packus_epi16 (va, vb));
+
+      /* C: 32-bit sums, four even and four odd outputs per group */
+      __m128i j[2];
+      for (int g = 0; g < 2; g++) {
+        const int16_t *r = q + 8 * g;
+        __m128i je = _mm_add_epi32 (_mm_add_epi32 (
+                _mm_madd_epi16 (_mm_loadu_si128 ((const __m128i *) r), w01),
+                _mm_madd_epi16 (_mm_loadu_si128 ((const __m128i *) (r + 2)),
+                    w23)), _mm_madd_epi16 (_mm_loadu_si128 ((const __m128i *)
+                    (r + 4)), w45));
+        __m128i jo = _mm_add_epi32 (_mm_add_epi32 (
+                _mm_madd_epi16 (_mm_loadu_si128 ((const __m128i *) (r + 1)),
+                    w01), _mm_madd_epi16 (_mm_loadu_si128 ((const __m128i *)
+                        (r + 3)), w23)),
+            _mm_madd_epi16 (_mm_loadu_si128 ((const __m128i *) (r + 5)), w45));
+        /* (j1 + 512) >> 10 lies in [-210, 464]: its low 16 bits are the
+         * value, so even and odd interleave as 16-bit lanes */
+        je = _mm_srai_epi32 (_mm_add_epi32 (je, r10), 10);
+        jo = _mm_srai_epi32 (_mm_add_epi32 (jo, r10), 10);
+        j[g] = _mm_or_si128 (_mm_and_si128 (je, lo16), _mm_slli_epi32 (jo,
+                16));
+      }
+      _mm_storeu_si128 ((__m128i *) (c + x), _mm_packus_epi16 (j[0], j[1]));
+    }
+  }
+}
+
+/* subpel_cost.  The prediction is pavgb of the two planes, which is
+ * (a + b + 1) >> 1.  SAD: psadbw.  SATD: the differences as 16-bit lanes,
+ * each 4-lane group one row of one 4x4 block.  The 2-D Hadamard transform
+ * is separable, so the order of its four butterfly stages does not change
+ * the coefficients: first the two vertical stages, then the horizontal one
+ * within lane pairs, and for the last one the identity
+ * |u + v| + |u - v| = 2 max (|u|, |v|): the maximum of the absolute values
+ * and those of the partner lanes two away.  Each pair's maximum then sits
+ * in both of its lanes, so the lanes sum to the block's sum of absolute
+ * coefficients, twice its SATD; halving the total is exact because every
+ * block's sum is even (subpel_rules.h).  Each lane holds at most 2040 (a
+ * sum of eight differences) per block, and at most 16 of those are added
+ * in one 16-bit lane before it is widened, 32640 at most.
+ *
+ * The width is a constant in each loop: the entry points dispatch on it to
+ * always-inlined bodies. */
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* Four registers, rows 0..3 of up to four blocks side by side (lane 4m + x
+ * of register y: pixel (x, y) of block m). */
+TARGET ("ssse3")
+static ALWAYS_INLINE __m128i
+hadamard4_ssse3 (__m128i r0, __m128i r1, __m128i r2, __m128i r3)
+{
+  const __m128i swap = _mm_setr_epi8 (2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9,
+      14, 15, 12, 13);
+  const __m128i pm = _mm_set1_epi32 (TAPS16 (1, -1));
+  __m128i a0 = _mm_add_epi16 (r0, r1), a1 = _mm_sub_epi16 (r0, r1);
+  __m128i a2 = _mm_add_epi16 (r2, r3), a3 = _mm_sub_epi16 (r2, r3);
+  __m128i b[4] = { _mm_add_epi16 (a0, a2), _mm_add_epi16 (a1, a3),
+    _mm_sub_epi16 (a0, a2), _mm_sub_epi16 (a1, a3)
+  };
+  for (int k = 0; k < 4; k++) {
+    /* (x0 + x1, x0 - x1) in each lane pair */
+    b[k] = _mm_add_epi16 (_mm_shuffle_epi8 (b[k], swap),
+        _mm_sign_epi16 (b[k], pm));
+    b[k] = _mm_abs_epi16 (b[k]);
+    b[k] = _mm_max_epi16 (b[k], _mm_shuffle_epi32 (b[k], 0xb1));
+  }
+  return _mm_add_epi16 (_mm_add_epi16 (b[0], b[1]), _mm_add_epi16 (b[2],
+          b[3]));
+}
+
+/* One 4x4 block in two registers, rows 0, 1 and rows 2, 3: the first
+ * vertical stage pairs the 64-bit halves of each, the second the two
+ * registers. */
+TARGET ("ssse3")
+static ALWAYS_INLINE __m128i
+hadamard4x4_ssse3 (__m128i r01, __m128i r23)
+{
+  const __m128i swap = _mm_setr_epi8 (2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9,
+      14, 15, 12, 13);
+  const __m128i pm = _mm_set1_epi32 (TAPS16 (1, -1));
+  const __m128i halves = _mm_setr_epi16 (1, 1, 1, 1, -1, -1, -1, -1);
+  /* r0 + r1 | r0 - r1, and r2 + r3 | r2 - r3 */
+  r01 = _mm_add_epi16 (_mm_shuffle_epi32 (r01, 0x4e),
+      _mm_sign_epi16 (r01, halves));
+  r23 = _mm_add_epi16 (_mm_shuffle_epi32 (r23, 0x4e),
+      _mm_sign_epi16 (r23, halves));
+  __m128i b[2] = { _mm_add_epi16 (r01, r23), _mm_sub_epi16 (r01, r23) };
+  for (int k = 0; k < 2; k++) {
+    b[k] = _mm_add_epi16 (_mm_shuffle_epi8 (b[k], swap),
+        _mm_sign_epi16 (b[k], pm));
+    b[k] = _mm_abs_epi16 (b[k]);
+    b[k] = _mm_max_epi16 (b[k], _mm_shuffle_epi32 (b[k], 0xb1));
+  }
+  return _mm_add_epi16 (b[0], b[1]);
+}
+
+/* The 16-bit lanes of acc (each at most 32767) widened to 32-bit sums of
+ * pairs. */
+TARGET ("sse2")
+static ALWAYS_INLINE __m128i
+widen_128 (__m128i acc)
+{
+  return _mm_madd_epi16 (acc, _mm_set1_epi16 (1));
+}
+
+/* The sum of the 32-bit lanes of s, halved: the SATD of the blocks whose
+ * transform maxima they hold. */
+TARGET ("sse2")
+static ALWAYS_INLINE uint32_t
+satd_total_128 (__m128i s)
+{
+  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0x4e));
+  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0xb1));
+  return (uint32_t) _mm_cvtsi128_si32 (s) >> 1;
+}
+
+/* The two 64-bit sums of psadbw. */
+TARGET ("sse2")
+static ALWAYS_INLINE uint32_t
+sad_total (__m128i sad)
+{
+  return (uint32_t) (_mm_cvtsi128_si32 (sad) + _mm_extract_epi16 (sad, 4));
+}
+
+TARGET ("sse2")
+static ALWAYS_INLINE __m128i
+load32 (const uint8_t * p)
+{
+  int32_t v;
+  memcpy (&v, p, 4);
+  return _mm_cvtsi32_si128 (v);
+}
+
+/* The 4x4 block at p as 16 bytes, row after row. */
+TARGET ("sse2")
+static ALWAYS_INLINE __m128i
+block4x4 (const uint8_t * p, ptrdiff_t stride)
+{
+  return _mm_unpacklo_epi64 (_mm_unpacklo_epi32 (load32 (p),
+          load32 (p + stride)), _mm_unpacklo_epi32 (load32 (p + 2 * stride),
+          load32 (p + 3 * stride)));
+}
+
+/* Row y of a block 16 or 8 wide as 16 bytes: w = 16 the row; w = 8 the row
+ * and, in the high half, row y + 4 when the block has it (zero in the
+ * current block and the prediction alike when not, adding nothing). */
+TARGET ("sse2")
+static ALWAYS_INLINE __m128i
+rows16 (const uint8_t * p, ptrdiff_t stride, int w, int h, int y)
+{
+  if (w == 16)
+    return _mm_loadu_si128 ((const __m128i *) (p + y * stride));
+  __m128i lo = _mm_loadl_epi64 ((const __m128i *) (p + y * stride));
+  __m128i hi = y + 4 < h ? _mm_loadl_epi64 ((const __m128i *) (p + (y + 4)
+          * stride)) : _mm_setzero_si128 ();
+  return _mm_unpacklo_epi64 (lo, hi);
+}
+
+/* Blocks 16 or 8 wide, 8 lanes per register: w = 16 groups of 4 rows,
+ * the left and the right half of each row; w = 8 groups of 8 rows, rows
+ * y and y + 4 (whose high half is empty when h = 4). */
+TARGET ("ssse3")
+static ALWAYS_INLINE uint32_t
+cost_wide_128 (const uint8_t * cur, ptrdiff_t cur_stride, const uint8_t * a,
+    const uint8_t * b, ptrdiff_t stride, int w, int h, int satd)
+{
+  const int g = w == 16 ? 4 : 8, high = w == 16 || h > 4;
+  const __m128i zero = _mm_setzero_si128 ();
+  __m128i acc = _mm_setzero_si128 ();
+
+  for (int y0 = 0; y0 < h; y0 += g) {
+    __m128i lo[4], hi[4];
+    for (int k = 0; k < 4; k++) {
+      __m128i cv = rows16 (cur, cur_stride, w, h, y0 + k);
+      __m128i pv = _mm_avg_epu8 (rows16 (a, stride, w, h, y0 + k),
+          rows16 (b, stride, w, h, y0 + k));
+      if (!satd) {
+        acc = _mm_add_epi64 (acc, _mm_sad_epu8 (cv, pv));
+        continue;
+      }
+      lo[k] = _mm_sub_epi16 (_mm_unpacklo_epi8 (cv, zero),
+          _mm_unpacklo_epi8 (pv, zero));
+      hi[k] = high ? _mm_sub_epi16 (_mm_unpackhi_epi8 (cv, zero),
+          _mm_unpackhi_epi8 (pv, zero)) : zero;
+    }
+    if (!satd)
+      continue;
+    /* widened per group: up to 8 values of 2040 per lane */
+    __m128i s = hadamard4_ssse3 (lo[0], lo[1], lo[2], lo[3]);
+    if (high)
+      s = _mm_add_epi16 (s, hadamard4_ssse3 (hi[0], hi[1], hi[2], hi[3]));
+    acc = _mm_add_epi32 (acc, widen_128 (s));
+  }
+  return satd ? satd_total_128 (acc) : sad_total (acc);
+}
+
+/* Blocks 4 wide: one block in two registers at a time. */
+TARGET ("ssse3")
+static ALWAYS_INLINE uint32_t
+cost_4_128 (const uint8_t * cur, ptrdiff_t cur_stride, const uint8_t * a,
+    const uint8_t * b, ptrdiff_t stride, int h, int satd)
+{
+  const __m128i zero = _mm_setzero_si128 ();
+  __m128i acc = _mm_setzero_si128 ();
+
+  for (int y = 0; y < h; y += 4) {
+    __m128i cv = block4x4 (cur + y * cur_stride, cur_stride);
+    __m128i pv = _mm_avg_epu8 (block4x4 (a + y * stride, stride),
+        block4x4 (b + y * stride, stride));
+    if (!satd) {
+      acc = _mm_add_epi64 (acc, _mm_sad_epu8 (cv, pv));
+      continue;
+    }
+    /* up to 2 values of 2040 per lane per block, 4 blocks */
+    acc = _mm_add_epi16 (acc, hadamard4x4_ssse3 (_mm_sub_epi16
+            (_mm_unpacklo_epi8 (cv, zero), _mm_unpacklo_epi8 (pv, zero)),
+            _mm_sub_epi16 (_mm_unpackhi_epi8 (cv, zero),
+                _mm_unpackhi_epi8 (pv, zero))));
+  }
+  return satd ? satd_total_128 (widen_128 (acc)) : sad_total (acc);
+}
+
+/* The bodies above with w, h and satd constant. */
+#define COST_ARGS cur, cur_stride, a, b, stride
+
+TARGET ("ssse3")
+static decl_subpel_cost_fn (subpel_cost_ssse3)
+{
+  if (w == 16)
+    return satd ? cost_wide_128 (COST_ARGS, 16, h, 1)
+        : cost_wide_128 (COST_ARGS, 16, h, 0);
+  if (w == 8)
+    return satd ? cost_wide_128 (COST_ARGS, 8, h, 1)
+        : cost_wide_128 (COST_ARGS, 8, h, 0);
+  return satd ? cost_4_128 (COST_ARGS, h, 1) : cost_4_128 (COST_ARGS, h, 0);
+}
+
+TARGET ("avx2")
+static decl_hpel_row_fn (hpel_row_avx2)
+{
+  const __m256i t01 = _mm256_set1_epi16 (TAPS8 (1, -5));
+  const __m256i t23 = _mm256_set1_epi16 (TAPS8 (20, 20));
+  const __m256i t45 = _mm256_set1_epi16 (TAPS8 (-5, 1));
+  const __m256i w01 = _mm256_set1_epi32 (TAPS16 (1, -5));
+  const __m256i w23 = _mm256_set1_epi32 (TAPS16 (20, 20));
+  const __m256i w45 = _mm256_set1_epi32 (TAPS16 (-5, 1));
+  const __m256i r5 = _mm256_set1_epi16 (16), r10 = _mm256_set1_epi32 (512);
+  const __m256i zero = _mm256_setzero_si256 (), max = _mm256_set1_epi16 (255);
+  /* v1 of column x0 - 2 + t at t */
+  int16_t v1[HPEL_CHUNK + 32 + 8] __attribute__((aligned (32)));
+
+  if (n < 32) {
+    hpel_row_ssse3 (src, stride, n, h, v, c);
+    return;
+  }
+  for (int x0 = 0, x1; x0 < n; x0 = x1) {
+    x1 = n - x0 <= HPEL_CHUNK + 32 ? n : x0 + HPEL_CHUNK;
+    const int len = x1 - x0 + 5;
+
+    for (int t = 0; t < len; t += 32) {
+      if (t > len - 32)
+        t = len - 32;
+      const uint8_t *p = src + x0 - 2 + t;
+      __m256i m2 = _mm256_loadu_si256 ((const __m256i *) (p - 2 * stride));
+      __m256i m1 = _mm256_loadu_si256 ((const __m256i *) (p - stride));
+      __m256i p0 = _mm256_loadu_si256 ((const __m256i *) p);
+      __m256i p1 = _mm256_loadu_si256 ((const __m256i *) (p + stride));
+      __m256i p2 = _mm256_loadu_si256 ((const __m256i *) (p + 2 * stride));
+      __m256i p3 = _mm256_loadu_si256 ((const __m256i *) (p + 3 * stride));
+      /* per 128-bit half: lo columns 0-7, hi 8-15 */
+      __m256i lo = _mm256_add_epi16 (_mm256_add_epi16 (
+              _mm256_maddubs_epi16 (_mm256_unpacklo_epi8 (m2, m1), t01),
+              _mm256_maddubs_epi16 (_mm256_unpacklo_epi8 (p0, p1), t23)),
+          _mm256_maddubs_epi16 (_mm256_unpacklo_epi8 (p2, p3), t45));
+      __m256i hi = _mm256_add_epi16 (_mm256_add_epi16 (
+              _mm256_maddubs_epi16 (_mm256_unpackhi_epi8 (m2, m1), t01),
+              _mm256_maddubs_epi16 (_mm256_unpackhi_epi8 (p0, p1), t23)),
+          _mm256_maddubs_epi16 (_mm256_unpackhi_epi8 (p2, p3), t45));
+      _mm256_storeu_si256 ((__m256i *) (v1 + t),
+          _mm256_permute2x128_si256 (lo, hi, 0x20));
+      _mm256_storeu_si256 ((__m256i *) (v1 + t + 16),
+          _mm256_permute2x128_si256 (lo, hi, 0x31));
+      if (t == len - 32)
+        break;
+    }
+
+    for (int x = x0; x < x1; x += 32) {
+      if (x > x1 - 32)
+        x = x1 - 32;
+      const uint8_t *p = src + x;
+      const int16_t *q = v1 + (x - x0);
+      /* H: even outputs from the loads at -2, 0, 2, odd ones at -1, 1, 3;
+       * clipped, the odd ones go to the high bytes: 32 outputs in order */
+      __m256i e = _mm256_add_epi16 (_mm256_add_epi16 (
+              _mm256_maddubs_epi16 (_mm256_loadu_si256 ((const __m256i *)
+                      (p - 2)), t01),
+              _mm256_maddubs_epi16 (_mm256_loadu_si256 ((const __m256i *) p),
+                  t23)),
+          _mm256_maddubs_epi16 (_mm256_loadu_si256 ((const __m256i *)
+                  (p + 2)), t45));
+      __m256i o = _mm256_add_epi16 (_mm256_add_epi16 (
+              _mm256_maddubs_epi16 (_mm256_loadu_si256 ((const __m256i *)
+                      (p - 1)), t01),
+              _mm256_maddubs_epi16 (_mm256_loadu_si256 ((const __m256i *)
+                      (p + 1)), t23)),
+          _mm256_maddubs_epi16 (_mm256_loadu_si256 ((const __m256i *)
+                  (p + 3)), t45));
+      e = _mm256_min_epi16 (_mm256_max_epi16 (_mm256_srai_epi16
+              (_mm256_add_epi16 (e, r5), 5), zero), max);
+      o = _mm256_min_epi16 (_mm256_max_epi16 (_mm256_srai_epi16
+              (_mm256_add_epi16 (o, r5), 5), zero), max);
+      _mm256_storeu_si256 ((__m256i *) (h + x), _mm256_or_si256 (e,
+              _mm256_slli_epi16 (o, 8)));
+
+      /* V: the vertical sums of columns x .. x + 31; packus works per
+       * 128-bit half, vpermq puts the quarters back in order */
+      __m256i va = _mm256_srai_epi16 (_mm256_add_epi16 (_mm256_loadu_si256
+              ((const __m256i *) (q + 2)), r5), 5);
+      __m256i vb = _mm256_srai_epi16 (_mm256_add_epi16 (_mm256_loadu_si256
+              ((const __m256i *) (q + 18)), r5), 5);
+      _mm256_storeu_si256 ((__m256i *) (v + x),
+          _mm256_permute4x64_epi64 (_mm256_packus_epi16 (va, vb), 0xd8));
+
+      /* C: 32-bit sums, eight even and eight odd outputs per group */
+      __m256i j[2];
+      for (int g = 0; g < 2; g++) {
+        const int16_t *r = q + 16 * g;
+        __m256i je = _mm256_add_epi32 (_mm256_add_epi32 (
+                _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) r),
+                    w01),
+                _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *)
+                        (r + 2)), w23)),
+            _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (r + 4)),
+                w45));
+        __m256i jo = _mm256_add_epi32 (_mm256_add_epi32 (
+                _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *)
+                        (r + 1)), w01),
+                _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *)
+                        (r + 3)), w23)),
+            _mm256_madd_epi16 (_mm256_loadu_si256 ((const __m256i *) (r + 5)),
+                w45));
+        je = _mm256_srai_epi32 (_mm256_add_epi32 (je, r10), 10);
+        jo = _mm256_srai_epi32 (_mm256_add_epi32 (jo, r10), 10);
+        j[g] = _mm256_blend_epi16 (je, _mm256_slli_epi32 (jo, 16), 0xaa);
+      }
+      _mm256_storeu_si256 ((__m256i *) (c + x),
+          _mm256_permute4x64_epi64 (_mm256_packus_epi16 (j[0], j[1]), 0xd8));
+    }
+  }
+}
+
+/* Four registers of 16 lanes: rows 0..3 of four blocks side by side. */
+TARGET ("avx2")
+static ALWAYS_INLINE __m256i
+hadamard4_avx2 (__m256i r0, __m256i r1, __m256i r2, __m256i r3)
+{
+  const __m256i swap = _mm256_setr_epi8 (2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9,
+      14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+  const __m256i pm = _mm256_set1_epi32 (TAPS16 (1, -1));
+  __m256i a0 = _mm256_add_epi16 (r0, r1), a1 = _mm256_sub_epi16 (r0, r1);
+  __m256i a2 = _mm256_add_epi16 (r2, r3), a3 = _mm256_sub_epi16 (r2, r3);
+  __m256i b[4] = { _mm256_add_epi16 (a0, a2), _mm256_add_epi16 (a1, a3),
+    _mm256_sub_epi16 (a0, a2), _mm256_sub_epi16 (a1, a3)
+  };
+  for (int k = 0; k < 4; k++) {
+    b[k] = _mm256_add_epi16 (_mm256_shuffle_epi8 (b[k], swap),
+        _mm256_sign_epi16 (b[k], pm));
+    b[k] = _mm256_abs_epi16 (b[k]);
+    b[k] = _mm256_max_epi16 (b[k], _mm256_shuffle_epi32 (b[k], 0xb1));
+  }
+  return _mm256_add_epi16 (_mm256_add_epi16 (b[0], b[1]),
+      _mm256_add_epi16 (b[2], b[3]));
+}
+
+/* One 4x4 block in one register, rows 0..3 in lanes 0-3, 4-7, 8-11 and
+ * 12-15: the vertical stages pair its 64-bit quarters (vpshufd swaps them
+ * within each half, vpermq swaps the halves). */
+TARGET ("avx2")
+static ALWAYS_INLINE __m256i
+hadamard4x4_avx2 (__m256i d)
+{
+  const __m256i swap = _mm256_setr_epi8 (2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9,
+      14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+  const __m256i pm = _mm256_set1_epi32 (TAPS16 (1, -1));
+  const __m256i rows01 = _mm256_setr_epi16 (1, 1, 1, 1, -1, -1, -1, -1, 1, 1,
+      1, 1, -1, -1, -1, -1);
+  const __m256i rows02 = _mm256_setr_epi16 (1, 1, 1, 1, 1, 1, 1, 1, -1, -1,
+      -1, -1, -1, -1, -1, -1);
+  /* r0 + r1, r0 - r1, r2 + r3, r2 - r3 */
+  d = _mm256_add_epi16 (_mm256_shuffle_epi32 (d, 0x4e),
+      _mm256_sign_epi16 (d, rows01));
+  /* their sums and differences two rows apart */
+  d = _mm256_add_epi16 (_mm256_permute4x64_epi64 (d, 0x4e),
+      _mm256_sign_epi16 (d, rows02));
+  d = _mm256_add_epi16 (_mm256_shuffle_epi8 (d, swap),
+      _mm256_sign_epi16 (d, pm));
+  d = _mm256_abs_epi16 (d);
+  return _mm256_max_epi16 (d, _mm256_shuffle_epi32 (d, 0xb1));
+}
+
+/* The SATD from 16-bit lanes of transform maxima (each at most 32767). */
+TARGET ("avx2")
+static ALWAYS_INLINE uint32_t
+satd_total_avx2 (__m256i acc)
+{
+  __m256i s = _mm256_madd_epi16 (acc, _mm256_set1_epi16 (1));
+  return satd_total_128 (_mm_add_epi32 (_mm256_castsi256_si128 (s),
+          _mm256_extracti128_si256 (s, 1)));
+}
+
+/* Blocks 16 wide, or 8 wide with at least 8 rows: 16 lanes per register,
+ * groups of 4 or 8 rows as rows16 gives them. */
+TARGET ("avx2")
+static ALWAYS_INLINE uint32_t
+cost_wide_avx2 (const uint8_t * cur, ptrdiff_t cur_stride, const uint8_t * a,
+    const uint8_t * b, ptrdiff_t stride, int w, int h, int satd)
+{
+  const int g = w == 16 ? 4 : 8;
+  __m256i acc = _mm256_setzero_si256 ();
+  __m128i sad = _mm_setzero_si128 ();
+
+  for (int y0 = 0; y0 < h; y0 += g) {
+    __m256i d[4];
+    for (int k = 0; k < 4; k++) {
+      __m128i cv = rows16 (cur, cur_stride, w, h, y0 + k);
+      __m128i pv = _mm_avg_epu8 (rows16 (a, stride, w, h, y0 + k),
+          rows16 (b, stride, w, h, y0 + k));
+      if (!satd)
+        sad = _mm_add_epi64 (sad, _mm_sad_epu8 (cv, pv));
+      else
+        d[k] = _mm256_sub_epi16 (_mm256_cvtepu8_epi16 (cv),
+            _mm256_cvtepu8_epi16 (pv));
+    }
+    /* 4 values of 2040 per lane per group, 4 groups at most */
+    if (satd)
+      acc = _mm256_add_epi16 (acc, hadamard4_avx2 (d[0], d[1], d[2], d[3]));
+  }
+  return satd ? satd_total_avx2 (acc) : sad_total (sad);
+}
+
+/* Blocks 4 wide: one block per register. */
+TARGET ("avx2")
+static ALWAYS_INLINE uint32_t
+cost_4_avx2 (const uint8_t * cur, ptrdiff_t cur_stride, const uint8_t * a,
+    const uint8_t * b, ptrdiff_t stride, int h, int satd)
+{
+  __m256i acc = _mm256_setzero_si256 ();
+  __m128i sad = _mm_setzero_si128 ();
+
+  for (int y = 0; y < h; y += 4) {
+    __m128i cv = block4x4 (cur + y * cur_stride, cur_stride);
+    __m128i pv = _mm_avg_epu8 (block4x4 (a + y * stride, stride),
+        block4x4 (b + y * stride, stride));
+    if (!satd)
+      sad = _mm_add_epi64 (sad, _mm_sad_epu8 (cv, pv));
+    else                        /* 1 value of 2040 per lane per block */
+      acc = _mm256_add_epi16 (acc, hadamard4x4_avx2 (_mm256_sub_epi16
+              (_mm256_cvtepu8_epi16 (cv), _mm256_cvtepu8_epi16 (pv))));
+  }
+  return satd ? satd_total_avx2 (acc) : sad_total (sad);
+}
+
+/* The 16-lane SATD where it fills the lanes; the SAD (psadbw takes 16
+ * bytes either way) and 8x4 take the 128-bit bodies. */
+TARGET ("avx2")
+static decl_subpel_cost_fn (subpel_cost_avx2)
+{
+  if (!satd)
+    return w == 16 ? cost_wide_128 (COST_ARGS, 16, h, 0)
+        : w == 8 ? cost_wide_128 (COST_ARGS, 8, h, 0)
+        : cost_4_128 (COST_ARGS, h, 0);
+  if (w == 16)
+    return cost_wide_avx2 (COST_ARGS, 16, h, 1);
+  if (w == 8)
+    return h > 4 ? cost_wide_avx2 (COST_ARGS, 8, h, 1)
+        : cost_wide_128 (COST_ARGS, 8, 4, 1);
+  return cost_4_avx2 (COST_ARGS, h, 1);
+}
+
 void
 me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
 {
   if (flags & ME_CPU_FLAG_SSE2) {
     dsp->sad16_row = sad16_row_sse2;
     dsp->sad4x4_row = sad4x4_row_sse2;
+  }
+  if (flags & ME_CPU_FLAG_SSSE3) {
+    dsp->hpel_row = hpel_row_ssse3;
+    dsp->subpel_cost = subpel_cost_ssse3;
   }
   if (flags & ME_CPU_FLAG_SSE41) {
     dsp->min_key = min_key_sse41;
@@ -371,5 +975,7 @@ me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
     dsp->sea_row = sea_row_avx2;
     dsp->sad4x4_row = sad4x4_row_avx2;
     dsp->part_min = part_min_avx2;
+    dsp->hpel_row = hpel_row_avx2;
+    dsp->subpel_cost = subpel_cost_avx2;
   }
 }
