@@ -131,7 +131,9 @@ me_subpel_pair (int fx, int fy)
  * absolute values of its 4x4 Hadamard transform, halved.  Every coefficient
  * is a +-1 sum of all sixteen differences, so all have the parity of their
  * sum and the halving is exact: the SATD of a larger block is the sum over
- * its 4x4 blocks, in any grouping.  At most 16 x 16 x 255 / 2 = 32640. */
+ * its 4x4 blocks, in any grouping.  The transform is orthogonal up to a
+ * factor 4, so the sum is at most 4 x 4 x |d| (Euclidean) <= 16320 before
+ * the halving. */
 ME_INLINE uint32_t
 me_satd4x4 (const int d[16])
 {

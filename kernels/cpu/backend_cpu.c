@@ -637,7 +637,7 @@ refine_row (MESession * s, Scratch * scratch, unsigned mby)
   MEField *field = s->field;
 
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    if (!field->grid[p])
+    if (!(s->params->partitions & (1u << p)))
       continue;
     const int w = GST_MOTION_VECTOR_PARTITION_W (p);
     const int h = GST_MOTION_VECTOR_PARTITION_H (p);
@@ -681,7 +681,7 @@ rate_grid_job (MESession * s, Scratch * scratch, unsigned idx)
   gst_motion_vector_grid_offsets (s->params->partitions, field->mb_cols,
       field->mb_rows, offsets);
   for (unsigned k = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
-    if (field->grid[p] && k++ == idx)
+    if ((s->params->partitions & (1u << p)) && k++ == idx)
       break;
   const int w = GST_MOTION_VECTOR_PARTITION_W (p);
   const int h = GST_MOTION_VECTOR_PARTITION_H (p);
@@ -738,7 +738,7 @@ refine_frame (MESession * s)
       s->winners = g_new (gint16, s->winners_size);
     }
     for (int q = 0; q < GST_MOTION_VECTOR_PARTITION_COUNT; q++) {
-      if (!field->grid[q])
+      if (!(s->params->partitions & (1u << q)))
         continue;
       const size_t m = (size_t) gst_motion_vector_grid_cols (q, field->mb_cols)
           * gst_motion_vector_grid_rows (q, field->mb_rows);
