@@ -52,8 +52,8 @@
 
 /* For each partition k, best[k] = min (best[k], min over i < n of
  * (cost_k(i) << 16) | rank[i]), cost_k(i) being the sum of the 4x4 SADs
- * sad4[b * stride + i] that the partition covers.  May read sad4 and rank up
- * to index round_up (n, 16) - 1 and ignores what lies past n there. */
+ * sad4[b * stride + i] that the partition covers.  Reads nothing past n
+ * (checkasm puts the arrays' ends against an unreadable page). */
 #define decl_part_min_fn(name) \
   void (name) (const uint16_t * sad4, ptrdiff_t stride, const uint16_t * rank, \
       int n, uint32_t best[ME_DSP_N_PARTS])

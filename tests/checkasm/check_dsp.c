@@ -7,6 +7,8 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "checkasm.h"
 #include "cpu/dsp.h"
@@ -197,6 +199,58 @@ check_sea_row (me_sea_row_fn ref_fn, me_sea_row_fn fn)
   return TRUE;
 }
 
+/* `size` bytes that end where an inaccessible page begins: a read past
+ * the end faults in any build, not only under an address checker.  Free
+ * with guarded_free (p, size). */
+static void *
+guarded_alloc (size_t size)
+{
+  const size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  const size_t span = (size + page - 1) / page * page;
+  guint8 *m = mmap (NULL, span + page, PROT_READ | PROT_WRITE,
+      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  g_assert (m != MAP_FAILED);
+  g_assert (mprotect (m + span, page, PROT_NONE) == 0);
+  return m + span - size;
+}
+
+static void
+guarded_free (void *p, size_t size)
+{
+  const size_t page = (size_t) sysconf (_SC_PAGESIZE);
+  const size_t span = (size + page - 1) / page * page;
+  munmap ((guint8 *) p + size - span, span + page);
+}
+
+/* part_min with its inputs ending exactly at the n-th candidate (of the
+ * last row, for sad4), followed by a page that cannot be read. */
+static gboolean
+check_part_min_at_end (me_part_min_fn ref_fn, me_part_min_fn fn)
+{
+  for (int n = 1; n <= 100; n++) {
+    const size_t sz = (size_t) 16 * n * sizeof (uint16_t);
+    uint16_t *sad4 = guarded_alloc (sz);
+    uint16_t *rank = guarded_alloc (n * sizeof (uint16_t));
+    uint32_t a[ME_DSP_N_PARTS], b[ME_DSP_N_PARTS];
+
+    for (int i = 0; i < 16 * n; i++)
+      sad4[i] = g_rand_int_range (checkasm.rand, 0, 4081);
+    for (int i = 0; i < n; i++)
+      rank[i] = i;
+    for (int k = 0; k < ME_DSP_N_PARTS; k++)
+      a[k] = b[k] = UINT32_MAX;
+    ref_fn (sad4, n, rank, n, a);
+    fn (sad4, n, rank, n, b);
+    guarded_free (sad4, sz);
+    guarded_free (rank, n * sizeof (uint16_t));
+    if (memcmp (a, b, sizeof (a)) != 0) {
+      printf ("  n=%d at the end of its arrays: differs from C\n", n);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 check_part_min (me_part_min_fn ref_fn, me_part_min_fn fn)
 {
@@ -226,7 +280,7 @@ check_part_min (me_part_min_fn ref_fn, me_part_min_fn fn)
       }
     }
   }
-  return TRUE;
+  return check_part_min_at_end (ref_fn, fn);
 }
 
 /* ---- sub-pel routines ----------------------------------------------------- */
