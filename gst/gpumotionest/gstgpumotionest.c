@@ -32,6 +32,7 @@
 #include "gstcellpool.h"
 #include "me_backend.h"
 #include "me_rate.h"
+#include "mode_decision.h"
 
 GST_DEBUG_CATEGORY (gst_gpu_motion_est_debug);
 #define GST_CAT_DEFAULT gst_gpu_motion_est_debug
@@ -48,6 +49,7 @@ enum
   PROP_METRIC,
   PROP_LAMBDA,
   PROP_QP,
+  PROP_MODE_DECISION,
   PROP_IN_FLIGHT,
   PROP_THREADS,
   PROP_ACTIVE_BACKEND,
@@ -62,6 +64,7 @@ enum
 #define DEFAULT_METRIC ME_METRIC_SAD
 #define DEFAULT_LAMBDA 0
 #define DEFAULT_QP -1
+#define DEFAULT_MODE_DECISION FALSE
 #define DEFAULT_IN_FLIGHT 0
 #define DEFAULT_THREADS 0
 #define MAX_IN_FLIGHT 16
@@ -81,6 +84,7 @@ struct _GstGpuMotionEst
   MEMetric metric;
   guint lambda;
   gint qp;                      /* -1: lambda set directly */
+  gboolean mode_decision;       /* read as each frame is collected */
   guint in_flight;
   gboolean backend_dirty;       /* backend or device changed: reopen */
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
@@ -373,12 +377,40 @@ open_failed:
 
 /* ---- frames in flight --------------------------------------------------- */
 
+/* The partition decision of a finished frame (docs/mode-decision.md),
+ * from its meta's own cells with the lambda they were costed with: host
+ * code after the backend, so every backend gives the same decision.  Only
+ * with two shapes or more. */
+static void
+attach_modes (GstBuffer * buffer, guint lambda)
+{
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buffer);
+  const GstMotionVectorCell *grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint mb_cols, mb_rows;
+  guint8 *modes;
+  GBytes *bytes;
+
+  if (!meta || !(meta->partitions & (meta->partitions - 1)))
+    return;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    grids[p] = gst_motion_vector_meta_get_grid (meta, p, NULL, NULL);
+  mb_cols = gst_motion_vector_mb_cols (meta->analysis_width);
+  mb_rows = gst_motion_vector_mb_rows (meta->analysis_height);
+  modes = g_malloc ((gsize) mb_cols * mb_rows);
+  me_mode_decide (grids, mb_cols, mb_rows, lambda, modes);
+  bytes = g_bytes_new_take (modes, (gsize) mb_cols * mb_rows);
+  gst_motion_vector_meta_set_modes (meta, bytes);
+  g_bytes_unref (bytes);
+}
+
 /* Waits for the oldest frame in flight and moves it to the ready queue. */
 static GstFlowReturn
 collect_one (GstGpuMotionEst * self)
 {
   g_autoptr (GError) error = NULL;
   GstMotionEstJob *job = g_queue_pop_head (&self->pending);
+  guint lambda = job->params.lambda;
+  gboolean decide;
 
   if (!me_backend_collect (self->backend, &error)) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
@@ -388,13 +420,18 @@ collect_one (GstGpuMotionEst * self)
     gst_motion_est_job_free (job);
     return GST_FLOW_ERROR;
   }
+  GST_OBJECT_LOCK (self);
+  decide = self->mode_decision;
+  GST_OBJECT_UNLOCK (self);
   {
     GQueue followers = G_QUEUE_INIT;
     GstMiniObject *obj;
+    GstBuffer *buffer = gst_motion_est_job_finish (job, &followers);
 
+    if (decide)
+      attach_modes (buffer, lambda);
     /* What followed the frame leaves right after it. */
-    g_queue_push_tail (&self->ready, gst_motion_est_job_finish (job,
-            &followers));
+    g_queue_push_tail (&self->ready, buffer);
     while ((obj = g_queue_pop_head (&followers)))
       g_queue_push_tail (&self->ready, obj);
   }
@@ -887,6 +924,9 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
     case PROP_METRIC:
       self->metric = g_value_get_enum (value);
       break;
+    case PROP_MODE_DECISION:
+      self->mode_decision = g_value_get_boolean (value);
+      break;
     case PROP_METHOD:
       self->method = g_value_get_enum (value);
       break;
@@ -936,6 +976,9 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
       break;
     case PROP_METRIC:
       g_value_set_enum (value, self->metric);
+      break;
+    case PROP_MODE_DECISION:
+      g_value_set_boolean (value, self->mode_decision);
       break;
     case PROP_METHOD:
       g_value_set_enum (value, self->method);
@@ -1020,6 +1063,12 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           "Sets lambda as x264 does at this quantiser (2^((qp - 12) / 6), "
           "5 at qp 26); -1 when lambda is set directly",
           -1, 51, DEFAULT_QP, rw));
+  g_object_class_install_property (gobject_class, PROP_MODE_DECISION,
+      g_param_spec_boolean ("mode-decision", "Mode decision",
+          "Choose each macroblock's partition among the requested shapes "
+          "(at least two) by the cells' costs plus lambda x the bits of its "
+          "H.264 macroblock type, and attach it to the meta (applies to the "
+          "frames collected after a change)", DEFAULT_MODE_DECISION, rw));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "Frames in flight",
           "Frames queued on the backend at once, 0 for the backend's "
@@ -1070,6 +1119,7 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->subpel = DEFAULT_SUBPEL;
   self->lambda = DEFAULT_LAMBDA;
   self->qp = DEFAULT_QP;
+  self->mode_decision = DEFAULT_MODE_DECISION;
   self->metric = DEFAULT_METRIC;
   self->in_flight = DEFAULT_IN_FLIGHT;
   self->threads = DEFAULT_THREADS;

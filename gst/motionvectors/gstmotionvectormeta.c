@@ -2,7 +2,10 @@
  *
  * The meta's cells live in one immutable GBytes.  Copying a buffer shares it
  * (a reference, no copy); scaling a buffer makes a new GBytes with rescaled
- * vectors, because the original may still be in use by other buffers.
+ * vectors, because the original may still be in use by other buffers.  The
+ * optional partition decision (one byte per macroblock) is a second
+ * immutable GBytes, shared by copies and scales alike: a scale moves no
+ * macroblock.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -91,6 +94,7 @@ gst_motion_vector_meta_init (GstMeta * meta, gpointer params,
   mvmeta->partitions = 0;
   memset (mvmeta->grids, 0, sizeof (mvmeta->grids));
   mvmeta->data = NULL;
+  mvmeta->modes = NULL;
 
   return TRUE;
 }
@@ -101,9 +105,11 @@ gst_motion_vector_meta_free (GstMeta * meta, GstBuffer * buffer)
   GstMotionVectorMeta *mvmeta = (GstMotionVectorMeta *) meta;
 
   g_clear_pointer (&mvmeta->data, g_bytes_unref);
+  g_clear_pointer (&mvmeta->modes, g_bytes_unref);
 }
 
-/* Copies every field but the GstMeta header and the data. */
+/* Copies every field but the GstMeta header and the data; the modes,
+ * which neither a copy nor a scale changes, are shared. */
 static void
 copy_fields (GstMotionVectorMeta * dst, const GstMotionVectorMeta * src)
 {
@@ -118,6 +124,7 @@ copy_fields (GstMotionVectorMeta * dst, const GstMotionVectorMeta * src)
   dst->search_range = src->search_range;
   dst->partitions = src->partitions;
   memcpy (dst->grids, src->grids, sizeof (dst->grids));
+  dst->modes = src->modes ? g_bytes_ref (src->modes) : NULL;
 }
 
 /* Rescales every cell of @data by out/in in each direction.  The MVD is
@@ -479,13 +486,27 @@ gst_buffer_get_motion_vector_meta (GstBuffer * buffer)
 
 /* ---- validation ------------------------------------------------------------ */
 
+/* Macroblocks of @meta's analysis frame; its size must be within the
+ * limits. */
+static guint
+mb_count (const GstMotionVectorMeta * meta)
+{
+  return gst_motion_vector_mb_cols (meta->analysis_width)
+      * gst_motion_vector_mb_rows (meta->analysis_height);
+}
+
 /* NULL when @meta's public fields agree with one another and with its data,
  * else what is wrong.  The one place that knows what a reader may rely on:
  * frame and analysis sizes non-zero (the analysis size within the limits),
  * partitions among the seven shapes, grids exactly as
  * gst_motion_vector_layout() lays them out, and data of exactly the
- * layout's size, aligned for the cells the accessors point into.  search_range, method, flags, ref_* are only ever printed,
- * so any value is accepted. */
+ * layout's size, aligned for the cells the accessors point into; modes
+ * present exactly when the flag says so, one byte per macroblock.
+ * search_range, method, the other flags, ref_* are only ever printed, so
+ * any value is accepted.  The values of the modes are checked by the
+ * readers of the modes (modes_problem()), not here: this runs before every
+ * cell access, and a pass over the macroblocks there would make a loop of
+ * get_cell() quadratic. */
 static const gchar *
 meta_problem (const GstMotionVectorMeta * meta)
 {
@@ -511,6 +532,12 @@ meta_problem (const GstMotionVectorMeta * meta)
     return "data size does not match the layout";
   if (!cells_aligned (meta->data))
     return "data not aligned for cells";
+  if (!(meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES)
+      != !meta->modes)
+    return meta->modes ? "modes without the has-modes flag"
+        : "has-modes flag without modes";
+  if (meta->modes && g_bytes_get_size (meta->modes) != mb_count (meta))
+    return "modes size does not match the macroblocks";
   return NULL;
 }
 
@@ -524,9 +551,13 @@ meta_problem (const GstMotionVectorMeta * meta)
  * @partitions non-empty and among the seven shapes, @grids exactly as
  * gst_motion_vector_layout() lays them out for that size and those shapes,
  * and @data of exactly the layout's size, starting where a
- * #GstMotionVectorCell may (a multiple of 4 bytes).  The other fields
- * (@search_range, @method, @flags, @ref_distance, @ref_pts) are not
- * checked: nothing is indexed or divided by them.
+ * #GstMotionVectorCell may (a multiple of 4 bytes); @modes present exactly
+ * when @flags has %GST_MOTION_VECTOR_META_FLAG_HAS_MODES, and then of one
+ * byte per macroblock.  The other fields (@search_range, @method, the
+ * other @flags, @ref_distance, @ref_pts) are not checked: nothing is
+ * indexed or divided by them.  Nor are the values of @modes (one pass
+ * over the macroblocks, too slow for a check that runs before every cell
+ * read): gst_motion_vector_meta_get_modes() checks them.
  *
  * Every accessor of this library, and the mvtools elements, call it first
  * and treat an inconsistent meta as one without any grid (accessors return
@@ -668,11 +699,187 @@ gst_motion_vector_meta_get_grid_bytes (const GstMotionVectorMeta * meta,
       (gsize) g->cols * g->rows * CELL_SIZE);
 }
 
+/* ---- the partition decision ------------------------------------------------ */
+
+/* NULL when every byte of @modes names a shape among @partitions, else what
+ * is wrong. */
+static const gchar *
+modes_problem (GBytes * modes, guint partitions)
+{
+  gsize n, i;
+  const guint8 *m = g_bytes_get_data (modes, &n);
+
+  for (i = 0; i < n; i++)
+    if (m[i] >= GST_MOTION_VECTOR_PARTITION_COUNT
+        || !(partitions & (1u << m[i])))
+      return "a macroblock's mode is not a present shape";
+  return NULL;
+}
+
+/**
+ * gst_motion_vector_meta_set_modes:
+ * @meta: a #GstMotionVectorMeta
+ * @modes: (nullable): the partition each macroblock is coded with, one
+ *   byte per macroblock of the analysis frame (ceil(analysis_width / 16)
+ *   x ceil(analysis_height / 16)), row-major, each a
+ *   #GstMotionVectorPartition present in #GstMotionVectorMeta.partitions;
+ *   %NULL to remove the decision
+ *
+ * Attaches a partition decision to @meta (docs/mode-decision.md): the meta
+ * takes its own reference to @modes and sets
+ * %GST_MOTION_VECTOR_META_FLAG_HAS_MODES; with %NULL it drops its modes
+ * and clears the flag.
+ *
+ * @meta must be consistent (gst_motion_vector_meta_is_valid()), and
+ * @modes of the right size with every value a present shape; otherwise
+ * the meta is left as it was, a warning is logged in the
+ * `motionvectormeta` debug category and %FALSE is returned.
+ *
+ * Returns: %TRUE when the modes were set (or removed)
+ */
+gboolean
+gst_motion_vector_meta_set_modes (GstMotionVectorMeta * meta, GBytes * modes)
+{
+  const gchar *problem;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  if (!modes) {
+    g_clear_pointer (&meta->modes, g_bytes_unref);
+    meta->flags &= ~GST_MOTION_VECTOR_META_FLAG_HAS_MODES;
+    return TRUE;
+  }
+  if (!check_meta (meta))
+    return FALSE;
+  if (g_bytes_get_size (modes) != mb_count (meta))
+    problem = "modes size does not match the macroblocks";
+  else
+    problem = modes_problem (modes, meta->partitions);
+  if (problem) {
+    GST_WARNING ("not setting the modes of a motion-vector meta of %ux%u, "
+        "partitions 0x%x, from %" G_GSIZE_FORMAT " bytes: %s",
+        meta->analysis_width, meta->analysis_height, (guint) meta->partitions,
+        g_bytes_get_size (modes), problem);
+    return FALSE;
+  }
+  g_bytes_ref (modes);
+  g_clear_pointer (&meta->modes, g_bytes_unref);
+  meta->modes = modes;
+  meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_MODES;
+  return TRUE;
+}
+
+/* The meta's modes and the macroblock grid, or NULL and 0 x 0 when it has
+ * none, is inconsistent or a mode is not a present shape. */
+static GBytes *
+lookup_modes (const GstMotionVectorMeta * meta, guint * cols, guint * rows)
+{
+  const gchar *problem;
+
+  if (cols)
+    *cols = 0;
+  if (rows)
+    *rows = 0;
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  if (!meta->modes && !(meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES))
+    return NULL;
+  if (!check_meta (meta))
+    return NULL;
+  problem = modes_problem (meta->modes, meta->partitions);
+  if (problem) {
+    GST_WARNING ("ignoring the modes of a motion-vector meta (%s): "
+        "partitions 0x%x", problem, (guint) meta->partitions);
+    return NULL;
+  }
+  if (cols)
+    *cols = gst_motion_vector_mb_cols (meta->analysis_width);
+  if (rows)
+    *rows = gst_motion_vector_mb_rows (meta->analysis_height);
+  return meta->modes;
+}
+
+/**
+ * gst_motion_vector_meta_get_modes: (skip)
+ * @meta: a #GstMotionVectorMeta
+ * @cols: (out) (optional): macroblocks across
+ * @rows: (out) (optional): macroblocks down
+ *
+ * The partition decision: for macroblock (x, y), element y * @cols + x is
+ * the #GstMotionVectorPartition it is coded with, always a shape present
+ * in the meta.  Bindings use gst_motion_vector_meta_get_modes_bytes().
+ *
+ * Returns: (transfer none) (nullable): @cols x @rows bytes, valid as long
+ *   as @meta (that is, its buffer) is, or %NULL (and 0 x 0) when the meta
+ *   has no decision, is inconsistent, or a byte is not a present shape
+ */
+const guint8 *
+gst_motion_vector_meta_get_modes (const GstMotionVectorMeta * meta,
+    guint * cols, guint * rows)
+{
+  GBytes *modes = lookup_modes (meta, cols, rows);
+
+  return modes ? g_bytes_get_data (modes, NULL) : NULL;
+}
+
+/**
+ * gst_motion_vector_meta_get_modes_bytes:
+ * @meta: a #GstMotionVectorMeta
+ * @cols: (out) (optional): macroblocks across
+ * @rows: (out) (optional): macroblocks down
+ *
+ * gst_motion_vector_meta_get_modes() for bindings: the same bytes as a
+ * #GBytes that holds its own reference (it outlives the buffer).  From
+ * Python, numpy.frombuffer(b.get_data(), numpy.uint8).reshape(rows, cols).
+ *
+ * Returns: (transfer full) (nullable): the modes, or %NULL (and 0 x 0)
+ *   when the meta has no decision, is inconsistent, or a byte is not a
+ *   present shape
+ */
+GBytes *
+gst_motion_vector_meta_get_modes_bytes (const GstMotionVectorMeta * meta,
+    guint * cols, guint * rows)
+{
+  GBytes *modes = lookup_modes (meta, cols, rows);
+
+  return modes ? g_bytes_ref (modes) : NULL;
+}
+
+/* ---- AVMotionVector records ------------------------------------------------ */
+
 /* Scales an analysis-frame coordinate or length to the meta's frame. */
 static gint64
 to_frame (guint v, guint size, guint analysis_size)
 {
   return div_round_half_away ((gint64) v * size, analysis_size);
+}
+
+/* The record of cell (@c, @r) of shape @p; @meta is consistent. */
+static void
+fill_record (GstMotionVectorAVRecord * rec, const GstMotionVectorMeta * meta,
+    GstMotionVectorPartition p, guint c, guint r,
+    const GstMotionVectorCell * cell)
+{
+  guint pw = gst_motion_vector_partition_width (p);
+  guint ph = gst_motion_vector_partition_height (p);
+  gint64 x = to_frame (c * pw + pw / 2, meta->width, meta->analysis_width);
+  gint64 y = to_frame (r * ph + ph / 2, meta->height, meta->analysis_height);
+  gint16 dst_x = clamp_int16 (CLAMP (x, 0, (gint64) meta->width - 1));
+  gint16 dst_y = clamp_int16 (CLAMP (y, 0, (gint64) meta->height - 1));
+
+  rec->source = meta->ref_distance < 0 ? -1 : 1;
+  rec->w = (guint8) CLAMP (to_frame (pw, meta->width, meta->analysis_width),
+      1, 255);
+  rec->h = (guint8) CLAMP (to_frame (ph, meta->height, meta->analysis_height),
+      1, 255);
+  rec->dst_x = dst_x;
+  rec->dst_y = dst_y;
+  rec->src_x = clamp_int16 (dst_x + div_round_half_away (cell->mv_x, 4));
+  rec->src_y = clamp_int16 (dst_y + div_round_half_away (cell->mv_y, 4));
+  rec->flags = 0;
+  rec->motion_x = cell->mv_x;
+  rec->motion_y = cell->mv_y;
+  rec->motion_scale = 4;
 }
 
 /**
@@ -691,19 +898,27 @@ to_frame (guint v, guint size, guint analysis_size)
  * @src_x = @dst_x + @motion_x / 4 rounded half away from zero (it may lie
  * outside the frame).
  *
+ * When the meta carries a partition decision
+ * (%GST_MOTION_VECTOR_META_FLAG_HAS_MODES), only the cells of the
+ * macroblocks coded with @partition are returned, still in the grid's
+ * raster order, as a decoder exports only the partitions coded; an
+ * unreadable decision (gst_motion_vector_meta_get_modes() returns %NULL)
+ * gives %NULL.  gst_motion_vector_meta_to_av_records_chosen() gives every
+ * macroblock's chosen blocks in one array.
+ *
  * Returns: (transfer full) (array length=n_records) (nullable): the records,
- *   free with g_free(); %NULL (and 0) when the shape is absent or the meta
- *   is inconsistent (see gst_motion_vector_meta_is_valid())
+ *   free with g_free(); %NULL (and 0) when the shape is absent, no
+ *   macroblock chose it, or the meta is inconsistent (see
+ *   gst_motion_vector_meta_is_valid())
  */
 GstMotionVectorAVRecord *
 gst_motion_vector_meta_to_av_records (const GstMotionVectorMeta * meta,
     GstMotionVectorPartition partition, guint * n_records)
 {
   const GstMotionVectorCell *cells;
+  const guint8 *modes = NULL;
   GstMotionVectorAVRecord *records;
-  guint cols, rows, pw, ph, c, r;
-  guint8 bw, bh;
-  gint32 source;
+  guint cols, rows, mb_cols, across, down, c, r, n = 0;
 
   g_return_val_if_fail (n_records != NULL, NULL);
   *n_records = 0;
@@ -716,40 +931,85 @@ gst_motion_vector_meta_to_av_records (const GstMotionVectorMeta * meta,
   cells = gst_motion_vector_meta_get_grid (meta, partition, &cols, &rows);
   if (!cells || cols == 0 || rows == 0)
     return NULL;
-
-  pw = gst_motion_vector_partition_width (partition);
-  ph = gst_motion_vector_partition_height (partition);
-  bw = (guint8) CLAMP (to_frame (pw, meta->width, meta->analysis_width), 1,
-      255);
-  bh = (guint8) CLAMP (to_frame (ph, meta->height, meta->analysis_height), 1,
-      255);
-  source = meta->ref_distance < 0 ? -1 : 1;
+  if (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES) {
+    modes = gst_motion_vector_meta_get_modes (meta, &mb_cols, NULL);
+    if (!modes)
+      return NULL;
+  }
+  across = 16 / gst_motion_vector_partition_width (partition);
+  down = 16 / gst_motion_vector_partition_height (partition);
 
   records = g_new0 (GstMotionVectorAVRecord, (gsize) cols * rows);
   for (r = 0; r < rows; r++) {
-    gint64 y = to_frame (r * ph + ph / 2, meta->height, meta->analysis_height);
-    gint16 dst_y = clamp_int16 (CLAMP (y, 0, (gint64) meta->height - 1));
-
     for (c = 0; c < cols; c++) {
-      const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
-      GstMotionVectorAVRecord *rec = &records[(gsize) r * cols + c];
-      gint64 x = to_frame (c * pw + pw / 2, meta->width, meta->analysis_width);
-      gint16 dst_x = clamp_int16 (CLAMP (x, 0, (gint64) meta->width - 1));
-
-      rec->source = source;
-      rec->w = bw;
-      rec->h = bh;
-      rec->dst_x = dst_x;
-      rec->dst_y = dst_y;
-      rec->src_x = clamp_int16 (dst_x + div_round_half_away (cell->mv_x, 4));
-      rec->src_y = clamp_int16 (dst_y + div_round_half_away (cell->mv_y, 4));
-      rec->flags = 0;
-      rec->motion_x = cell->mv_x;
-      rec->motion_y = cell->mv_y;
-      rec->motion_scale = 4;
+      if (modes && modes[(gsize) (r / down) * mb_cols + c / across]
+          != partition)
+        continue;
+      fill_record (&records[n++], meta, partition, c, r,
+          &cells[(gsize) r * cols + c]);
     }
   }
+  if (n == 0)
+    g_clear_pointer (&records, g_free);
+  *n_records = n;
+  return records;
+}
 
-  *n_records = cols * rows;
+/**
+ * gst_motion_vector_meta_to_av_records_chosen:
+ * @meta: a #GstMotionVectorMeta
+ * @n_records: (out): number of records returned
+ *
+ * The whole decided field as AVMotionVector records, as a decoder exports
+ * it: macroblocks in raster order, and in each the blocks of the partition
+ * it is coded with (gst_motion_vector_meta_get_modes()), in raster order
+ * inside the macroblock.  Each record is the one
+ * gst_motion_vector_meta_to_av_records() gives for that cell.
+ *
+ * Returns: (transfer full) (array length=n_records) (nullable): the records,
+ *   free with g_free(); %NULL (and 0) when the meta has no partition
+ *   decision or is inconsistent
+ */
+GstMotionVectorAVRecord *
+gst_motion_vector_meta_to_av_records_chosen (const GstMotionVectorMeta * meta,
+    guint * n_records)
+{
+  const GstMotionVectorCell *grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  const guint8 *modes;
+  GstMotionVectorAVRecord *records;
+  guint mb_cols, mb_rows, mx, my, n = 0, p;
+  gsize total = 0, i;
+
+  g_return_val_if_fail (n_records != NULL, NULL);
+  *n_records = 0;
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  modes = gst_motion_vector_meta_get_modes (meta, &mb_cols, &mb_rows);
+  if (!modes)
+    return NULL;
+  /* every mode names a present shape: its grid is not NULL */
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    grids[p] = gst_motion_vector_meta_get_grid (meta, p, NULL, NULL);
+  for (i = 0; i < (gsize) mb_cols * mb_rows; i++)
+    total += GST_MOTION_VECTOR_PARTITION_PER_MB (modes[i]);
+
+  records = g_new0 (GstMotionVectorAVRecord, total);
+  for (my = 0; my < mb_rows; my++) {
+    for (mx = 0; mx < mb_cols; mx++) {
+      GstMotionVectorPartition shape = modes[(gsize) my * mb_cols + mx];
+      guint across = 16 / gst_motion_vector_partition_width (shape);
+      guint down = 16 / gst_motion_vector_partition_height (shape);
+      guint cols = gst_motion_vector_grid_cols (shape, mb_cols);
+      const GstMotionVectorCell *cells = grids[shape];
+      guint c, r;
+
+      for (r = my * down; r < (my + 1) * down; r++)
+        for (c = mx * across; c < (mx + 1) * across; c++)
+          fill_record (&records[n++], meta, shape, c, r,
+              &cells[(gsize) r * cols + c]);
+    }
+  }
+  g_assert (n == total);
+  *n_records = n;
   return records;
 }

@@ -33,10 +33,15 @@ typedef struct _GstMotionVectorMeta GstMotionVectorMeta;
  * @GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE: there was no reference frame
  *   (first frame, after a discontinuity, flush or caps change); every cell
  *   is zero.
+ * @GST_MOTION_VECTOR_META_FLAG_HAS_MODES: the meta carries the partition
+ *   each macroblock was decided to be coded with
+ *   (#GstMotionVectorMeta.modes, gst_motion_vector_meta_get_modes()).
+ *   Set and cleared by gst_motion_vector_meta_set_modes().
  */
 typedef enum {
   GST_MOTION_VECTOR_META_FLAG_NONE = 0,
   GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE = 1 << 0,
+  GST_MOTION_VECTOR_META_FLAG_HAS_MODES = 1 << 1,
 } GstMotionVectorMetaFlags;
 
 /**
@@ -73,6 +78,15 @@ typedef struct {
  *   use gst_motion_vector_layout_grid() or the sizes returned by
  *   gst_motion_vector_meta_get_grid_bytes()
  * @data: the cells of all present grids, in shape order
+ * @modes: (nullable): the partition decision, or %NULL when the meta has
+ *   none: one byte per macroblock of the analysis frame, row-major, each a
+ *   #GstMotionVectorPartition among @partitions.  Set with
+ *   gst_motion_vector_meta_set_modes() (which also sets
+ *   %GST_MOTION_VECTOR_META_FLAG_HAS_MODES), read with
+ *   gst_motion_vector_meta_get_modes() or
+ *   gst_motion_vector_meta_get_modes_bytes().  Added after the other
+ *   fields, so code built against a meta without it reads the rest as
+ *   before.
  *
  * Grids are laid out over the analysis frame: a cell of shape (w, h) covers
  * analysis pixels (c * w, r * h) to (c * w + w - 1, r * h + h - 1).  When a
@@ -91,9 +105,11 @@ typedef struct {
  * does, and so does everything returned from it with transfer none (cells,
  * grid pointers).  Keep a reference to the buffer while using the meta, in
  * C and in bindings alike; the #GBytes of
- * gst_motion_vector_meta_get_grid_bytes() and the records of
- * gst_motion_vector_meta_to_av_records() are owned by the caller and stay
- * valid after the buffer is gone.
+ * gst_motion_vector_meta_get_grid_bytes() and
+ * gst_motion_vector_meta_get_modes_bytes() and the records of
+ * gst_motion_vector_meta_to_av_records() and
+ * gst_motion_vector_meta_to_av_records_chosen() are owned by the caller
+ * and stay valid after the buffer is gone.
  */
 struct _GstMotionVectorMeta {
   GstMeta meta;
@@ -110,6 +126,8 @@ struct _GstMotionVectorMeta {
   GstMotionVectorPartitionFlags partitions;
   GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
   GBytes *data;
+  /* added with the partition decision: keep new fields after this one */
+  GBytes *modes;
 };
 
 /**
@@ -189,6 +207,22 @@ GST_MOTION_VECTORS_API
 GstMotionVectorAVRecord *gst_motion_vector_meta_to_av_records (
     const GstMotionVectorMeta * meta, GstMotionVectorPartition partition,
     guint * n_records);
+
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vector_meta_set_modes (GstMotionVectorMeta * meta,
+    GBytes * modes);
+
+GST_MOTION_VECTORS_API
+const guint8 *gst_motion_vector_meta_get_modes (
+    const GstMotionVectorMeta * meta, guint * cols, guint * rows);
+
+GST_MOTION_VECTORS_API
+GBytes *gst_motion_vector_meta_get_modes_bytes (
+    const GstMotionVectorMeta * meta, guint * cols, guint * rows);
+
+GST_MOTION_VECTORS_API
+GstMotionVectorAVRecord *gst_motion_vector_meta_to_av_records_chosen (
+    const GstMotionVectorMeta * meta, guint * n_records);
 
 G_END_DECLS
 

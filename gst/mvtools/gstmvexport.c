@@ -12,7 +12,9 @@
  *
  * Formats (docs/export-schema.md): JSON Lines, one object per frame; CSV,
  * one row per block.  Both hold the shapes that are present in the meta and
- * selected by the partitions property (all of them by default).
+ * selected by the partitions property (all of them by default), and the
+ * partition decision when the meta has one: a "modes" array of shape names
+ * (JSON), a "chosen" column (CSV).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -146,6 +148,15 @@ append_pairs (GString * s, const GstMotionVectorCell * cells, guint n,
   }
 }
 
+/* "WxH" of shape @p, as the exports name shapes. */
+static void
+append_shape (GString * s, guint p)
+{
+  append_int (s, gst_motion_vector_partition_width (p));
+  g_string_append_c (s, 'x');
+  append_int (s, gst_motion_vector_partition_height (p));
+}
+
 static const gchar *
 method_name (GstMotionVectorMethod method)
 {
@@ -172,8 +183,9 @@ static void
 format_jsonl (GString * s, const GstMotionVectorMeta * meta,
     GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts)
 {
-  guint p, i;
+  guint p, i, mb_cols, mb_rows;
   gboolean first_layer = TRUE;
+  const guint8 *modes;
 
   g_string_append (s, "{\"pts\":");
   append_clock_time (s, pts, "null");
@@ -214,20 +226,36 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
     append_pairs (s, cells, n, PAIR_MVD);
     g_string_append (s, "]}");
   }
-  g_string_append (s, "]}\n");
+  g_string_append_c (s, ']');
+
+  /* The partition decision, whichever shapes are selected above: it is a
+   * property of the macroblocks, not of one layer. */
+  modes = gst_motion_vector_meta_get_modes (meta, &mb_cols, &mb_rows);
+  if (modes) {
+    g_string_append (s, ",\"modes\":[");
+    for (i = 0; i < mb_cols * mb_rows; i++) {
+      g_string_append (s, i ? ",\"" : "\"");
+      append_shape (s, modes[i]);
+      g_string_append_c (s, '"');
+    }
+    g_string_append_c (s, ']');
+  }
+  g_string_append (s, "}\n");
 }
 
 static const gchar csv_header[] =
     "frame,pts,shape,col,row,x,y,w,h,mv_x,mv_y,cost,pred_x,pred_y,"
-    "mvd_x,mvd_y\n";
+    "mvd_x,mvd_y,chosen\n";
 
 /* One row per block; see docs/export-schema.md. */
 static void
 format_csv (GString * s, const GstMotionVectorMeta * meta,
     GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts)
 {
-  guint p, c, r;
+  guint p, c, r, mb_cols;
   gchar shape[8];
+  const guint8 *modes = gst_motion_vector_meta_get_modes (meta, &mb_cols,
+      NULL);
 
   for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     guint cols, rows;
@@ -243,6 +271,9 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
       guint64 y = scale_pos (r * ph, meta->height, meta->analysis_height);
       guint64 h = scale_pos ((r + 1) * ph, meta->height,
           meta->analysis_height) - y;
+      /* the macroblock row's decisions, NULL without any */
+      const guint8 *mode_row = modes ? modes + (gsize) (r * ph / 16) * mb_cols
+          : NULL;
       for (c = 0; c < cols; c++) {
         const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
         guint64 x = scale_pos (c * pw, meta->width, meta->analysis_width);
@@ -262,6 +293,11 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
           g_string_append_c (s, ',');
           append_int (s, fields[k]);
         }
+        /* chosen: 1 when the block's macroblock is coded with this shape,
+         * 0 when with another, empty without a decision */
+        g_string_append_c (s, ',');
+        if (mode_row)
+          g_string_append_c (s, mode_row[c * pw / 16] == p ? '1' : '0');
         g_string_append_c (s, '\n');
       }
     }

@@ -12,10 +12,15 @@
  * (direction=backward: the stored vector), converted to frame pixels by
  * fw / width and fh / height.
  *
+ * With partition=chosen and a meta carrying a partition decision
+ * (gst_motion_vector_meta_get_modes()), each macroblock is drawn with the
+ * blocks of the shape it chose, each block's cell from that shape's grid,
+ * and the blocks' outlines on top.
+ *
  * Buffers without a meta, or whose meta is inconsistent
  * (gst_motion_vector_meta_is_valid()), are left untouched.  The per-frame
- * work makes no allocation: two passes over the chosen grid (normalisation,
- * drawing).
+ * work makes no allocation: two passes over the blocks drawn (normalisation,
+ * drawing), and with a decision a third for the outlines.
  *
  * The frame is mapped here rather than by GstVideoFilter, so that a buffer
  * whose GstVideoMeta (strides, offsets) does not fit its memory is refused
@@ -69,7 +74,7 @@ struct _GstMvOverlay
 
   /* properties, under the object lock */
   GstMvOverlayMode mode;
-  GstMotionVectorPartition partition;
+  gint partition;               /* a shape or GST_MV_OVERLAY_PARTITION_CHOSEN */
   gdouble min_magnitude;        /* frame pixels */
   gdouble scale;
   GstMvOverlayColorMode color_mode;
@@ -87,7 +92,7 @@ struct _GstMvOverlay
 typedef struct
 {
   GstMvOverlayMode mode;
-  GstMotionVectorPartition partition;
+  gint partition;
   gdouble min_magnitude, scale, opacity, max_magnitude;
   GstMvOverlayColorMode color_mode;
   GstMvOverlayDirection direction;
@@ -169,9 +174,38 @@ gst_mv_overlay_color_mode_get_type (void)
   return type;
 }
 
+/* The partition property's values: the seven shapes, as the meta library
+ * names them, and "chosen". */
+static GType
+gst_mv_overlay_partition_get_type (void)
+{
+  static GType type = 0;
+
+  if (g_once_init_enter (&type)) {
+    GEnumClass *shapes =
+        g_type_class_ref (gst_motion_vector_partition_get_type ());
+    /* registered once and kept for the life of the process */
+    GEnumValue *values = g_new0 (GEnumValue, shapes->n_values + 2);
+    guint i;
+
+    for (i = 0; i < shapes->n_values; i++)
+      values[i] = shapes->values[i];
+    values[i] = (GEnumValue) {
+    GST_MV_OVERLAY_PARTITION_CHOSEN,
+          "Each macroblock's chosen partition (the meta's partition "
+          "decision), with its blocks' outlines", "chosen"};
+    /* enum classes of registered static types are never freed, and the
+     * strings copied above belong to the library */
+    g_type_class_unref (shapes);
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstMvOverlayPartition", values));
+  }
+  return type;
+}
+
 /* The grid to draw: the requested shape, else the first present one. */
 static const GstMotionVectorCell *
-pick_grid (const GstMotionVectorMeta * meta, GstMotionVectorPartition want,
+pick_grid (const GstMotionVectorMeta * meta, gint want,
     GstMotionVectorPartition * got, guint * cols, guint * rows)
 {
   const GstMotionVectorCell *cells = NULL;
@@ -222,21 +256,181 @@ heat_color (const MvPainter * p, gdouble t)
   return mv_painter_color (p, red, green, blue);
 }
 
+/* What every block of a frame is drawn with. */
+typedef struct
+{
+  const Settings *s;
+  MvPainter *painter;
+  gdouble sx_blk, sy_blk;       /* analysis pixels -> frame pixels */
+  gdouble sx_vec, sy_vec;       /* quarter-pel at the meta's size -> frame */
+  gdouble max_mag, sign;
+  guint32 max_cost;
+  guint alpha;
+  MvColor dark, solid;
+} DrawCtx;
+
+/* The displacement drawn for @cell (vector or MVD, in quarter pixels). */
+static void
+cell_vector (const Settings * s, const GstMotionVectorCell * cell, gint * vx,
+    gint * vy)
+{
+  gboolean use_mvd = s->mode == GST_MV_OVERLAY_MODE_MVD;
+
+  *vx = use_mvd ? cell->mvd_x : cell->mv_x;
+  *vy = use_mvd ? cell->mvd_y : cell->mv_y;
+}
+
+/* Pass 1 for one block: the frame's largest magnitude and cost. */
+static void
+normalise_block (DrawCtx * d, const GstMotionVectorCell * cell)
+{
+  gint vx, vy;
+
+  cell_vector (d->s, cell, &vx, &vy);
+  d->max_mag = MAX (d->max_mag, hypot (vx * d->sx_vec, vy * d->sy_vec));
+  d->max_cost = MAX (d->max_cost, cell->cost);
+}
+
+/* Pass 2 for one block: cell (@c, @r) of @shape's grid. */
+static void
+draw_block (const DrawCtx * d, GstMotionVectorPartition shape, guint c,
+    guint r, const GstMotionVectorCell * cell)
+{
+  const Settings *s = d->s;
+  MvPainter *painter = d->painter;
+  guint pw = gst_motion_vector_partition_width (shape);
+  guint ph = gst_motion_vector_partition_height (shape);
+  gint x0 = to_px (c * pw * d->sx_blk);
+  gint x1 = to_px ((c + 1) * pw * d->sx_blk);
+  gint y0 = to_px (r * ph * d->sy_blk);
+  gint y1 = to_px ((r + 1) * ph * d->sy_blk);
+  gdouble cx = (c * pw + pw / 2.0) * d->sx_blk;
+  gdouble cy = (r * ph + ph / 2.0) * d->sy_blk;
+  gint vx, vy;
+  gdouble dx, dy, mag, m;
+  guint8 red, green, blue;
+  MvColor col;
+
+  cell_vector (s, cell, &vx, &vy);
+  /* the drawn displacement in frame pixels */
+  dx = d->sign * vx * d->sx_vec;
+  dy = d->sign * vy * d->sy_vec;
+  mag = hypot (dx, dy);
+  m = d->max_mag > 0.0 ? MIN (mag / d->max_mag, 1.0) : 0.0;
+
+  switch (s->mode) {
+    case GST_MV_OVERLAY_MODE_VECTORS:
+    case GST_MV_OVERLAY_MODE_MVD:
+      if (mag < s->min_magnitude || mag == 0.0)
+        break;
+      if (s->color_mode == GST_MV_OVERLAY_COLOR_SOLID) {
+        col = d->solid;
+      } else {
+        /* a little desaturated, so even the darkest hue (blue) stands
+         * out against the dark outline */
+        mv_hsv_to_rgb (direction_hue (dx, dy), ARROW_SATURATION,
+            0.35 + 0.65 * m, &red, &green, &blue);
+        col = mv_painter_color (painter, red, green, blue);
+      }
+      mv_draw_arrow (painter, cx, cy, cx + dx * s->scale, cy + dy * s->scale,
+          &col, &d->dark);
+      break;
+    case GST_MV_OVERLAY_MODE_COST:
+      col = heat_color (painter,
+          d->max_cost ? (gdouble) cell->cost / d->max_cost : 0.0);
+      mv_fill_rect (painter, x0, y0, x1 - x0, y1 - y0, &col, d->alpha);
+      break;
+    case GST_MV_OVERLAY_MODE_FLOW:
+      /* hue by direction, saturation by magnitude: still = white */
+      mv_hsv_to_rgb (direction_hue (dx, dy), CLAMP (m, 0.0, 1.0), 1.0,
+          &red, &green, &blue);
+      col = mv_painter_color (painter, red, green, blue);
+      mv_fill_rect (painter, x0, y0, x1 - x0, y1 - y0, &col, d->alpha);
+      break;
+  }
+}
+
+/* The outline of cell (@c, @r) of @shape: its top and left edges, dark,
+ * half transparent, one pixel wide, so that neighbouring blocks never
+ * blend a pixel twice. */
+static void
+outline_block (const DrawCtx * d, GstMotionVectorPartition shape, guint c,
+    guint r)
+{
+  guint pw = gst_motion_vector_partition_width (shape);
+  guint ph = gst_motion_vector_partition_height (shape);
+  gint x0 = to_px (c * pw * d->sx_blk);
+  gint x1 = to_px ((c + 1) * pw * d->sx_blk);
+  gint y0 = to_px (r * ph * d->sy_blk);
+  gint y1 = to_px ((r + 1) * ph * d->sy_blk);
+
+  mv_fill_rect (d->painter, x0, y0, MAX (x1 - x0, 1), 1, &d->dark, 128);
+  if (y1 - y0 > 1)
+    mv_fill_rect (d->painter, x0, y0 + 1, 1, y1 - y0 - 1, &d->dark, 128);
+}
+
+typedef enum
+{
+  PASS_NORMALISE,
+  PASS_DRAW,
+  PASS_OUTLINE,
+} BlockPass;
+
+/* One pass over the blocks of the partition each macroblock chose
+ * (@modes, @mb_cols x @mb_rows): macroblocks in raster order, blocks in
+ * raster order inside each.  @grids[p] is shape p's grid, present for
+ * every shape a mode names. */
+static void
+chosen_pass (DrawCtx * d, const GstMotionVectorCell * const *grids,
+    const guint8 * modes, guint mb_cols, guint mb_rows, BlockPass pass)
+{
+  guint mx, my, c, r;
+
+  for (my = 0; my < mb_rows; my++) {
+    for (mx = 0; mx < mb_cols; mx++) {
+      GstMotionVectorPartition shape = modes[(gsize) my * mb_cols + mx];
+      guint across = 16 / gst_motion_vector_partition_width (shape);
+      guint down = 16 / gst_motion_vector_partition_height (shape);
+      guint cols = gst_motion_vector_grid_cols (shape, mb_cols);
+
+      for (r = my * down; r < (my + 1) * down; r++) {
+        for (c = mx * across; c < (mx + 1) * across; c++) {
+          const GstMotionVectorCell *cell = &grids[shape][(gsize) r * cols
+              + c];
+
+          switch (pass) {
+            case PASS_NORMALISE:
+              normalise_block (d, cell);
+              break;
+            case PASS_DRAW:
+              draw_block (d, shape, c, r, cell);
+              break;
+            case PASS_OUTLINE:
+              outline_block (d, shape, c, r);
+              break;
+          }
+        }
+      }
+    }
+  }
+}
+
 static GstFlowReturn
 gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
     GstVideoFrame * frame)
 {
   GstMvOverlay *self = GST_MV_OVERLAY (filter);
   GstMotionVectorMeta *meta;
-  const GstMotionVectorCell *cells;
-  GstMotionVectorPartition shape;
+  const GstMotionVectorCell *cells = NULL;
+  const GstMotionVectorCell *grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  const guint8 *modes = NULL;
+  GstMotionVectorPartition shape = GST_MOTION_VECTOR_PARTITION_16X16;
   Settings s;
   MvPainter painter;
-  MvColor dark, solid, col_legend;
-  guint cols, rows, c, r, pw, ph, n;
-  gdouble fw, fh, sx_blk, sy_blk, sx_vec, sy_vec, max_mag = 0.0, sign;
-  guint32 max_cost = 0;
-  guint alpha;
+  MvColor col_legend;
+  DrawCtx d;
+  guint cols = 0, rows = 0, mb_cols = 0, mb_rows = 0, c, r, pw, ph, p;
+  gdouble fw, fh;
 
   meta = gst_buffer_get_motion_vector_meta (frame->buffer);
   if (!meta)
@@ -272,9 +466,19 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   s.max_magnitude = self->max_magnitude;
   GST_OBJECT_UNLOCK (self);
 
-  cells = pick_grid (meta, s.partition, &shape, &cols, &rows);
-  if (!cells)
-    return GST_FLOW_OK;
+  /* partition=chosen: each macroblock's chosen partition, when the meta
+   * carries a decision; otherwise one grid as for any absent shape. */
+  if (s.partition == GST_MV_OVERLAY_PARTITION_CHOSEN)
+    modes = gst_motion_vector_meta_get_modes (meta, &mb_cols, &mb_rows);
+  if (modes) {
+    /* every mode names a present shape: its grid is not NULL */
+    for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+      grids[p] = gst_motion_vector_meta_get_grid (meta, p, NULL, NULL);
+  } else {
+    cells = pick_grid (meta, s.partition, &shape, &cols, &rows);
+    if (!cells)
+      return GST_FLOW_OK;
+  }
   if (!mv_painter_init (&painter, frame)) {
     GST_WARNING_OBJECT (self, "unsupported frame layout");
     return GST_FLOW_OK;
@@ -284,93 +488,54 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   ph = gst_motion_vector_partition_height (shape);
   fw = GST_VIDEO_FRAME_WIDTH (frame);
   fh = GST_VIDEO_FRAME_HEIGHT (frame);
-  /* analysis pixels -> frame pixels (block positions) */
-  sx_blk = fw / meta->analysis_width;
-  sy_blk = fh / meta->analysis_height;
-  /* quarter-pel at the meta's size -> frame pixels (vectors) */
-  sx_vec = fw / meta->width / 4.0;
-  sy_vec = fh / meta->height / 4.0;
-  n = cols * rows;
-  alpha = (guint) lround (CLAMP (s.opacity, 0.0, 1.0) * 256.0);
+  d.s = &s;
+  d.painter = &painter;
+  d.sx_blk = fw / meta->analysis_width;
+  d.sy_blk = fh / meta->analysis_height;
+  d.sx_vec = fw / meta->width / 4.0;
+  d.sy_vec = fh / meta->height / 4.0;
+  d.max_mag = 0.0;
+  d.max_cost = 0;
+  d.alpha = (guint) lround (CLAMP (s.opacity, 0.0, 1.0) * 256.0);
 
-  /* Pass 1: per-frame normalisation of magnitude and cost. */
-  for (c = 0; c < n; c++) {
-    const GstMotionVectorCell *cell = &cells[c];
-    gint vx = s.mode == GST_MV_OVERLAY_MODE_MVD ? cell->mvd_x : cell->mv_x;
-    gint vy = s.mode == GST_MV_OVERLAY_MODE_MVD ? cell->mvd_y : cell->mv_y;
-    max_mag = MAX (max_mag, hypot (vx * sx_vec, vy * sy_vec));
-    max_cost = MAX (max_cost, cell->cost);
+  /* Pass 1: per-frame normalisation of magnitude and cost, over the blocks
+   * drawn. */
+  if (modes) {
+    chosen_pass (&d, grids, modes, mb_cols, mb_rows, PASS_NORMALISE);
+  } else {
+    for (c = 0; c < cols * rows; c++)
+      normalise_block (&d, &cells[c]);
   }
   /* A fixed normaliser keeps colours steady from frame to frame. */
   if (s.max_magnitude > 0.0)
-    max_mag = s.max_magnitude;
+    d.max_mag = s.max_magnitude;
   /* forward: the content's motion, the opposite of the stored vector */
-  sign = s.direction == GST_MV_OVERLAY_DIRECTION_FORWARD ? -1.0 : 1.0;
+  d.sign = s.direction == GST_MV_OVERLAY_DIRECTION_FORWARD ? -1.0 : 1.0;
 
-  dark = mv_painter_color (&painter, 0, 0, 0);
-  solid = mv_painter_color (&painter, 255, 230, 40);
+  d.dark = mv_painter_color (&painter, 0, 0, 0);
+  d.solid = mv_painter_color (&painter, 255, 230, 40);
 
   /* Pass 2: draw. */
-  for (r = 0; r < rows; r++) {
-    gint y0 = to_px (r * ph * sy_blk);
-    gint y1 = to_px ((r + 1) * ph * sy_blk);
-    gdouble cy = (r * ph + ph / 2.0) * sy_blk;
-
-    for (c = 0; c < cols; c++) {
-      const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
-      gint x0 = to_px (c * pw * sx_blk);
-      gint x1 = to_px ((c + 1) * pw * sx_blk);
-      gdouble cx = (c * pw + pw / 2.0) * sx_blk;
-      gboolean use_mvd = s.mode == GST_MV_OVERLAY_MODE_MVD;
-      /* the drawn displacement in frame pixels */
-      gdouble dx = sign * (use_mvd ? cell->mvd_x : cell->mv_x) * sx_vec;
-      gdouble dy = sign * (use_mvd ? cell->mvd_y : cell->mv_y) * sy_vec;
-      gdouble mag = hypot (dx, dy);
-      gdouble m = max_mag > 0.0 ? MIN (mag / max_mag, 1.0) : 0.0;
-      guint8 red, green, blue;
-      MvColor col;
-
-      switch (s.mode) {
-        case GST_MV_OVERLAY_MODE_VECTORS:
-        case GST_MV_OVERLAY_MODE_MVD:
-          if (mag < s.min_magnitude || mag == 0.0)
-            break;
-          if (s.color_mode == GST_MV_OVERLAY_COLOR_SOLID) {
-            col = solid;
-          } else {
-            /* a little desaturated, so even the darkest hue (blue) stands
-             * out against the dark outline */
-            mv_hsv_to_rgb (direction_hue (dx, dy), ARROW_SATURATION,
-                0.35 + 0.65 * m, &red, &green, &blue);
-            col = mv_painter_color (&painter, red, green, blue);
-          }
-          mv_draw_arrow (&painter, cx, cy, cx + dx * s.scale,
-              cy + dy * s.scale, &col, &dark);
-          break;
-        case GST_MV_OVERLAY_MODE_COST:
-          col = heat_color (&painter,
-              max_cost ? (gdouble) cell->cost / max_cost : 0.0);
-          mv_fill_rect (&painter, x0, y0, x1 - x0, y1 - y0, &col, alpha);
-          break;
-        case GST_MV_OVERLAY_MODE_FLOW:
-          /* hue by direction, saturation by magnitude: still = white */
-          mv_hsv_to_rgb (direction_hue (dx, dy), CLAMP (m, 0.0, 1.0), 1.0,
-              &red, &green, &blue);
-          col = mv_painter_color (&painter, red, green, blue);
-          mv_fill_rect (&painter, x0, y0, x1 - x0, y1 - y0, &col, alpha);
-          break;
-      }
-    }
+  if (modes) {
+    chosen_pass (&d, grids, modes, mb_cols, mb_rows, PASS_DRAW);
+    /* the chosen partition: each block's outline over the fills and
+     * arrows, like the grid (the right and bottom edges of the last
+     * macroblocks lie at or past the frame's edge) */
+    chosen_pass (&d, grids, modes, mb_cols, mb_rows, PASS_OUTLINE);
+  } else {
+    for (r = 0; r < rows; r++)
+      for (c = 0; c < cols; c++)
+        draw_block (&d, shape, c, r, &cells[(gsize) r * cols + c]);
   }
 
-  if (s.grid) {
+  if (s.grid && !modes) {
     /* block borders, half-transparent dark, one pixel wide */
     for (c = 0; c <= cols; c++)
-      mv_fill_rect (&painter, to_px (c * pw * sx_blk), 0, 1,
-          painter.height, &dark, 128);
+      mv_fill_rect (&painter, to_px (c * pw * d.sx_blk), 0, 1,
+          painter.height, &d.dark, 128);
     for (r = 0; r <= rows; r++)
-      mv_fill_rect (&painter, 0, to_px (r * ph * sy_blk),
-          painter.width, 1, &dark, 128);
+      mv_fill_rect (&painter, 0, to_px (r * ph * d.sy_blk),
+          painter.width, 1, &d.dark, 128);
   }
 
   if (s.legend) {
@@ -379,7 +544,7 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
     if (s.mode == GST_MV_OVERLAY_MODE_COST) {
       /* a heat bar, highest cost at the top */
       gint bar_h = 2 * rad, bar_x = painter.width - rad - 4, k;
-      mv_fill_rect (&painter, bar_x - 1, 3, rad / 2 + 2, bar_h + 2, &dark,
+      mv_fill_rect (&painter, bar_x - 1, 3, rad / 2 + 2, bar_h + 2, &d.dark,
           256);
       for (k = 0; k < bar_h; k++) {
         col_legend = heat_color (&painter, 1.0 - (gdouble) k / (bar_h - 1));
@@ -387,7 +552,7 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
       }
     } else {
       mv_draw_wheel (&painter, painter.width - rad - 4, rad + 4, rad,
-          s.mode != GST_MV_OVERLAY_MODE_FLOW, &dark);
+          s.mode != GST_MV_OVERLAY_MODE_FLOW, &d.dark);
     }
   }
 
@@ -584,8 +749,10 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
           gst_mv_overlay_mode_get_type (), DEFAULT_MODE, flags));
   g_object_class_install_property (gobject_class, PROP_PARTITION,
       g_param_spec_enum ("partition", "Partition",
-          "Shape whose grid is drawn (the first present one if absent)",
-          gst_motion_vector_partition_get_type (), DEFAULT_PARTITION, flags));
+          "Shape whose grid is drawn (the first present one if absent), or "
+          "chosen: each macroblock's chosen partition when the meta has a "
+          "partition decision", gst_mv_overlay_partition_get_type (),
+          DEFAULT_PARTITION, flags));
   g_object_class_install_property (gobject_class, PROP_MIN_MAGNITUDE,
       g_param_spec_double ("min-magnitude", "Minimum magnitude",
           "Arrows shorter than this many frame pixels (before scale) are "
@@ -637,6 +804,7 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
   gst_type_mark_as_plugin_api (gst_mv_overlay_mode_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_mv_overlay_color_mode_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_mv_overlay_direction_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_mv_overlay_partition_get_type (), 0);
 }
 
 static void

@@ -46,6 +46,16 @@ typedef enum {
   GST_MV_OVERLAY_DIRECTION_BACKWARD,
 } GstMvOverlayDirection;
 
+/**
+ * GST_MV_OVERLAY_PARTITION_CHOSEN:
+ *
+ * The value "chosen" of mvoverlay's partition property, next to the seven
+ * #GstMotionVectorPartition shapes: draw each macroblock's chosen partition
+ * (the meta's partition decision, gst_motion_vector_meta_get_modes()) with
+ * its blocks' outlines.  Not a shape, hence outside the shapes' values.
+ */
+#define GST_MV_OVERLAY_PARTITION_CHOSEN (-1)
+
 #define GST_TYPE_MV_OVERLAY (gst_mv_overlay_get_type ())
 G_DECLARE_FINAL_TYPE (GstMvOverlay, gst_mv_overlay, GST, MV_OVERLAY,
     GstVideoFilter);

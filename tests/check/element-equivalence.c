@@ -4,7 +4,8 @@
  * reference) and through the element under test: the CPU backend at depths
  * 2..8, or with --backend cuda the CUDA backend at depths 1..8.  Every
  * buffer that leaves is compared with the reference's buffer of the same
- * timestamp, meta field by meta field and cell by cell.  A backend-level
+ * timestamp, meta field by meta field, cell by cell and, with the
+ * partition decision on, macroblock by macroblock.  A backend-level
  * comparison (checkasm) cannot see frames lost, duplicated or reordered by
  * the element, nor a reference dropped at a start or a seek: this does.
  *
@@ -145,6 +146,21 @@ same_meta (Tally * t, GstClockTime pts, const GstMotionVectorMeta * a,
     }
   }
   t->cells += sa / sizeof (GstMotionVectorCell);
+
+  /* the partition decision (flags says whether there is one) */
+  if (a->modes && (g_bytes_get_size (a->modes) != g_bytes_get_size (b->modes)
+          || memcmp (g_bytes_get_data (a->modes, NULL),
+              g_bytes_get_data (b->modes, NULL),
+              g_bytes_get_size (a->modes)) != 0)) {
+    g_printerr ("%s: frame %" GST_TIME_FORMAT ": modes differ\n", t->what,
+        GST_TIME_ARGS (pts));
+    return FALSE;
+  }
+  if (!a->modes || !gst_motion_vector_meta_get_modes (a, NULL, NULL)) {
+    g_printerr ("%s: frame %" GST_TIME_FORMAT ": no partition decision\n",
+        t->what, GST_TIME_ARGS (pts));
+    return FALSE;
+  }
   return TRUE;
 }
 
@@ -227,7 +243,8 @@ open_harness (const gchar * backend, guint depth)
 
   gst_util_set_object_arg (G_OBJECT (h->element), "backend", backend);
   g_object_set (h->element, "in-flight", depth, "search-range", 16,
-      "partitions", GST_MOTION_VECTOR_PARTITIONS_ALL, NULL);
+      "partitions", GST_MOTION_VECTOR_PARTITIONS_ALL, "mode-decision", TRUE,
+      NULL);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=200,"
       "height=120,framerate=30/1");
   return h;
@@ -326,7 +343,8 @@ run_pipeline (const gchar * backend, guint depth)
   gchar *desc = g_strdup_printf ("videotestsrc pattern=ball "
       "motion=sweep ! video/x-raw,format=I420,width=320,height=240,"
       "framerate=30/1 ! gpumotionest name=me backend=%s in-flight=%u "
-      "search-range=24 partitions=all ! appsink name=sink sync=false",
+      "search-range=24 partitions=all mode-decision=true ! appsink "
+      "name=sink sync=false",
       backend, depth);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);

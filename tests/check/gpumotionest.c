@@ -1498,6 +1498,231 @@ GST_START_TEST (test_backend_values_and_threads)
 
 GST_END_TEST;
 
+/* ---- the partition decision (mode-decision) ------------------------------ */
+
+/* Bits of the macroblock type of each uniform partitioning, written out
+ * here from docs/mode-decision.md rather than taken from the kernels. */
+static const guint mode_bits[GST_MOTION_VECTOR_PARTITION_COUNT] =
+    { 1, 3, 3, 9, 17, 17, 25 };
+
+/* The decision recomputed from the meta's own cells: for each macroblock
+ * the present shape of smallest summed cost + lambda x mode_bits, the
+ * larger partition on a tie.  Fails on any macroblock where the meta's
+ * modes differ.  Returns a bit set of the shapes chosen somewhere. */
+static guint
+check_modes_recomputed (GstMotionVectorMeta * meta, guint lambda)
+{
+  guint mb_cols = 0, mb_rows = 0, chosen = 0;
+  const guint8 *modes = gst_motion_vector_meta_get_modes (meta, &mb_cols,
+      &mb_rows);
+
+  fail_unless (modes != NULL, "no modes");
+  fail_unless (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES);
+  fail_unless_equals_int (mb_cols, (meta->analysis_width + 15) / 16);
+  fail_unless_equals_int (mb_rows, (meta->analysis_height + 15) / 16);
+  for (guint my = 0; my < mb_rows; my++) {
+    for (guint mx = 0; mx < mb_cols; mx++) {
+      guint64 best_cost = 0;
+      gint best = -1;
+
+      for (gint p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+        guint cols, rows;
+        const GstMotionVectorCell *g =
+            gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
+        guint across = cols / mb_cols, down = rows / mb_rows;
+        guint64 cost = (guint64) lambda * mode_bits[p];
+
+        if (!g)
+          continue;
+        for (guint r = my * down; r < (my + 1) * down; r++)
+          for (guint c = mx * across; c < (mx + 1) * across; c++)
+            cost += g[r * cols + c].cost;
+        if (best < 0 || cost < best_cost) {
+          best = p;
+          best_cost = cost;
+        }
+      }
+      if (modes[my * mb_cols + mx] != best)
+        fail ("macroblock (%u,%u): mode %u, recomputed %d", mx, my,
+            modes[my * mb_cols + mx], best);
+      chosen |= 1u << best;
+    }
+  }
+  return chosen;
+}
+
+/* 128x96 (8 x 6 macroblocks), the second frame in three regions moving
+ * differently: frame 1 (x, y) = frame 0 (x + dx, y + dy) with
+ *   B: x >= 40                (dx, dy) = (-3, 2)
+ *   C: x < 40, y >= 56        (1, -2)
+ *   A: elsewhere              (2, 1)
+ * The border x = 40 halves macroblock column 2, y = 56 macroblock row 3:
+ * macroblock (2, 1) is best cut into 8x16, (1, 3) into 16x8, (2, 3) into
+ * 8x8; (1, 1) and (4, 2) lie in one region. */
+#define MD_W 128
+#define MD_H 96
+
+static GstBuffer *
+make_regions_frame (gboolean moved)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, MD_W * MD_H, NULL);
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (guint y = 0; y < MD_H; y++) {
+    for (guint x = 0; x < MD_W; x++) {
+      gint dx = 0, dy = 0;
+
+      if (moved) {
+        if (x >= 40) {
+          dx = -3;
+          dy = 2;
+        } else if (y >= 56) {
+          dx = 1;
+          dy = -2;
+        } else {
+          dx = 2;
+          dy = 1;
+        }
+      }
+      map.data[y * MD_W + x] = world[(300 + y + dy) * WORLD_W + 200 + x + dx];
+    }
+  }
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* Two frames through mode-decision=true with @props; returns the second
+ * buffer, after checking the first (no reference: every cost 0, so the
+ * largest requested shape everywhere). */
+static GstBuffer *
+run_regions (guint partitions, guint lambda, const gchar * props)
+{
+  GstHarness *hn = harness_new ("GRAY8", MD_W, MD_H, 8, partitions);
+  GstBuffer *b0, *b1;
+  guint first = 0;
+  const guint8 *modes;
+
+  g_object_set (hn->element, "mode-decision", TRUE, "lambda", lambda, NULL);
+  if (props)
+    gst_util_set_object_arg (G_OBJECT (hn->element), props, "quarter");
+  while (!(partitions & (1u << first)))
+    first++;
+  b0 = push_pull (hn, make_regions_frame (FALSE));
+  b1 = push_pull (hn, make_regions_frame (TRUE));
+  check_no_reference (get_meta (b0));
+  check_modes_recomputed (get_meta (b0), lambda);
+  modes = gst_motion_vector_meta_get_modes (get_meta (b0), NULL, NULL);
+  for (guint i = 0; i < (MD_W / 16) * (MD_H / 16); i++)
+    fail_unless_equals_int (modes[i], first);
+  gst_buffer_unref (b0);
+  gst_harness_teardown (hn);
+  return b1;
+}
+
+static guint8
+mode_at (GstMotionVectorMeta * meta, guint mx, guint my)
+{
+  guint cols;
+  const guint8 *modes = gst_motion_vector_meta_get_modes (meta, &cols, NULL);
+
+  fail_unless (modes != NULL);
+  return modes[my * cols + mx];
+}
+
+GST_START_TEST (test_mode_decision)
+{
+  GstBuffer *b;
+  GstMotionVectorMeta *m;
+  guint chosen;
+  GstElement *e = gst_element_factory_make ("gpumotionest", NULL);
+  gboolean on = TRUE;
+
+  g_object_get (e, "mode-decision", &on, NULL);
+  fail_if (on, "mode-decision is off by default");
+  gst_object_unref (e);
+
+  /* lambda 4: uniform macroblocks keep 16x16, the cut ones the partition
+   * along their cut; the decision equals the one recomputed from the
+   * cells. */
+  b = run_regions (GST_MOTION_VECTOR_PARTITIONS_ALL, 4, NULL);
+  m = get_meta (b);
+  chosen = check_modes_recomputed (m, 4);
+  fail_unless_equals_int (mode_at (m, 1, 1), GST_MOTION_VECTOR_PARTITION_16X16);
+  fail_unless_equals_int (mode_at (m, 4, 2), GST_MOTION_VECTOR_PARTITION_16X16);
+  fail_unless_equals_int (mode_at (m, 2, 1), GST_MOTION_VECTOR_PARTITION_8X16);
+  fail_unless_equals_int (mode_at (m, 1, 3), GST_MOTION_VECTOR_PARTITION_16X8);
+  fail_unless_equals_int (mode_at (m, 2, 3), GST_MOTION_VECTOR_PARTITION_8X8);
+  fail_unless ((chosen & 0xf) == 0xf, "shapes chosen 0x%x", chosen);
+  gst_buffer_unref (b);
+
+  /* lambda 0: the type costs nothing; every requested shape matches a
+   * uniform macroblock exactly (cost 0), so the tie keeps 16x16 there, and
+   * the cut ones still take the largest partition with cost 0. */
+  b = run_regions (GST_MOTION_VECTOR_PARTITIONS_ALL, 0, NULL);
+  m = get_meta (b);
+  check_modes_recomputed (m, 0);
+  fail_unless_equals_int (mode_at (m, 1, 1), GST_MOTION_VECTOR_PARTITION_16X16);
+  fail_unless_equals_int (mode_at (m, 2, 1), GST_MOTION_VECTOR_PARTITION_8X16);
+  fail_unless_equals_int (mode_at (m, 1, 3), GST_MOTION_VECTOR_PARTITION_16X8);
+  fail_unless_equals_int (mode_at (m, 2, 3), GST_MOTION_VECTOR_PARTITION_8X8);
+  gst_buffer_unref (b);
+
+  /* Two shapes only: a macroblock cut into 8x16 takes 8x8 among
+   * 16x16 + 8x8. */
+  b = run_regions (GST_MOTION_VECTOR_PARTITIONS_16X16 |
+      GST_MOTION_VECTOR_PARTITIONS_8X8, 4, NULL);
+  m = get_meta (b);
+  check_modes_recomputed (m, 4);
+  fail_unless_equals_int (mode_at (m, 1, 1), GST_MOTION_VECTOR_PARTITION_16X16);
+  fail_unless_equals_int (mode_at (m, 2, 1), GST_MOTION_VECTOR_PARTITION_8X8);
+  gst_buffer_unref (b);
+
+  /* Quarter-pel refinement (its costs are what the decision adds up). */
+  b = run_regions (GST_MOTION_VECTOR_PARTITIONS_ALL, 4, "subpel");
+  check_modes_recomputed (get_meta (b), 4);
+  gst_buffer_unref (b);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_mode_decision_absent)
+{
+  GstHarness *hn;
+  GstBuffer *b;
+  GstMotionVectorMeta *m;
+
+  /* Off (the default): no modes, no flag. */
+  hn = harness_new ("GRAY8", MD_W, MD_H, 8, GST_MOTION_VECTOR_PARTITIONS_ALL);
+  gst_buffer_unref (push_pull (hn, make_regions_frame (FALSE)));
+  b = push_pull (hn, make_regions_frame (TRUE));
+  m = get_meta (b);
+  fail_unless (m->modes == NULL);
+  fail_if (m->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES);
+  fail_unless (gst_motion_vector_meta_get_modes (m, NULL, NULL) == NULL);
+  gst_buffer_unref (b);
+
+  /* Turned on while playing: from the next frame collected. */
+  g_object_set (hn->element, "mode-decision", TRUE, NULL);
+  b = push_pull (hn, make_regions_frame (FALSE));
+  check_modes_recomputed (get_meta (b), 0);
+  gst_buffer_unref (b);
+  gst_harness_teardown (hn);
+
+  /* On with a single shape: nothing to decide. */
+  hn = harness_new ("GRAY8", MD_W, MD_H, 8, GST_MOTION_VECTOR_PARTITIONS_8X8);
+  g_object_set (hn->element, "mode-decision", TRUE, NULL);
+  gst_buffer_unref (push_pull (hn, make_regions_frame (FALSE)));
+  b = push_pull (hn, make_regions_frame (TRUE));
+  m = get_meta (b);
+  fail_unless (m->modes == NULL);
+  fail_if (m->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES);
+  gst_buffer_unref (b);
+  gst_harness_teardown (hn);
+}
+
+GST_END_TEST;
+
 static Suite *
 gpumotionest_suite (void)
 {
@@ -1539,6 +1764,8 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_drain_query);
   tcase_add_test (tc, test_latency_with_frames_in_flight);
   tcase_add_test (tc, test_backend_values_and_threads);
+  tcase_add_test (tc, test_mode_decision);
+  tcase_add_test (tc, test_mode_decision_absent);
   return s;
 }
 

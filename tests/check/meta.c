@@ -507,10 +507,12 @@ GST_START_TEST (test_inconsistent_meta)
   check_reads_as_absent (buf, meta, "unaligned data");
   *meta = saved;
 
-  /* Fields nothing indexes or divides by take any value. */
+  /* Fields nothing indexes or divides by take any value (but the
+   * has-modes flag, which must agree with the modes: see
+   * test_modes_inconsistent). */
   meta->search_range = G_MAXUINT;
   meta->method = 77;
-  meta->flags = 0xff;
+  meta->flags = 0xff & ~GST_MOTION_VECTOR_META_FLAG_HAS_MODES;
   meta->ref_distance = G_MININT;
   fail_unless (gst_motion_vector_meta_is_valid (meta));
   rec = gst_motion_vector_meta_to_av_records (meta,
@@ -961,6 +963,282 @@ GST_START_TEST (test_av_records)
 
 GST_END_TEST;
 
+/* ---- the partition decision (modes) ---------------------------------------- */
+
+/* 40x20 is 3 x 2 macroblocks; with 16x16 and 8x8, a decision of
+ *   16x16 8x8   8x8
+ *   16x16 8x8   16x16 */
+static const guint8 some_modes[6] = { 0, 3, 3, 0, 3, 0 };
+#define MODES_PARTS (GST_MOTION_VECTOR_PARTITIONS_16X16 \
+    | GST_MOTION_VECTOR_PARTITIONS_8X8)
+
+static GstMotionVectorMeta *
+add_field_40x20 (GstBuffer * buf)
+{
+  GBytes *data = make_field (40, 20, MODES_PARTS);
+  GstMotionVectorMeta *meta =
+      gst_buffer_add_motion_vector_meta (buf, 40, 20, MODES_PARTS, data);
+
+  g_bytes_unref (data);
+  fail_unless (meta != NULL);
+  return meta;
+}
+
+static void
+check_modes (const GstMotionVectorMeta * meta, const guint8 * want)
+{
+  const guint8 *m;
+  GBytes *gb;
+  guint cols = 0, rows = 0;
+  gsize size;
+
+  fail_unless (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES);
+  m = gst_motion_vector_meta_get_modes (meta, &cols, &rows);
+  fail_unless (m != NULL);
+  fail_unless_equals_int (cols, 3);
+  fail_unless_equals_int (rows, 2);
+  fail_unless (memcmp (m, want, 6) == 0);
+  /* a view of the meta's own bytes, not a copy */
+  fail_unless (m == g_bytes_get_data (meta->modes, NULL));
+  gb = gst_motion_vector_meta_get_modes_bytes (meta, &cols, &rows);
+  fail_unless (gb != NULL);
+  fail_unless (memcmp (g_bytes_get_data (gb, &size), want, 6) == 0);
+  fail_unless_equals_int (size, 6);
+  g_bytes_unref (gb);
+}
+
+GST_START_TEST (test_modes_set_get)
+{
+  static const guint8 absent_shape[6] = { 0, 3, 6, 0, 3, 0 };   /* 4x4 */
+  static const guint8 not_shape[6] = { 0, 3, 7, 0, 3, 0 };
+  static const guint8 all_16[6] = { 0, 0, 0, 0, 0, 0 };
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorMeta *meta = add_field_40x20 (buf);
+  GBytes *modes = g_bytes_new_static (some_modes, 6), *bad, *kept;
+  guint cols = 9, rows = 9, n = 9;
+
+  /* none yet */
+  fail_if (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES);
+  fail_unless (meta->modes == NULL);
+  fail_unless (gst_motion_vector_meta_get_modes (meta, &cols, &rows) == NULL);
+  fail_unless (cols == 0 && rows == 0);
+  fail_unless (gst_motion_vector_meta_get_modes_bytes (meta, NULL, NULL)
+      == NULL);
+  fail_unless (gst_motion_vector_meta_to_av_records_chosen (meta, &n) == NULL);
+  fail_unless_equals_int (n, 0);
+
+  fail_unless (gst_motion_vector_meta_set_modes (meta, modes));
+  fail_unless (meta->modes == modes);   /* a reference, not a copy */
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  check_modes (meta, some_modes);
+  kept = meta->modes;
+
+  /* Refused, the meta left as it was: sizes other than one byte per
+   * macroblock, a shape the meta lacks, a value that is no shape. */
+  bad = g_bytes_new (some_modes, 5);
+  fail_if (gst_motion_vector_meta_set_modes (meta, bad));
+  g_bytes_unref (bad);
+  bad = g_bytes_new ("\0\0\0\0\0\0\0", 7);
+  fail_if (gst_motion_vector_meta_set_modes (meta, bad));
+  g_bytes_unref (bad);
+  bad = g_bytes_new (absent_shape, 6);
+  fail_if (gst_motion_vector_meta_set_modes (meta, bad));
+  g_bytes_unref (bad);
+  bad = g_bytes_new (not_shape, 6);
+  fail_if (gst_motion_vector_meta_set_modes (meta, bad));
+  g_bytes_unref (bad);
+  fail_unless (meta->modes == kept);
+  check_modes (meta, some_modes);
+
+  /* Replaced, then removed. */
+  bad = g_bytes_new (all_16, 6);
+  fail_unless (gst_motion_vector_meta_set_modes (meta, bad));
+  g_bytes_unref (bad);
+  check_modes (meta, all_16);
+  fail_unless (gst_motion_vector_meta_set_modes (meta, NULL));
+  fail_if (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES);
+  fail_unless (meta->modes == NULL);
+  fail_unless (gst_motion_vector_meta_get_modes (meta, NULL, NULL) == NULL);
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+
+  /* Not on an inconsistent meta. */
+  meta->analysis_width = 0;
+  fail_if (gst_motion_vector_meta_set_modes (meta, modes));
+  fail_unless (meta->modes == NULL);
+  meta->analysis_width = 40;
+
+  gst_buffer_unref (buf);
+  g_bytes_unref (modes);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_modes_inconsistent)
+{
+  static const guint8 not_present[6] = { 0, 3, 5, 0, 3, 0 };    /* 4x8 */
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorMeta *meta = add_field_40x20 (buf), saved;
+  GBytes *good = g_bytes_new_static (some_modes, 6);
+  GBytes *shorter = g_bytes_new_static (some_modes, 5);
+  GBytes *wrong = g_bytes_new_static (not_present, 6);
+  guint n = 9, cols = 9, rows = 9;
+
+  saved = *meta;                /* no modes */
+
+  /* The flag and the modes must agree, and the size must be one byte per
+   * macroblock: otherwise the whole meta is inconsistent. */
+  meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_MODES;
+  check_reads_as_absent (buf, meta, "has-modes flag without modes");
+  *meta = saved;
+  meta->modes = good;
+  check_reads_as_absent (buf, meta, "modes without the flag");
+  meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_MODES;
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  meta->modes = shorter;
+  check_reads_as_absent (buf, meta, "short modes");
+
+  /* A value that is not a present shape: the cells still read, the
+   * decision does not (is_valid() does not look at every macroblock). */
+  meta->modes = wrong;
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  fail_unless (gst_motion_vector_meta_get_grid (meta,
+          GST_MOTION_VECTOR_PARTITION_8X8, NULL, NULL) != NULL);
+  fail_unless (gst_motion_vector_meta_get_modes (meta, &cols, &rows) == NULL);
+  fail_unless (cols == 0 && rows == 0);
+  fail_unless (gst_motion_vector_meta_get_modes_bytes (meta, NULL, NULL)
+      == NULL);
+  fail_unless (gst_motion_vector_meta_to_av_records (meta,
+          GST_MOTION_VECTOR_PARTITION_16X16, &n) == NULL);
+  fail_unless_equals_int (n, 0);
+  fail_unless (gst_motion_vector_meta_to_av_records_chosen (meta, &n) == NULL);
+
+  *meta = saved;
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  gst_buffer_unref (buf);
+  g_bytes_unref (good);
+  g_bytes_unref (shorter);
+  g_bytes_unref (wrong);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_modes_copy_scale)
+{
+  GstBuffer *buf = gst_buffer_new (), *copy, *dest = gst_buffer_new ();
+  GstMotionVectorMeta *meta = add_field_40x20 (buf), *cmeta, *scaled;
+  GBytes *modes = g_bytes_new (some_modes, 6);
+
+  fail_unless (gst_motion_vector_meta_set_modes (meta, modes));
+  g_bytes_unref (modes);
+
+  /* A copy shares the modes as it shares the cells. */
+  copy = gst_buffer_copy (buf);
+  cmeta = gst_buffer_get_motion_vector_meta (copy);
+  fail_unless (cmeta->data == meta->data);
+  fail_unless (cmeta->modes == meta->modes);
+  check_modes (cmeta, some_modes);
+
+  /* A scale rescales the vectors and keeps the macroblocks: same modes. */
+  scaled = scale_meta (buf, dest, 40, 20, 80, 40);
+  fail_unless (scaled->data != meta->data);
+  fail_unless (scaled->modes == meta->modes);
+  check_modes (scaled, some_modes);
+  check_scaled_meta (meta, scaled, 40, 20, 80, 40);
+
+  /* Each holds its own reference: the original can go first. */
+  gst_buffer_unref (buf);
+  check_modes (cmeta, some_modes);
+  check_modes (scaled, some_modes);
+  gst_buffer_unref (copy);
+  gst_buffer_unref (dest);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_av_records_modes)
+{
+  GstBuffer *buf = gst_buffer_new (), *plain = gst_buffer_new ();
+  GstMotionVectorMeta *meta = add_field_40x20 (buf);
+  GstMotionVectorMeta *ref = add_field_40x20 (plain);   /* no modes */
+  GstMotionVectorAVRecord *rec, *full16, *full8;
+  GBytes *modes = g_bytes_new (some_modes, 6);
+  /* the chosen blocks, macroblock by macroblock: (shape, col, row) */
+  static const guint chosen[15][3] = {
+    {0, 0, 0},
+    {3, 2, 0}, {3, 3, 0}, {3, 2, 1}, {3, 3, 1},
+    {3, 4, 0}, {3, 5, 0}, {3, 4, 1}, {3, 5, 1},
+    {0, 0, 1},
+    {3, 2, 2}, {3, 3, 2}, {3, 2, 3}, {3, 3, 3},
+    {0, 2, 1},
+  };
+  guint n, n16, n8, i;
+
+  fail_unless (gst_motion_vector_meta_set_modes (meta, modes));
+  g_bytes_unref (modes);
+  full16 = gst_motion_vector_meta_to_av_records (ref,
+      GST_MOTION_VECTOR_PARTITION_16X16, &n16);
+  full8 = gst_motion_vector_meta_to_av_records (ref,
+      GST_MOTION_VECTOR_PARTITION_8X8, &n8);
+  fail_unless_equals_int (n16, 6);
+  fail_unless_equals_int (n8, 24);
+
+  /* One shape: the blocks of the macroblocks coded with it, in the grid's
+   * raster order, each the record the full grid has for that cell. */
+  rec = gst_motion_vector_meta_to_av_records (meta,
+      GST_MOTION_VECTOR_PARTITION_16X16, &n);
+  fail_unless_equals_int (n, 3);
+  fail_unless (memcmp (&rec[0], &full16[0], sizeof (*rec)) == 0);
+  fail_unless (memcmp (&rec[1], &full16[3], sizeof (*rec)) == 0);
+  fail_unless (memcmp (&rec[2], &full16[5], sizeof (*rec)) == 0);
+  fail_unless_equals_int (rec[1].dst_x, 8);
+  fail_unless_equals_int (rec[1].dst_y, 19);    /* 24, clamped */
+  fail_unless_equals_int (rec[1].motion_x, pattern_cell (0, 0, 1).mv_x);
+  g_free (rec);
+
+  rec = gst_motion_vector_meta_to_av_records (meta,
+      GST_MOTION_VECTOR_PARTITION_8X8, &n);
+  fail_unless_equals_int (n, 12);
+  for (i = 0; i < 4; i++) {
+    /* rows 0 and 1: columns 2 .. 5; rows 2 and 3: columns 2, 3 */
+    fail_unless (memcmp (&rec[i], &full8[2 + i], sizeof (*rec)) == 0);
+    fail_unless (memcmp (&rec[4 + i], &full8[6 + 2 + i], sizeof (*rec)) == 0);
+  }
+  fail_unless (memcmp (&rec[8], &full8[12 + 2], sizeof (*rec)) == 0);
+  fail_unless (memcmp (&rec[9], &full8[12 + 3], sizeof (*rec)) == 0);
+  fail_unless (memcmp (&rec[10], &full8[18 + 2], sizeof (*rec)) == 0);
+  fail_unless (memcmp (&rec[11], &full8[18 + 3], sizeof (*rec)) == 0);
+  fail_unless_equals_int (rec[0].dst_x, 20);
+  fail_unless_equals_int (rec[0].dst_y, 4);
+  fail_unless_equals_int (rec[0].w, 8);
+  g_free (rec);
+
+  /* The whole decided field, macroblock by macroblock. */
+  rec = gst_motion_vector_meta_to_av_records_chosen (meta, &n);
+  fail_unless_equals_int (n, 15);
+  for (i = 0; i < 15; i++) {
+    const GstMotionVectorAVRecord *want = chosen[i][0] == 0
+        ? &full16[chosen[i][2] * 3 + chosen[i][1]]
+        : &full8[chosen[i][2] * 6 + chosen[i][1]];
+    fail_unless (memcmp (&rec[i], want, sizeof (*rec)) == 0, "record %u", i);
+  }
+  g_free (rec);
+
+  /* Without the decision, every cell again. */
+  fail_unless (gst_motion_vector_meta_set_modes (meta, NULL));
+  rec = gst_motion_vector_meta_to_av_records (meta,
+      GST_MOTION_VECTOR_PARTITION_8X8, &n);
+  fail_unless_equals_int (n, 24);
+  fail_unless (memcmp (rec, full8, 24 * sizeof (*rec)) == 0);
+  g_free (rec);
+
+  g_free (full16);
+  g_free (full8);
+  gst_buffer_unref (buf);
+  gst_buffer_unref (plain);
+}
+
+GST_END_TEST;
+
 /* ---- through a real scaler --------------------------------------------------- */
 
 /* The test environment may hide the system plugins; load the scaler plugin
@@ -1085,6 +1363,10 @@ motionvectormeta_suite (void)
   tcase_add_test (tc, test_tags);
   tcase_add_test (tc, test_av_record_layout);
   tcase_add_test (tc, test_av_records);
+  tcase_add_test (tc, test_modes_set_get);
+  tcase_add_test (tc, test_modes_inconsistent);
+  tcase_add_test (tc, test_modes_copy_scale);
+  tcase_add_test (tc, test_av_records_modes);
   tcase_add_test (tc, test_videoconvertscale_element);
   tcase_add_test (tc, test_videoscale_element);
   return s;

@@ -6,8 +6,9 @@
 # buffer, and reads it back through the typelib: fields, enums, the grid
 # bytes as a structured numpy array, one cell, the AVMotionVector records
 # and a buffer copy; the layout one shape at a time; a meta edited into
-# inconsistency; grid bytes outliving their buffer.  Exits non-zero on the
-# first mismatch.
+# inconsistency; grid bytes outliving their buffer; a partition decision
+# set, read back, kept by a copy and turned into records.  Exits non-zero
+# on the first mismatch.
 
 import gc
 import sys
@@ -107,6 +108,7 @@ def main():
     check_enum()
     check_inconsistent(buf, p8)
     check_bytes_outlive_buffer(parts, cells, n16)
+    check_modes(parts, cells, n16)
 
     print("ok: GstMotionVectors typelib, %d+%d cells read back" % (n16, n8))
 
@@ -193,6 +195,58 @@ def check_bytes_outlive_buffer(parts, cells, n16):
     gc.collect()
     grid = np.frombuffer(data.get_data(), dtype=CELL_DTYPE)
     check(np.array_equal(grid, cells[:n16]), "grid bytes outlive the buffer")
+
+
+def check_modes(parts, cells, n16):
+    # 40x20 is 3 x 2 macroblocks; each gets one byte, a
+    # GstMotionVectorPartition value present in the meta.
+    buf = Gst.Buffer.new_allocate(None, 64, None)
+    meta = MV.buffer_add_motion_vector_meta(buf, 40, 20, parts,
+                                            GLib.Bytes.new(cells.tobytes()))
+    has = MV.MotionVectorMetaFlags.HAS_MODES
+    data, cols, rows = meta.get_modes_bytes()
+    check(data is None and (cols, rows) == (0, 0), "no modes yet")
+    check(not (meta.flags & has), "no has-modes flag yet")
+    check(not meta.to_av_records_chosen(), "no chosen records yet")
+    check(not hasattr(meta, "get_modes"), "get_modes is C only")
+
+    want = np.array([[0, 3, 3], [0, 3, 0]], dtype=np.uint8)
+    check(meta.set_modes(GLib.Bytes.new(want.tobytes())), "set_modes")
+    check(meta.flags & has, "has-modes flag")
+    check(meta.is_valid(), "valid with modes")
+    data, cols, rows = meta.get_modes_bytes()
+    check((cols, rows) == (3, 2), "modes grid 3x2, got %r" % ((cols, rows),))
+    modes = np.frombuffer(data.get_data(), dtype=np.uint8).reshape(rows, cols)
+    check(np.array_equal(modes, want), "modes read back")
+    check(modes[0, 1] == int(getattr(MV.MotionVectorPartition, "8X8")),
+          "values are partitions")
+    check(meta.modes.get_data() == want.tobytes(), "modes field")
+    # refused: a shape the meta lacks (4x4), a size that is not 3 x 2
+    check(not meta.set_modes(GLib.Bytes.new(bytes([0, 6, 0, 0, 0, 0]))),
+          "absent shape refused")
+    check(not meta.set_modes(GLib.Bytes.new(bytes(5))), "short refused")
+    check(meta.get_modes_bytes()[0].get_data() == want.tobytes(),
+          "refusals keep the modes")
+
+    # The records of one shape: its macroblocks only; of the decision: 1 +
+    # 4 + 4 + 1 + 4 + 1 blocks, macroblock by macroblock.
+    check(len(meta.to_av_records(getattr(MV.MotionVectorPartition, "16X16")))
+          == 3, "16x16 records of the three 16x16 macroblocks")
+    recs = meta.to_av_records_chosen()
+    check(len(recs) == 15, "chosen records")
+    check([(r.w, r.h) for r in recs[:2]] == [(16, 16), (8, 8)],
+          "first macroblock 16x16, second 8x8")
+    check((recs[1].dst_x, recs[1].dst_y) == (20, 4), "8x8 block (2, 0)")
+    check(recs[1].motion_x == int(cells[n16 + 2]["mv_x"]), "its vector")
+
+    copy = buf.copy()
+    cmeta = MV.buffer_get_motion_vector_meta(copy)
+    check(cmeta.get_modes_bytes()[0].get_data() == want.tobytes(),
+          "a copy keeps the modes")
+
+    check(meta.set_modes(None), "set_modes(None)")
+    check(not (meta.flags & has) and meta.modes is None, "modes removed")
+    del cmeta, copy
 
 
 if __name__ == "__main__":

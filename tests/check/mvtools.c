@@ -791,7 +791,8 @@ GST_END_TEST;
 GST_START_TEST (test_overlay_no_count_value)
 {
   /* "count" (GST_MOTION_VECTOR_PARTITION_COUNT) is not a shape: neither the
-   * partition nor the mode property takes it. */
+   * partition nor the mode property takes it.  The partition property has
+   * the seven shapes and "chosen", whose value is no shape's. */
   GstElement *e = gst_element_factory_make ("mvoverlay", NULL);
   GParamSpec *pspec;
   gint partition, mode;
@@ -807,7 +808,9 @@ GST_START_TEST (test_overlay_no_count_value)
   fail_unless (g_enum_get_value (G_PARAM_SPEC_ENUM (pspec)->enum_class,
           GST_MOTION_VECTOR_PARTITION_COUNT) == NULL);
   fail_unless_equals_int (G_PARAM_SPEC_ENUM (pspec)->enum_class->n_values,
-      GST_MOTION_VECTOR_PARTITION_COUNT);
+      GST_MOTION_VECTOR_PARTITION_COUNT + 1);
+  fail_unless_equals_int (g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM
+          (pspec)->enum_class, "chosen")->value, -1);
   pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (e), "mode");
   fail_unless (g_enum_get_value_by_nick (G_PARAM_SPEC_ENUM
           (pspec)->enum_class, "count") == NULL);
@@ -817,6 +820,169 @@ GST_START_TEST (test_overlay_no_count_value)
   g_object_get (e, "partition", &partition, NULL);
   fail_unless_equals_int (partition, GST_MOTION_VECTOR_PARTITION_4X4);
   gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ---- the partition decision (partition=chosen) ------------------------- */
+
+typedef struct
+{
+  GstMotionVectorPartition shape;
+  guint col, row;
+  gint16 mv_x, mv_y;
+  guint32 cost;
+} CellSpec;
+
+/* 16x16 and 8x8, 4 x 4 macroblocks.  Macroblock (1, 1) chose 8x8, every
+ * other one 16x16.  The chosen 8x8 cell (3, 3) (pixels 24..31, centre
+ * (28, 28)) moved 8 px right; the 16x16 cell (1, 1) that macroblock did
+ * not choose moved 8 px right and down, and so did the 8x8 cell (6, 6) of
+ * macroblock (3, 3), which chose 16x16. */
+static const CellSpec chosen_cells[] = {
+  {GST_MOTION_VECTOR_PARTITION_8X8, 3, 3, -32, 0, 1000},
+  {GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, -32, 5000},
+  {GST_MOTION_VECTOR_PARTITION_8X8, 6, 6, -32, -32, 7000},
+};
+
+static const guint8 chosen_modes[16] = {
+  0, 0, 0, 0,
+  0, 3, 0, 0,
+  0, 0, 0, 0,
+  0, 0, 0, 0,
+};
+
+/* A meta with the cells of @specs (every other cell zero) and, when
+ * @modes is not NULL, that partition decision. */
+static GstMotionVectorMeta *
+add_meta_cells (GstBuffer * buf, GstMotionVectorPartitionFlags parts,
+    const CellSpec * specs, guint n_specs, const guint8 * modes)
+{
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  guint n = gst_motion_vector_layout (W, H, parts, grids), i;
+  GstMotionVectorCell *cells = g_new0 (GstMotionVectorCell, n);
+  GstMotionVectorMeta *meta;
+  GBytes *data;
+
+  for (i = 0; i < n_specs; i++) {
+    const GstMotionVectorGrid *g = &grids[specs[i].shape];
+    GstMotionVectorCell *cell =
+        &cells[g->offset + specs[i].row * g->cols + specs[i].col];
+
+    cell->mv_x = specs[i].mv_x;
+    cell->mv_y = specs[i].mv_y;
+    cell->cost = specs[i].cost;
+    cell->mvd_x = specs[i].mv_x;
+    cell->mvd_y = specs[i].mv_y;
+  }
+  data = g_bytes_new_take (cells, (gsize) n * sizeof (GstMotionVectorCell));
+  meta = gst_buffer_add_motion_vector_meta (buf, W, H, parts, data);
+  g_bytes_unref (data);
+  fail_unless (meta != NULL);
+  meta->search_range = 16;
+  if (modes) {
+    GBytes *m = g_bytes_new (modes, (W / 16) * (H / 16));
+    fail_unless (gst_motion_vector_meta_set_modes (meta, m));
+    g_bytes_unref (m);
+  }
+  return meta;
+}
+
+static GstBuffer *
+run_chosen (GstVideoFormat format, GstVideoInfo * info, gboolean with_modes,
+    const gchar * launch)
+{
+  GstBuffer *in = make_grey_buffer (format, info);
+
+  add_meta_cells (in, GST_MOTION_VECTOR_PARTITIONS_16X16 |
+      GST_MOTION_VECTOR_PARTITIONS_8X8, chosen_cells,
+      G_N_ELEMENTS (chosen_cells), with_modes ? chosen_modes : NULL);
+  return run_overlay (launch, info, in);
+}
+
+/* The outline: black blended at half weight over grey, as the grid,
+ * Y = (128 * 128 + 16 * 128 + 128) >> 8 = 72. */
+#define OUTLINE_Y 72
+
+GST_START_TEST (test_overlay_chosen)
+{
+  GstVideoInfo info;
+  GstBuffer *out;
+  guint i;
+
+  out = run_chosen (GST_VIDEO_FORMAT_I420, &info, TRUE,
+      "mvoverlay partition=chosen");
+  /* The chosen 8x8 arrow, (28, 28) to (36, 28), is drawn. */
+  fail_if (pixel_is_grey (&info, out, 33, 28));
+  /* The 16x16 arrow of macroblock (1, 1), (24, 24) to (32, 32), is not,
+   * nor is the 8x8 arrow of macroblock (3, 3), (52, 52) to (60, 60). */
+  fail_unless (pixel_is_grey (&info, out, 26, 26));
+  assert_region_grey (&info, out, 49, 49, W, H);
+
+  /* Outlines, one pixel wide, each pixel blended once (corners too): the
+   * edges of the four 8x8 blocks of macroblock (1, 1) ... */
+  for (i = 16; i < 32; i++) {
+    if (i == 27 || i == 28 || i == 29)
+      continue;                 /* under the arrow's outline */
+    fail_unless_equals_int (comp_at (&info, out, 0, i, 16), OUTLINE_Y);
+    fail_unless_equals_int (comp_at (&info, out, 0, 16, i), OUTLINE_Y);
+    fail_unless_equals_int (comp_at (&info, out, 0, 24, i), OUTLINE_Y);
+  }
+  for (i = 16; i < 24; i++)
+    fail_unless_equals_int (comp_at (&info, out, 0, i, 24), OUTLINE_Y);
+  /* ... and of the 16x16 macroblocks, but not their 8x8 edges. */
+  fail_unless_equals_int (comp_at (&info, out, 0, 32, 16), OUTLINE_Y);
+  fail_unless_equals_int (comp_at (&info, out, 0, 32, 40), OUTLINE_Y);
+  fail_unless_equals_int (comp_at (&info, out, 0, 40, 32), OUTLINE_Y);
+  fail_unless_equals_int (comp_at (&info, out, 0, 0, 0), OUTLINE_Y);
+  fail_unless_equals_int (comp_at (&info, out, 0, 0, 5), OUTLINE_Y);
+  assert_region_grey (&info, out, 33, 33, 48, 48);
+  assert_region_grey (&info, out, 1, 1, 16, 16);
+  assert_region_grey (&info, out, 17, 1, 32, 16);
+  gst_buffer_unref (out);
+
+  /* partition=16x16 draws that grid as before: the 16x16 arrow shows,
+   * no outline. */
+  out = run_chosen (GST_VIDEO_FORMAT_I420, &info, TRUE,
+      "mvoverlay partition=16x16");
+  fail_if (pixel_is_grey (&info, out, 26, 26));
+  fail_unless (pixel_is_grey (&info, out, 24, 20));
+  fail_unless (pixel_is_grey (&info, out, 0, 0));
+  gst_buffer_unref (out);
+
+  /* Without a decision, chosen falls back to the first present shape
+   * (16x16), like an absent shape. */
+  out = run_chosen (GST_VIDEO_FORMAT_I420, &info, FALSE,
+      "mvoverlay partition=chosen");
+  fail_if (pixel_is_grey (&info, out, 26, 26));
+  fail_unless (pixel_is_grey (&info, out, 24, 20));
+  fail_unless (pixel_is_grey (&info, out, 0, 0));
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_chosen_cost)
+{
+  /* mode=cost normalises over the blocks drawn: the chosen 8x8 cell (3, 3)
+   * has the largest cost among them (1000; the 5000 and 7000 of the cells
+   * not chosen do not count), so it is white: (255, 255, 255) inside,
+   * where no outline passes.  Every other chosen block costs 0: black. */
+  GstVideoInfo info;
+  GstBuffer *out = run_chosen (GST_VIDEO_FORMAT_RGBA, &info, TRUE,
+      "mvoverlay partition=chosen mode=cost opacity=1");
+
+  fail_unless_equals_int (comp_at (&info, out, 0, 29, 29), 255);
+  fail_unless_equals_int (comp_at (&info, out, 1, 29, 29), 255);
+  fail_unless_equals_int (comp_at (&info, out, 2, 29, 29), 255);
+  /* the block's outline over it: black at half weight,
+   * (255 * 128 + 0 * 128 + 128) >> 8 = 128 */
+  fail_unless_equals_int (comp_at (&info, out, 0, 29, 24), 128);
+  /* the other 8x8 blocks of the macroblock and the 16x16 ones: black */
+  fail_unless_equals_int (comp_at (&info, out, 0, 20, 20), 0);
+  fail_unless_equals_int (comp_at (&info, out, 0, 56, 56), 0);
+  fail_unless_equals_int (comp_at (&info, out, 0, 28, 20), 0);
+  gst_buffer_unref (out);
 }
 
 GST_END_TEST;
@@ -907,7 +1073,7 @@ GST_START_TEST (test_export_csv)
   guint i, found = 0;
 
   fail_unless_equals_string (lines[0], "frame,pts,shape,col,row,x,y,w,h,"
-      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y");
+      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen");
   /* header + 16 blocks per frame + the empty string after the last \n */
   fail_unless_equals_int (g_strv_length (lines), 1 + 2 * 16 + 1);
   for (i = 1; i <= 32; i++) {
@@ -920,6 +1086,8 @@ GST_START_TEST (test_export_csv)
             ",%15[^,],%u,%u,%u,%u,%u,%u,%d,%d,%u,%d,%d,%d,%d", &frame, &pts,
             shape, &col, &row, &x, &y, &w, &h, &mv_x, &mv_y, &cost, &pred_x,
             &pred_y, &mvd_x, &mvd_y), 16);
+    /* no partition decision: the chosen column is empty */
+    fail_unless (g_str_has_suffix (lines[i], ","), "%s", lines[i]);
     fail_unless_equals_int (frame, (i - 1) / 16);
     fail_unless_equals_uint64 (pts, frame * 33333333);
     fail_unless_equals_string (shape, "16x16");
@@ -1033,10 +1201,10 @@ GST_START_TEST (test_export_two_shapes)
   text = export_two_shapes ("csv", "");
   lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 64 + 1);
-  fail_unless_equals_string (lines[1], "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0");
-  fail_unless_equals_string (lines[17], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0");
+  fail_unless_equals_string (lines[1], "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,");
+  fail_unless_equals_string (lines[17], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,");
   fail_unless_equals_string (lines[80],
-      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8");
+      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,");
   g_strfreev (lines);
   g_free (text);
 }
@@ -1058,9 +1226,9 @@ GST_START_TEST (test_export_partitions)
   text = export_two_shapes ("csv", "partitions=8x8");
   lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 1 + 64 + 1);
-  fail_unless_equals_string (lines[1], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0");
+  fail_unless_equals_string (lines[1], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,");
   fail_unless_equals_string (lines[64],
-      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8");
+      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,");
   g_strfreev (lines);
   g_free (text);
 
@@ -1068,6 +1236,102 @@ GST_START_TEST (test_export_partitions)
   lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 1);
   fail_unless (g_str_has_prefix (lines[16], "0,,16x16,3,3,48,48,16,16,"));
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+/* Writes one frame carrying the chosen_cells meta (16x16 and 8x8) with the
+ * chosen_modes decision through "mvexport format=@format @extra". */
+static gchar *
+export_with_modes (const gchar * format, const gchar * extra)
+{
+  GstVideoInfo info;
+  gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "out.txt", NULL);
+  gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s %s",
+      path, format, extra);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBuffer *buf;
+  gchar *text = NULL;
+
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=64,"
+      "height=64,framerate=30/1");
+  buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta_cells (buf, GST_MOTION_VECTOR_PARTITIONS_16X16 |
+      GST_MOTION_VECTOR_PARTITIONS_8X8, chosen_cells,
+      G_N_ELEMENTS (chosen_cells), chosen_modes);
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (launch);
+  g_free (path);
+  g_free (dir);
+  return text;
+}
+
+/* The JSON array of chosen_modes. */
+#define MODES_JSON "\"modes\":[\"16x16\",\"16x16\",\"16x16\",\"16x16\"," \
+  "\"16x16\",\"8x8\",\"16x16\",\"16x16\",\"16x16\",\"16x16\",\"16x16\"," \
+  "\"16x16\",\"16x16\",\"16x16\",\"16x16\",\"16x16\"]"
+
+GST_START_TEST (test_export_modes_jsonl)
+{
+  gchar *text = export_with_modes ("jsonl", "");
+
+  /* after the layers, one shape name per macroblock, row-major */
+  fail_unless (g_str_has_suffix (text, "]}]," MODES_JSON "}\n"), "%s", text);
+  g_free (text);
+
+  /* the decision is the macroblocks', written whichever layers are */
+  text = export_with_modes ("jsonl", "partitions=8x8");
+  fail_unless (strstr (text, "\"shape\":\"16x16\"") == NULL);
+  fail_unless (g_str_has_suffix (text, "]}]," MODES_JSON "}\n"), "%s", text);
+  g_free (text);
+
+  /* no decision, no key (test_export_two_shapes checks the whole end) */
+  text = export_two_shapes ("jsonl", "");
+  fail_unless (strstr (text, "\"modes\"") == NULL);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_modes_csv)
+{
+  gchar *text = export_with_modes ("csv", "");
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i, chosen16 = 0, chosen8 = 0;
+
+  fail_unless (g_str_has_suffix (lines[0], ",mvd_x,mvd_y,chosen"));
+  fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 64 + 1);
+  /* 16x16 block (1, 1) lies in the macroblock that chose 8x8 */
+  fail_unless_equals_string (lines[1 + 5],
+      "0,,16x16,1,1,16,16,16,16,-32,-32,5000,0,0,-32,-32,0");
+  fail_unless_equals_string (lines[1 + 0],
+      "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,1");
+  /* 8x8 block (3, 3) is chosen, (6, 6) is not */
+  fail_unless_equals_string (lines[17 + 3 * 8 + 3],
+      "0,,8x8,3,3,24,24,8,8,-32,0,1000,0,0,-32,0,1");
+  fail_unless_equals_string (lines[17 + 6 * 8 + 6],
+      "0,,8x8,6,6,48,48,8,8,-32,-32,7000,0,0,-32,-32,0");
+  for (i = 1; i <= 16; i++)
+    chosen16 += g_str_has_suffix (lines[i], ",1");
+  for (i = 17; i <= 80; i++) {
+    guint c = (i - 17) % 8, r = (i - 17) / 8;
+    gboolean in_mb = c / 2 == 1 && r / 2 == 1;
+
+    fail_unless (g_str_has_suffix (lines[i], in_mb ? ",1" : ",0"), "%s",
+        lines[i]);
+    chosen8 += in_mb;
+  }
+  fail_unless_equals_int (chosen16, 15);
+  fail_unless_equals_int (chosen8, 4);
   g_strfreev (lines);
   g_free (text);
 }
@@ -1460,9 +1724,13 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_video_meta_negative_stride);
   tcase_add_test (tc, test_overlay_inconsistent_meta);
   tcase_add_test (tc, test_overlay_no_count_value);
+  tcase_add_test (tc, test_overlay_chosen);
+  tcase_add_test (tc, test_overlay_chosen_cost);
   tcase_add_test (tc, test_export_jsonl);
   tcase_add_test (tc, test_export_two_shapes);
   tcase_add_test (tc, test_export_partitions);
+  tcase_add_test (tc, test_export_modes_jsonl);
+  tcase_add_test (tc, test_export_modes_csv);
   tcase_add_test (tc, test_export_csv);
   tcase_add_test (tc, test_export_unwritable);
   tcase_add_test (tc, test_export_inconsistent_meta);

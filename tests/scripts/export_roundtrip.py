@@ -3,10 +3,11 @@
 
     export_roundtrip.py SCRATCH_DIR
 
-Runs a moving texture through gpumotionest (two shapes) and two mvexport
-elements, one per format, into an appsink; reads every buffer's meta through
-GObject introspection and checks that both files hold exactly the same
-frames, fields and cells, parsed with Python's own json and csv modules.
+Runs a moving texture through gpumotionest (two shapes, with the partition
+decision) and two mvexport elements, one per format, into an appsink; reads
+every buffer's meta through GObject introspection and checks that both files
+hold exactly the same frames, fields, cells and decisions, parsed with
+Python's own json and csv modules.
 Then the same through a videoscale to half size, where the files must hold
 the rescaled vectors of the scaled meta.  Exits non-zero on the first
 difference.
@@ -63,7 +64,8 @@ def run(scratch, scaled):
     pipeline = Gst.parse_launch(
         f"appsrc name=src format=time caps=video/x-raw,format=I420,"
         f"width={W},height={H},framerate=30/1 ! "
-        f"gpumotionest backend=cpu partitions=16x16+8x4 ! {scale}"
+        f"gpumotionest backend=cpu partitions=16x16+8x4 mode-decision=true "
+        f"lambda=4 ! {scale}"
         f"mvexport location={jpath} ! "
         f"mvexport location={cpath} format=csv ! appsink name=sink sync=false")
     src, sink = pipeline.get_by_name("src"), pipeline.get_by_name("sink")
@@ -88,7 +90,11 @@ def run(scratch, scaled):
                 data, cols, rows = meta.get_grid_bytes(MV.MotionVectorPartition(p))
                 layers[SHAPES[p]] = (cols, rows, np.frombuffer(
                     data.get_data(), dtype=CELL).copy())
+        mdata, mcols, mrows = meta.get_modes_bytes()
+        check(mdata is not None, f"{tag}: buffer without modes")
+        modes = np.frombuffer(mdata.get_data(), np.uint8).reshape(mrows, mcols)
         metas.append({
+            "modes": modes.copy(),
             "pts": buf.pts, "width": meta.width, "height": meta.height,
             "aw": meta.analysis_width, "ah": meta.analysis_height,
             "has_ref": not (meta.flags
@@ -120,6 +126,8 @@ def run(scratch, scaled):
               f"{where}: search_range/method")
         check([L["shape"] for L in d["layers"]] == list(m["layers"]),
               f"{where}: shapes {[L['shape'] for L in d['layers']]}")
+        check(d["modes"] == [SHAPES[v] for v in m["modes"].ravel()],
+              f"{where}: modes")
         for L in d["layers"]:
             cols, rows, cells = m["layers"][L["shape"]]
             check((L["cols"], L["rows"]) == (cols, rows), f"{where}: grid")
@@ -161,6 +169,9 @@ def run(scratch, scaled):
                       f"{row['w']}x{row['h']}")
                 for k in CELL.names:
                     check(int(row[k]) == int(cells[k][i]), f"{where}: {k}")
+                mode = m["modes"][r * bh // 16, c * bw // 16]
+                check(row["chosen"] == ("1" if SHAPES[mode] == shape
+                                        else "0"), f"{where}: chosen")
     check(next(it, None) is None, f"{tag}: extra CSV rows")
     return metas
 
@@ -186,8 +197,14 @@ def main():
         half = lambda v: np.where(v >= 0, (v + 1) // 2, -((-v + 1) // 2))
         check(np.array_equal(pb["mv_x"], half(pa["mv_x"].astype(int))),
               "scaled: mv_x halved")
-    print(f"PASS: {len(plain)} frames x 2 shapes, plain and scaled to half, "
-          "JSON Lines and CSV equal to the metas")
+        check(np.array_equal(a["modes"], b["modes"]), "scaled: modes kept")
+    # Both shapes are chosen somewhere (the content is not uniform at the
+    # frame's edges and in flat noise).
+    chosen = set(int(v) for m in plain[1:] for v in m["modes"].ravel())
+    check(chosen == {0, 4}, f"plain: shapes chosen {chosen}")
+    print(f"PASS: {len(plain)} frames x 2 shapes and their partition "
+          "decision, plain and scaled to half, JSON Lines and CSV equal to "
+          "the metas")
     return 0
 
 
