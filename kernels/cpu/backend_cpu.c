@@ -622,18 +622,28 @@ refine_rings (const MESession * s, const Ranker * r, uint64_t * best)
     refine_ring (s, r, 1, best);
 }
 
+/* Pixel (0, 0) of the reference's full-sample plane and of its half-sample
+ * planes H, V and C, in subpel_rules.h's order. */
+static void
+ref_planes (const MESession * s, const guint8 * planes[4])
+{
+  const PaddedPlane *rp = s->ref;
+  const size_t plane = rp->stride * rp->rows;
+  const ptrdiff_t at = rp->origin - rp->base;
+  planes[ME_HPEL_F] = rp->origin;
+  planes[ME_HPEL_H] = rp->hp + at;
+  planes[ME_HPEL_V] = rp->hp + plane + at;
+  planes[ME_HPEL_C] = rp->hp + 2 * plane + at;
+}
+
 /* Refines every block of macroblock row `mby` in every requested grid:
  * the integer winner re-costed in the metric, then the half-pel ring, then
  * the quarter-pel ring around the better. */
 static void
 refine_row (MESession * s, Scratch * scratch, unsigned mby)
 {
-  const PaddedPlane *rp = s->ref;
-  const size_t plane = rp->stride * rp->rows;
-  const ptrdiff_t at = rp->origin - rp->base;
-  const guint8 *const planes[4] = { rp->origin, rp->hp + at,
-    rp->hp + plane + at, rp->hp + 2 * plane + at
-  };
+  const guint8 *planes[4];
+  ref_planes (s, planes);
   MEField *field = s->field;
 
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
@@ -666,12 +676,8 @@ refine_row (MESession * s, Scratch * scratch, unsigned mby)
 static void
 rate_grid_job (MESession * s, Scratch * scratch, unsigned idx)
 {
-  const PaddedPlane *rp = s->ref;
-  const size_t plane = rp->stride * rp->rows;
-  const ptrdiff_t at = rp->origin - rp->base;
-  const guint8 *const planes[4] = { rp->origin, rp->hp + at,
-    rp->hp + plane + at, rp->hp + 2 * plane + at
-  };
+  const guint8 *planes[4];
+  ref_planes (s, planes);
   MEField *field = s->field;
   const int lim = 4 * (int) s->params->search_range;
   const uint32_t lambda = s->params->lambda;
