@@ -82,6 +82,14 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
         "search range %u outside 1 .. %d", params->search_range, ME_MAX_RANGE);
     return FALSE;
   }
+  if (params->method == GST_MOTION_VECTOR_METHOD_FULL
+      && params->search_range > ME_MAX_FULL_RANGE) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "full search goes up to ±%d, not ±%u: use method mods, hierarchical "
+        "or predictive for larger ranges", ME_MAX_FULL_RANGE,
+        params->search_range);
+    return FALSE;
+  }
   if (params->lambda > ME_MAX_LAMBDA) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
         "lambda %u above %d", params->lambda, ME_MAX_LAMBDA);

@@ -31,7 +31,10 @@
 #define ME_INLINE static inline
 #endif
 
-#define ME_MAX_RANGE 128
+/* The fast methods reach ME_MAX_RANGE; the exhaustive search stops at
+ * ME_MAX_FULL_RANGE, where it already costs 66049 candidates a block. */
+#define ME_MAX_RANGE 256
+#define ME_MAX_FULL_RANGE 128
 #define ME_KEY_NONE UINT64_MAX
 #define ME_KEY_MAX_COST ((1u << 28) - 1)
 #define ME_KEY_MAX_QPEL 2047

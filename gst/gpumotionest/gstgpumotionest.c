@@ -31,6 +31,7 @@
 #include "gsthostallocator.h"
 #include "gstcellpool.h"
 #include "me_backend.h"
+#include "me_cost.h"
 #include "me_rate.h"
 #include "mode_decision.h"
 
@@ -1034,8 +1035,9 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           -1, G_MAXINT, DEFAULT_DEVICE_ID, rw));
   g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
       g_param_spec_uint ("search-range", "Search range",
-          "Largest vector component searched, in pixels (±range)",
-          1, 128, DEFAULT_SEARCH_RANGE, rw));
+          "Largest vector component searched, in pixels (±range); method "
+          "full goes up to 128, the fast methods to 256",
+          1, ME_MAX_RANGE, DEFAULT_SEARCH_RANGE, rw));
   g_object_class_install_property (gobject_class, PROP_PARTITIONS,
       g_param_spec_flags ("partitions", "Partitions",
           "Partition shapes to compute, each as its own grid",

@@ -63,12 +63,21 @@ typedef enum {
 /**
  * GstMotionVectorMethod:
  * @GST_MOTION_VECTOR_METHOD_FULL: exhaustive integer search over the whole
- *   ±search-range window
+ *   ±search-range window (at most ±128)
+ * @GST_MOTION_VECTOR_METHOD_MODS: multithreaded one-dimensional search: each
+ *   column of the window searched along y in shrinking steps
+ * @GST_MOTION_VECTOR_METHOD_HIERARCHICAL: full search on a 4x decimated
+ *   pyramid level, refined at 2x and full resolution
+ * @GST_MOTION_VECTOR_METHOD_PREDICTIVE: EPZS-style: the best of spatial,
+ *   temporal, median and zero predictors, then a 3x3 pattern walk
  *
  * The search that produced a field.
  */
 typedef enum {
   GST_MOTION_VECTOR_METHOD_FULL = 0,
+  GST_MOTION_VECTOR_METHOD_MODS = 1,
+  GST_MOTION_VECTOR_METHOD_HIERARCHICAL = 2,
+  GST_MOTION_VECTOR_METHOD_PREDICTIVE = 3,
 } GstMotionVectorMethod;
 
 /**

@@ -20,87 +20,19 @@
 
 #include <string.h>
 
-#include "me_backend.h"
-#include "me_cost.h"
+#include "cpu_session.h"
 #include "mvpred.h"
 #include "subpel_rules.h"
 #include "mvpred_rules.h"
 #include "me_rate.h"
-#include "dsp.h"
-
-/* Borders grow in steps of this many pixels (a multiple of 32 keeps rows
- * aligned) so that a range creeping up does not re-pad every frame. */
-#define ME_CPU_PAD_STEP 32
-#define ME_CPU_MAX_IN_FLIGHT 16
-
-typedef struct {
-  guint8 *alloc;
-  size_t size;
-  guint8 *base;                 /* alloc aligned to 32: the top-left corner */
-  guint8 *origin;               /* pixel (0, 0) */
-  ptrdiff_t stride;
-  size_t rows;                  /* rows from base */
-  /* Sums of the 8x8 blocks whose top-left pixel is at each position, at the
-   * same offsets from q8 as the pixels from base; for pruning. */
-  guint16 *q8;
-  size_t q8_size;
-  gboolean q8_valid;
-  /* The half-sample planes H, V and C (subpel_rules.h), one after the
-   * other, each laid out as the pixels are; for sub-pel refinement.  They
-   * hold the positions that a search of range hp_range reads (-1: none;
-   * hpel_band_job). */
-  guint8 *hp;
-  size_t hp_size;
-  int hp_range;
-  unsigned pad;                 /* border beyond whole macroblocks, pixels */
-  unsigned width, height;       /* of the frame it holds */
-} PaddedPlane;
-
-#define GROUP_MAX 1024          /* candidates per group (at least one row) */
-
-typedef struct {
-  unsigned range;               /* R the table is for; 0: none yet */
-  unsigned rows_per_group, rows_per_chunk;
-  guint16 *rank;                /* [f]: rank of candidate f within its chunk */
-  guint32 *cand;                /* [chunk's first f + rank]: candidate f */
-} RankTable;
-
-typedef struct Scratch Scratch;
-
-struct MESession {
-  MEDsp dsp;
-  PaddedPlane planes[3];        /* current, reference, spare for repadding */
-  PaddedPlane *cur, *ref, *spare;
-  unsigned pad;                 /* border now in use: largest range seen */
-  RankTable ranks;
-  gint16 *winners;              /* stage 3 with lambda: integer winners */
-  size_t winners_size;
-  gboolean prune;               /* exact early-out in the 16x16 search */
-  gboolean has_ref;
-  GQueue done;                  /* MEField *: searched, not collected yet */
-
-  /* the frame being searched, read by the workers */
-  const MESearchParams *params;
-  MEField *field;
-  /* the job shared out: items 0 .. n_items - 1 of `job` */
-  void (*job) (MESession * s, Scratch * scratch, unsigned item);
-  gint n_items;
-  gint next_item;
-
-  GThreadPool *pool;
-  unsigned n_workers;
-  GMutex lock;
-  GCond cond;
-  unsigned active;
-};
 
 /* ---- padding -------------------------------------------------------------- */
 
 /* Fills `p` with a w x h frame read from `src` (`src_stride` bytes per row),
  * extended to mb_cols x mb_rows macroblocks and then `pad` pixels further on
  * every side, all by edge replication.  `src` may not point into `p`. */
-static void
-plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
+void
+me_cpu_plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
     unsigned w, unsigned h, unsigned mb_cols, unsigned mb_rows, unsigned pad)
 {
   /* rows 32-byte aligned, so the origin is too when pad is a multiple of 32 */
@@ -122,6 +54,7 @@ plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
   p->pad = pad;
   p->q8_valid = FALSE;
   p->hp_range = -1;
+  p->levels_valid = FALSE;
   p->base = (guint8 *) (((guintptr) p->alloc + 31) & ~(guintptr) 31);
   p->origin = p->base + pad * stride + pad;
   p->width = w;
@@ -197,6 +130,19 @@ plane_q8_alloc (PaddedPlane * p)
   }
 }
 
+void
+me_cpu_plane_free (PaddedPlane * p)
+{
+  for (int l = 0; l < 2; l++)
+    if (p->level[l]) {
+      me_cpu_plane_free (p->level[l]);
+      g_free (p->level[l]);
+    }
+  g_free (p->alloc);
+  g_free (p->q8);
+  g_free (p->hp);
+}
+
 /* ---- candidate ranks ------------------------------------------------------ */
 
 /* The DSP routines rank candidates by 32-bit row keys (cost << 16) | rank
@@ -214,8 +160,8 @@ cmp_u64 (const void *a, const void *b)
 }
 
 /* Candidate f = (dy + R) * (2R + 1) + dx + R. */
-static void
-rank_table_build (RankTable * t, unsigned range)
+void
+me_cpu_rank_table_build (RankTable * t, unsigned range)
 {
   const int R = range, W = 2 * R + 1;
   uint64_t *keys = g_new (uint64_t, (size_t) W * W);
@@ -247,30 +193,15 @@ rank_table_build (RankTable * t, unsigned range)
 
 /* ---- the search ----------------------------------------------------------- */
 
-/* Per-thread scratch: the SADs of one group of candidate rows. */
-struct Scratch {
-  uint16_t sad4[16 * GROUP_MAX] __attribute__((aligned (32)));
-  uint32_t sad[GROUP_MAX] __attribute__((aligned (32)));
-  guint8 cur[256] __attribute__((aligned (32)));
-};
-
-/* best[k] = smallest me_key() of partition k (k < 1 when only16, else
- * k < ME_DSP_N_PARTS) of macroblock (mbx, mby), whose pixels are in
- * scratch->cur. */
-static void
-search_mb (const MESession * s, Scratch * scratch, unsigned mbx, unsigned mby,
-    gboolean only16, uint64_t * best)
+void
+me_cpu_search_window (const MEDsp * dsp, const RankTable * t,
+    Scratch * scratch, const guint8 * cur, const guint8 * ref,
+    ptrdiff_t stride, int R, gboolean only16, uint64_t * best)
 {
-  const RankTable *t = &s->ranks;
-  const PaddedPlane *ref = s->ref;
-  const int R = s->params->search_range, W = 2 * R + 1;
+  const int W = 2 * R + 1;
   const int nk = only16 ? 1 : ME_DSP_N_PARTS;
   /* candidate (-R, -R) */
-  const guint8 *base = ref->origin + ((ptrdiff_t) 16 * mby - R) * ref->stride
-      + 16 * (ptrdiff_t) mbx - R;
-
-  for (int k = 0; k < nk; k++)
-    best[k] = ME_KEY_NONE;
+  const guint8 *base = ref - R * stride - R;
 
   for (int c0 = 0; c0 < W; c0 += t->rows_per_chunk) {
     const int c1 = MIN (W, c0 + (int) t->rows_per_chunk);
@@ -284,17 +215,17 @@ search_mb (const MESession * s, Scratch * scratch, unsigned mbx, unsigned mby,
 
       if (only16) {
         for (int row = g0; row < g1; row++)
-          s->dsp.sad16_row (scratch->cur, base + row * ref->stride,
-              ref->stride, W, scratch->sad + (row - g0) * W);
-        uint32_t k = s->dsp.min_key (scratch->sad, rank, n);
+          dsp->sad16_row (cur, base + row * stride, stride, W,
+              scratch->sad + (row - g0) * W);
+        uint32_t k = dsp->min_key (scratch->sad, rank, n);
         if (k < cb[0])
           cb[0] = k;
       } else {
         const ptrdiff_t os = (n + 15) & ~15;
         for (int row = g0; row < g1; row++)
-          s->dsp.sad4x4_row (scratch->cur, base + row * ref->stride,
-              ref->stride, W, scratch->sad4 + (row - g0) * W, os);
-        s->dsp.part_min (scratch->sad4, os, rank, n, cb);
+          dsp->sad4x4_row (cur, base + row * stride, stride, W,
+              scratch->sad4 + (row - g0) * W, os);
+        dsp->part_min (scratch->sad4, os, rank, n, cb);
       }
     }
     for (int k = 0; k < nk; k++) {
@@ -304,6 +235,22 @@ search_mb (const MESession * s, Scratch * scratch, unsigned mbx, unsigned mby,
         best[k] = key;
     }
   }
+}
+
+/* best[k] = smallest me_key() of partition k (k < 1 when only16, else
+ * k < ME_DSP_N_PARTS) of macroblock (mbx, mby), whose pixels are in
+ * scratch->cur. */
+static void
+search_mb (const MESession * s, Scratch * scratch, unsigned mbx, unsigned mby,
+    gboolean only16, uint64_t * best)
+{
+  const PaddedPlane *ref = s->ref;
+
+  for (int k = 0; k < (only16 ? 1 : ME_DSP_N_PARTS); k++)
+    best[k] = ME_KEY_NONE;
+  me_cpu_search_window (&s->dsp, &s->ranks, scratch, scratch->cur,
+      ref->origin + (ptrdiff_t) 16 * mby * ref->stride + 16 * (ptrdiff_t) mbx,
+      ref->stride, s->params->search_range, only16, best);
 }
 
 /* 16x16 only, with exact pruning (successive elimination): a candidate is
@@ -397,13 +344,7 @@ write_cell (GstMotionVectorCell * c, uint64_t key)
   c->cost = me_key_cost (key);
 }
 
-/* Where each of the ME_DSP_N_PARTS partitions goes: its shape and its
- * position (in cells of that shape) within the macroblock. */
-typedef struct {
-  guint8 shape, col, row;
-} PartDesc;
-
-static PartDesc parts[ME_DSP_N_PARTS];
+PartDesc me_cpu_parts[ME_DSP_N_PARTS];
 
 /* In the shape table's block order (GST_MOTION_VECTOR_PARTITION_FIRST):
  * the order of the DSP routines' minima. */
@@ -411,41 +352,65 @@ static void
 parts_init (void)
 {
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    int per_x = 16 / GST_MOTION_VECTOR_PARTITION_W (p);
-    int n = GST_MOTION_VECTOR_PARTITION_FIRST (p);
-    for (int k = 0; k < GST_MOTION_VECTOR_PARTITION_PER_MB (p); k++)
-      parts[n + k] = (PartDesc) { p, k % per_x, k / per_x };
+    const int w = GST_MOTION_VECTOR_PARTITION_W (p);
+    const int h = GST_MOTION_VECTOR_PARTITION_H (p);
+    const int per_x = 16 / w;
+    const int n = GST_MOTION_VECTOR_PARTITION_FIRST (p);
+    for (int k = 0; k < GST_MOTION_VECTOR_PARTITION_PER_MB (p); k++) {
+      PartDesc *d = &me_cpu_parts[n + k];
+      *d = (PartDesc) { p, k % per_x, k / per_x, 0 };
+      for (int by = d->row * h / 4; by < (d->row + 1) * h / 4; by++)
+        for (int bx = d->col * w / 4; bx < (d->col + 1) * w / 4; bx++)
+          d->blocks |= 1u << (4 * by + bx);
+    }
+  }
+}
+
+void
+me_cpu_load_mb (const MESession * s, Scratch * scratch, unsigned mbx,
+    unsigned mby)
+{
+  const PaddedPlane *cp = s->cur;
+  for (int y = 0; y < 16; y++)
+    memcpy (scratch->cur + 16 * y, cp->origin + (ptrdiff_t) (16 * mby + y)
+        * cp->stride + 16 * mbx, 16);
+}
+
+void
+me_cpu_store_mb (MESession * s, unsigned mbx, unsigned mby,
+    gboolean only16, const uint64_t * best)
+{
+  const unsigned mask = s->params->partitions;
+  MEField *field = s->field;
+
+  for (int k = 0; k < (only16 ? 1 : ME_DSP_N_PARTS); k++) {
+    const PartDesc *d = &me_cpu_parts[k];
+    if (!(mask & (1u << d->shape)))
+      continue;
+    unsigned per_x = 16 / gst_motion_vector_partition_width (d->shape);
+    unsigned per_y = 16 / gst_motion_vector_partition_height (d->shape);
+    unsigned cols = per_x * field->mb_cols;
+    write_cell (field->grid[d->shape] + (size_t) (mby * per_y + d->row)
+        * cols + mbx * per_x + d->col, best[k]);
   }
 }
 
 static void
 search_row (MESession * s, Scratch * scratch, unsigned mby)
 {
-  const PaddedPlane *cp = s->cur;
-  const unsigned mask = s->params->partitions;
-  const gboolean only16 = mask == GST_MOTION_VECTOR_PARTITIONS_16X16;
+  const gboolean only16 =
+      s->params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16;
   MEField *field = s->field;
   uint64_t best[ME_DSP_N_PARTS];
 
   for (unsigned mbx = 0; mbx < field->mb_cols; mbx++) {
-    for (int y = 0; y < 16; y++)
-      memcpy (scratch->cur + 16 * y, cp->origin + (ptrdiff_t) (16 * mby + y)
-          * cp->stride + 16 * mbx, 16);
+    me_cpu_load_mb (s, scratch, mbx, mby);
     if (only16 && s->prune)
       best[0] = search_mb_16x16_pruned (s, scratch, mbx, mby,
           mbx > 0 ? best[0] : ME_KEY_NONE);
     else
       search_mb (s, scratch, mbx, mby, only16, best);
-    for (int k = 0; k < (only16 ? 1 : ME_DSP_N_PARTS); k++) {
-      const PartDesc *d = &parts[k];
-      if (!(mask & (1u << d->shape)))
-        continue;
-      unsigned per_x = 16 / gst_motion_vector_partition_width (d->shape);
-      unsigned per_y = 16 / gst_motion_vector_partition_height (d->shape);
-      unsigned cols = per_x * field->mb_cols;
-      write_cell (field->grid[d->shape] + (size_t) (mby * per_y + d->row)
-          * cols + mbx * per_x + d->col, best[k]);
-    }
+    me_cpu_store_mb (s, mbx, mby, only16, best);
   }
 }
 
@@ -480,8 +445,8 @@ worker (gpointer data, gpointer user_data)
 
 /* Runs job (s, scratch, i) for i = 0 .. n - 1 on the pool and waits: every
  * worker takes the next item from a shared counter until none is left. */
-static void
-run_parallel (MESession * s, void (*job) (MESession *, Scratch *, unsigned),
+void
+me_cpu_run_parallel (MESession * s, void (*job) (MESession *, Scratch *, unsigned),
     unsigned n)
 {
   s->job = job;
@@ -506,17 +471,20 @@ method_full (MESession * s)
   if (s->prune && s->params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16
       && !s->ref->q8_valid) {
     plane_q8_alloc (s->ref);
-    run_parallel (s, q8_band_job,
+    me_cpu_run_parallel (s, q8_band_job,
         (plane_q8_rows (s->ref) + Q8_BAND - 1) / Q8_BAND);
     s->ref->q8_valid = TRUE;
   }
-  run_parallel (s, search_row, s->field->mb_rows);
+  me_cpu_run_parallel (s, search_row, s->field->mb_rows);
 }
 
 /* Candidates and decision of each method, by GstMotionVectorMethod.  The
  * caps' `methods` lists the same. */
 static void (*const methods[]) (MESession * s) = {
   [GST_MOTION_VECTOR_METHOD_FULL] = method_full,
+  [GST_MOTION_VECTOR_METHOD_MODS] = me_cpu_method_mods,
+  [GST_MOTION_VECTOR_METHOD_HIERARCHICAL] = me_cpu_method_hierarchical,
+  [GST_MOTION_VECTOR_METHOD_PREDICTIVE] = me_cpu_method_predictive,
 };
 
 /* Stage 3: sub-pel refinement and the metric (me_search.h). */
@@ -730,7 +698,7 @@ refine_frame (MESession * s)
       p->hp = g_malloc (need);
       p->hp_size = need;
     }
-    run_parallel (s, hpel_band_job, (hpel_rows (s) + Q8_BAND - 1) / Q8_BAND);
+    me_cpu_run_parallel (s, hpel_band_job, (hpel_rows (s) + Q8_BAND - 1) / Q8_BAND);
     p->hp_range = s->params->search_range;
   }
   if (s->params->lambda) {
@@ -754,9 +722,9 @@ refine_frame (MESession * s)
       }
     }
   }
-  run_parallel (s, refine_row, field->mb_rows);
+  me_cpu_run_parallel (s, refine_row, field->mb_rows);
   if (s->params->lambda)
-    run_parallel (s, rate_grid_job,
+    me_cpu_run_parallel (s, rate_grid_job,
         __builtin_popcount (s->params->partitions));
 }
 
@@ -766,6 +734,9 @@ search_frame (MESession * s, const MESearchParams * params, MEField * field)
   s->params = params;
   s->field = field;
   methods[params->method] (s);         /* stages 1 and 2 */
+  /* only a predictive search leaves temporal predictors for the next */
+  if (params->method != GST_MOTION_VECTOR_METHOD_PREDICTIVE)
+    s->temporal_valid = FALSE;
   if (me_search_refines (params))
     refine_frame (s);                   /* stage 3 */
   me_mvpred_field (field);              /* stage 4 */
@@ -813,15 +784,15 @@ cpu_close (MESession * s)
   g_mutex_clear (&s->lock);
   g_cond_clear (&s->cond);
   g_queue_clear (&s->done);
-  g_free (s->planes[0].alloc);
-  g_free (s->planes[1].alloc);
-  g_free (s->planes[2].alloc);
-  for (int i = 0; i < 3; i++) {
-    g_free (s->planes[i].q8);
-    g_free (s->planes[i].hp);
-  }
+  for (int i = 0; i < 3; i++)
+    me_cpu_plane_free (&s->planes[i]);
   g_free (s->ranks.rank);
   g_free (s->ranks.cand);
+  g_free (s->coarse_ranks.rank);
+  g_free (s->coarse_ranks.cand);
+  g_free (s->guide);
+  g_free (s->temporal);
+  g_free (s->progress);
   g_free (s->winners);
   g_free (s);
 }
@@ -854,7 +825,7 @@ cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
       + (params->refine != ME_REFINE_NONE ? 8 : 0);
   if (reach > s->pad)
     s->pad = (reach + ME_CPU_PAD_STEP - 1) / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
-  plane_fill (s->cur, luma->data, luma->stride, luma->width, luma->height,
+  me_cpu_plane_fill (s->cur, luma->data, luma->stride, luma->width, luma->height,
       out->mb_cols, out->mb_rows, s->pad);
   /* A reference of another size is no reference: there is no meaningful
    * match between frames of different geometry. */
@@ -862,16 +833,17 @@ cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
       && s->ref->height == luma->height;
   if (out->has_reference && s->ref->pad < reach) {
     PaddedPlane *t = s->spare;
-    plane_fill (t, s->ref->origin, s->ref->stride, s->ref->width,
+    me_cpu_plane_fill (t, s->ref->origin, s->ref->stride, s->ref->width,
         s->ref->height, out->mb_cols, out->mb_rows, s->pad);
     s->spare = s->ref;
     s->ref = t;
   }
   if (out->has_reference) {
     if (s->ranks.range != params->search_range)
-      rank_table_build (&s->ranks, params->search_range);
+      me_cpu_rank_table_build (&s->ranks, params->search_range);
     search_frame (s, params, out);
   } else {
+    s->temporal_valid = FALSE;
     for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
       if (out->grid[p])
         memset (out->grid[p], 0, sizeof (GstMotionVectorCell)
@@ -903,12 +875,16 @@ cpu_reset (MESession * s)
 {
   g_queue_clear (&s->done);
   s->has_ref = FALSE;
+  s->temporal_valid = FALSE;
 }
 
 const MEBackendOps me_backend_cpu = {
   .name = "cpu",
   .caps = {
-    .methods = 1u << GST_MOTION_VECTOR_METHOD_FULL,
+    .methods = 1u << GST_MOTION_VECTOR_METHOD_FULL
+        | 1u << GST_MOTION_VECTOR_METHOD_MODS
+        | 1u << GST_MOTION_VECTOR_METHOD_HIERARCHICAL
+        | 1u << GST_MOTION_VECTOR_METHOD_PREDICTIVE,
     .refinements = 1u << ME_REFINE_NONE | 1u << ME_REFINE_HALF
         | 1u << ME_REFINE_QUARTER,
     .metrics = 1u << ME_METRIC_SAD | 1u << ME_METRIC_SATD,

@@ -15,6 +15,16 @@
  * n can be submitted since at most SLOTS are in flight) and n - SLOTS (as
  * reference, on the same stream as frame n), so overwriting it is safe.
  *
+ * The fast methods keep per-frame state beside each device frame, in the
+ * same ring and by the same reasoning: `hierarchical` the frame's pyramid,
+ * made right after its border fill (before the event the next frame waits
+ * on) when the frame is searched with it, else by the next frame's stream
+ * when that one needs it as a reference; `predictive` the frame's guide
+ * winners, the next frame's temporal predictors, with an event after the
+ * wavefront that the next frame's wavefront waits on.  Buffer
+ * n % (SLOTS + 1) of either is read only by frame n + 1, on the stream of
+ * frame n + SLOTS + 1, which writes it next.
+ *
  * Buffers are allocated once and grown when a frame needs more; nothing is
  * allocated per frame once sizes are stable.
  */
@@ -23,6 +33,7 @@
 
 #include "me_backend.h"
 #include "me_cost.h"
+#include "me_search.h"
 #include "me_cuda_host.h"
 #include "me_cuda_kernels.h"
 
@@ -45,7 +56,9 @@ typedef struct {
   size_t cells_size; /* in cells, for keys and cells alike */
   uint8_t *hpel;     /* the reference's half-sample planes, 3 frames */
   size_t hpel_size;
-  unsigned *progress; /* the rate decision's wavefront (ME_CUDA_PROGRESS_WORDS) */
+  unsigned *progress; /* wavefronts' state (ME_CUDA_PROGRESS_WORDS) */
+  uint32_t *visited;  /* predictive: candidates visited per macroblock */
+  size_t visited_size;
 
   /* the frame in flight */
   MEField *out;
@@ -66,6 +79,21 @@ struct MESession {
   uint8_t *frames[NFRAMES];
   cudaEvent_t frame_ready[NFRAMES];
   size_t frame_size; /* bytes allocated per device frame */
+
+  /* hierarchical: levels 1 and 2 of each device frame, valid when made
+   * from the frame now in that buffer */
+  uint8_t *pyramids[NFRAMES];
+  gboolean pyramid_ok[NFRAMES];
+  size_t pyramid_size;
+  /* predictive: the guide winners of each device frame's search and the
+   * event after its wavefront; the next frame's temporal predictors when
+   * temporal_ok (that frame was searched with predictive) on the same
+   * macroblock grid */
+  uint32_t *guides[NFRAMES];
+  cudaEvent_t guide_ready[NFRAMES];
+  size_t guide_size; /* in macroblocks */
+  gboolean temporal_ok;
+  unsigned temporal_cols, temporal_rows;
 
   guint64 submitted, collected;
   gboolean have_ref; /* the last frame submitted can be a reference */
@@ -148,6 +176,19 @@ free_frames (MESession *s)
 }
 
 static void
+free_fast_state (MESession *s)
+{
+  for (int i = 0; i < NFRAMES; i++) {
+    g_clear_pointer (&s->pyramids[i], cudaFree);
+    g_clear_pointer (&s->guides[i], cudaFree);
+    s->pyramid_ok[i] = FALSE;
+  }
+  s->pyramid_size = 0;
+  s->guide_size = 0;
+  s->temporal_ok = FALSE;
+}
+
+static void
 cuda_close (MESession *s)
 {
   if (!s)
@@ -155,9 +196,13 @@ cuda_close (MESession *s)
   cudaSetDevice (s->device);
   wait_all (s);
   free_frames (s);
-  for (int i = 0; i < NFRAMES; i++)
+  free_fast_state (s);
+  for (int i = 0; i < NFRAMES; i++) {
     if (s->frame_ready[i])
       cudaEventDestroy (s->frame_ready[i]);
+    if (s->guide_ready[i])
+      cudaEventDestroy (s->guide_ready[i]);
+  }
   for (int i = 0; i < SLOTS; i++) {
     Slot *sl = &s->slots[i];
     cudaFreeHost (sl->stage);
@@ -166,6 +211,7 @@ cuda_close (MESession *s)
     cudaFree (sl->cells);
     cudaFree (sl->hpel);
     cudaFree (sl->progress);
+    cudaFree (sl->visited);
     if (sl->kernel_start)
       cudaEventDestroy (sl->kernel_start);
     if (sl->kernel_end)
@@ -250,6 +296,9 @@ cuda_open (const MEBackendOptions *options, GError **error)
   for (int i = 0; i < NFRAMES; i++)
     if (!check (cudaEventCreateWithFlags (
                     &s->frame_ready[i], cudaEventDisableTiming),
+            "cudaEventCreate", error) ||
+        !check (cudaEventCreateWithFlags (
+                    &s->guide_ready[i], cudaEventDisableTiming),
             "cudaEventCreate", error))
       goto fail;
   return s;
@@ -297,6 +346,134 @@ ensure_frames (MESession *s, const MECudaGeometry *g, GError **error)
   }
   s->frame_size = need;
   return TRUE;
+}
+
+/* Pyramids for frames of geometry `g` (hierarchical).  Growing them waits
+ * for the frames in flight and forgets every pyramid. */
+static gboolean
+ensure_pyramids (MESession *s, const MECudaGeometry *g, GError **error)
+{
+  MECudaPyramid layout;
+  me_cuda_pyramid_init (&layout, g);
+  const size_t need = me_cuda_pyramid_bytes (&layout);
+  if (need <= s->pyramid_size)
+    return TRUE;
+  wait_all (s);
+  for (int i = 0; i < NFRAMES; i++) {
+    g_clear_pointer (&s->pyramids[i], cudaFree);
+    s->pyramid_ok[i] = FALSE;
+  }
+  s->pyramid_size = 0;
+  for (int i = 0; i < NFRAMES; i++)
+    if (!device_alloc ((void **)&s->pyramids[i], need, "a pyramid", error))
+      return FALSE;
+  s->pyramid_size = need;
+  return TRUE;
+}
+
+/* Guide winners for `n` macroblocks per frame (predictive).  Growing them
+ * waits for the frames in flight; the grid changed, so there are no
+ * temporal predictors. */
+static gboolean
+ensure_guides (MESession *s, size_t n, GError **error)
+{
+  if (n <= s->guide_size)
+    return TRUE;
+  wait_all (s);
+  for (int i = 0; i < NFRAMES; i++)
+    g_clear_pointer (&s->guides[i], cudaFree);
+  s->guide_size = 0;
+  s->temporal_ok = FALSE;
+  for (int i = 0; i < NFRAMES; i++)
+    if (!device_alloc ((void **)&s->guides[i], n * sizeof (uint32_t),
+            "guide winners", error))
+      return FALSE;
+  s->guide_size = n;
+  return TRUE;
+}
+
+/* A slot's buffer of at least `need` bytes, grown (not kept) when smaller:
+ * the slot's last frame was collected, so its stream is idle. */
+static gboolean
+ensure_buffer (void **buf, size_t *size, size_t need, const char *what,
+    GError **error)
+{
+  if (need <= *size)
+    return TRUE;
+  g_clear_pointer (buf, cudaFree);
+  *size = 0;
+  if (!device_alloc (buf, need, what, error))
+    return FALSE;
+  *size = need;
+  return TRUE;
+}
+
+static gboolean
+ensure_progress (Slot *sl, GError **error)
+{
+  return sl->progress ||
+         device_alloc ((void **)&sl->progress,
+             ME_CUDA_PROGRESS_WORDS * sizeof (unsigned), "wavefront state",
+             error);
+}
+
+/* Stages 1 and 2 of frame ring[f] against ring[prev]: the method's integer
+ * winner keys, every cell of every requested grid, into sl->keys. */
+static gboolean
+search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
+    const MESearchParams *params, unsigned f, unsigned prev, size_t ncells,
+    GError **error)
+{
+  const uint8_t *cur = s->frames[f], *ref = s->frames[prev];
+  const unsigned parts = params->partitions;
+  const unsigned range = params->search_range;
+  cudaStream_t st = sl->stream;
+
+  switch (params->method) {
+  case GST_MOTION_VECTOR_METHOD_MODS:
+    CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
+    CHECK (me_cuda_launch_mods (cur, ref, g, range, parts, sl->keys, st),
+        "mods kernel");
+    return TRUE;
+  case GST_MOTION_VECTOR_METHOD_HIERARCHICAL:
+    /* the reference's pyramid, unless it was searched with this method */
+    if (!s->pyramid_ok[prev]) {
+      CHECK (me_cuda_launch_pyramid (ref, s->pyramids[prev], g, st),
+          "pyramid kernel");
+      s->pyramid_ok[prev] = TRUE;
+    }
+    CHECK (me_cuda_launch_hier (cur, ref, s->pyramids[f], s->pyramids[prev],
+               g, range, parts, sl->keys, st),
+        "hierarchical kernel");
+    return TRUE;
+  case GST_MOTION_VECTOR_METHOD_PREDICTIVE: {
+    const gboolean temporal = s->temporal_ok &&
+                              s->temporal_cols == g->mb_cols &&
+                              s->temporal_rows == g->mb_rows;
+    if (!ensure_progress (sl, error))
+      return FALSE;
+    if (parts != GST_MOTION_VECTOR_PARTITIONS_16X16 &&
+        !ensure_buffer ((void **)&sl->visited, &sl->visited_size,
+            me_cuda_pred_visited_bytes (g), "visited candidates", error))
+      return FALSE;
+    /* the previous frame's wavefront wrote the temporal predictors */
+    if (temporal)
+      CHECK (cudaStreamWaitEvent (st, s->guide_ready[prev], 0),
+          "cudaStreamWaitEvent");
+    CHECK (me_cuda_launch_pred (cur, ref, g, range, parts, sl->keys,
+               s->guides[f], temporal ? s->guides[prev] : NULL, sl->visited,
+               sl->progress, st),
+        "predictive kernel");
+    CHECK (cudaEventRecord (s->guide_ready[f], st), "cudaEventRecord");
+    return TRUE;
+  }
+  default:
+    CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
+    CHECK (me_cuda_launch_search (cur, ref, g, range, parts, sl->keys,
+               s->sm_count, st),
+        "search kernel");
+    return TRUE;
+  }
 }
 
 static gboolean
@@ -350,9 +527,14 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
       (GstMotionVectorPartitionFlags)parts, g.mb_cols, g.mb_rows, sl->offsets);
   const gboolean src_pinned = me_cuda_host_is_pinned (luma->data);
 
+  const gboolean hier =
+      params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
   if (!ensure_frames (s, &g, error) ||
       !ensure_slot (
-          sl, src_pinned ? 0 : (size_t)g.width * g.height, ncells, error))
+          sl, src_pinned ? 0 : (size_t)g.width * g.height, ncells, error) ||
+      (hier && !ensure_pyramids (s, &g, error)) ||
+      (params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE &&
+          !ensure_guides (s, (size_t)g.mb_cols * g.mb_rows, error)))
     return FALSE;
 
   const unsigned f = s->submitted % NFRAMES;
@@ -374,6 +556,14 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
              src, spitch, g.width, g.height, cudaMemcpyHostToDevice, st),
       "frame upload");
   CHECK (me_cuda_launch_pad (cur, &g, st), "border fill kernel");
+  s->pyramid_ok[f] = FALSE;
+  if (hier) {
+    /* the pyramid is part of this frame's search: timed with it */
+    CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
+    CHECK (me_cuda_launch_pyramid (cur, s->pyramids[f], &g, st),
+        "pyramid kernel");
+    s->pyramid_ok[f] = TRUE;
+  }
   CHECK (cudaEventRecord (s->frame_ready[f], st), "cudaEventRecord");
 
   sl->out = out;
@@ -396,11 +586,10 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
   if (sl->has_reference) {
     CHECK (cudaStreamWaitEvent (st, s->frame_ready[prev], 0),
         "cudaStreamWaitEvent");
-    CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
-    CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
-    CHECK (me_cuda_launch_search (cur, s->frames[prev], &g,
-               params->search_range, parts, sl->keys, s->sm_count, st),
-        "search kernel");
+    if (!hier)
+      CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
+    if (!search_integer (s, sl, &g, params, f, prev, ncells, error))
+      return FALSE;
     uint64_t *final_keys = sl->keys;
     if (me_search_refines (params)) {
       const size_t hp = 3 * me_cuda_frame_bytes (&g);
@@ -415,10 +604,7 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
       if (params->refine != ME_REFINE_NONE)
         CHECK (me_cuda_launch_hpel (s->frames[prev], sl->hpel, &g, st),
             "half-sample kernel");
-      if (params->lambda && !sl->progress &&
-          !device_alloc ((void **)&sl->progress,
-              ME_CUDA_PROGRESS_WORDS * sizeof (unsigned), "wavefront state",
-              error))
+      if (params->lambda && !ensure_progress (sl, error))
         return FALSE;
       if (params->lambda)
         final_keys = sl->keys + sl->cells_size;
@@ -443,6 +629,11 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
     }
   }
 
+  /* only a predictive search leaves temporal predictors for the next */
+  s->temporal_ok = sl->has_reference &&
+                   params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
+  s->temporal_cols = g.mb_cols;
+  s->temporal_rows = g.mb_rows;
   s->have_ref = TRUE;
   s->ref_width = g.width;
   s->ref_height = g.height;
@@ -493,6 +684,7 @@ cuda_reset (MESession *s)
   wait_all (s);
   s->collected = s->submitted;
   s->have_ref = FALSE;
+  s->temporal_ok = FALSE;
 }
 
 static double
@@ -511,7 +703,10 @@ cuda_device_name (MESession *s)
 extern "C" const MEBackendOps me_backend_cuda = {
     "cuda",
     {
-        1u << GST_MOTION_VECTOR_METHOD_FULL, /* methods */
+        1u << GST_MOTION_VECTOR_METHOD_FULL |
+            1u << GST_MOTION_VECTOR_METHOD_MODS |
+            1u << GST_MOTION_VECTOR_METHOD_HIERARCHICAL |
+            1u << GST_MOTION_VECTOR_METHOD_PREDICTIVE, /* methods */
         1u << ME_REFINE_NONE | 1u << ME_REFINE_HALF |
             1u << ME_REFINE_QUARTER,                 /* refinements */
         1u << ME_METRIC_SAD | 1u << ME_METRIC_SATD, /* metrics */

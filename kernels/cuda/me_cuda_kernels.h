@@ -1,4 +1,4 @@
-/* gpumotionest — CUDA kernels of the full search: launch functions.
+/* gpumotionest — CUDA kernels of the search: launch functions.
  *
  * Device frame layout (one buffer per frame, written by the upload path):
  * the luma plane sits at (ME_CUDA_PAD, ME_CUDA_PAD) inside a buffer of
@@ -19,10 +19,15 @@
 #include <stdint.h>
 #include <gst/motionvectors/gstmotionvectortypes.h>
 
-/* Border around the plane, in pixels: the search range (at most 128) plus
- * the 16 pixels of a block plus slack for the aligned 20-byte row reads;
- * a multiple of 16 so that every macroblock row starts 16-byte aligned. */
-#define ME_CUDA_PAD 160
+/* Border around the plane, in pixels: the largest search range
+ * (ME_MAX_RANGE = 256, the fast methods) plus what reads around a window
+ * position add: the aligned 20-byte row reads of the integer search (up to
+ * 3 bytes before and 4 after a row), and for stage 3 a candidate up to
+ * range + 1 pixels out whose half-sample taps and aligned 4-byte loads reach
+ * 8 more; every position read is at least 16 pixels inside the buffer (the
+ * half-sample planes are computed for positions 2 pixels in).  A multiple
+ * of 16 so that every macroblock row starts 16-byte aligned. */
+#define ME_CUDA_PAD 288
 
 typedef struct {
   unsigned width, height; /* the plane, pixels */
@@ -49,6 +54,55 @@ cudaError_t me_cuda_launch_pad (
 cudaError_t me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
     uint64_t *keys, int sm_count, cudaStream_t stream);
+
+/* ---- the fast methods (docs/fast-search.md) ------------------------------
+ *
+ * Each writes the same integer winner keys as me_cuda_launch_search (every
+ * cell of every requested grid), so stage 3 and the finish run unchanged
+ * after it.  `cur` and `ref` are device frames as above. */
+
+/* mods: a thread per (macroblock, column x of the window); keys must be
+ * ME_KEY_NONE on entry (they are lowered with atomicMin). */
+cudaError_t me_cuda_launch_mods (const uint8_t *cur, const uint8_t *ref,
+    const MECudaGeometry *g, unsigned range, unsigned partitions,
+    uint64_t *keys, cudaStream_t stream);
+
+/* hierarchical: levels 1 and 2 of a frame, each extended by edge
+ * replication of its own samples, in one buffer of me_cuda_pyramid_bytes(). */
+typedef struct {
+  size_t pitch[2], rows[2]; /* level 1, level 2 */
+  size_t offset[2];         /* of each level in the buffer */
+} MECudaPyramid;
+
+void me_cuda_pyramid_init (MECudaPyramid *pyr, const MECudaGeometry *g);
+
+static inline size_t
+me_cuda_pyramid_bytes (const MECudaPyramid *pyr)
+{
+  return pyr->offset[1] + pyr->pitch[1] * pyr->rows[1];
+}
+
+cudaError_t me_cuda_launch_pyramid (const uint8_t *frame, uint8_t *pyramid,
+    const MECudaGeometry *g, cudaStream_t stream);
+
+/* The search over the pyramids of cur and ref; writes every cell. */
+cudaError_t me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
+    const uint8_t *cur_pyramid, const uint8_t *ref_pyramid,
+    const MECudaGeometry *g, unsigned range, unsigned partitions,
+    uint64_t *keys, cudaStream_t stream);
+
+/* predictive: the guide walk as a wavefront over macroblock rows, writing
+ * this frame's guide winners (`guide`, one word per macroblock, dx and dy
+ * as int16) from the previous frame's (`temporal`, NULL: none), and for
+ * shapes other than 16x16 then every shape over the candidates it visited.
+ * Needs ME_CUDA_PROGRESS_WORDS of `progress` and, when shapes other than
+ * 16x16 are asked for, `visited` of me_cuda_pred_visited_bytes(). */
+cudaError_t me_cuda_launch_pred (const uint8_t *cur, const uint8_t *ref,
+    const MECudaGeometry *g, unsigned range, unsigned partitions,
+    uint64_t *keys, uint32_t *guide, const uint32_t *temporal,
+    uint32_t *visited, unsigned *progress, cudaStream_t stream);
+
+size_t me_cuda_pred_visited_bytes (const MECudaGeometry *g);
 
 /* The half-sample planes H, V, C of `ref` into `hpel` (3 frame buffers,
  * one after the other), for sub-pel refinement (me_cuda_refine.cu). */

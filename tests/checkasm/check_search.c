@@ -303,9 +303,13 @@ naive_rate (const Pic * cur, const Pic * ref, int x0, int y0, int bw, int bh,
   return best;
 }
 
+/* The whole search of one frame from the definitions: the integer winners
+ * from `fast` (a fast method's, per shape) or, when it is NULL, from a full
+ * search here; then stage 3 and the finish. */
 static gboolean
 naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
-    unsigned w, unsigned h, const MESearchParams * params, const Field * got)
+    unsigned w, unsigned h, const MESearchParams * params, const Field * got,
+    uint64_t * const *fast)
 {
   const unsigned range = params->search_range, parts = params->partitions;
   const int R = range;
@@ -324,7 +328,9 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
     for (unsigned r = 0; r < rows; r++) {
       for (unsigned c = 0; c < cols; c++) {
         uint64_t best = ME_KEY_NONE;
-        for (int dy = -R; dy <= R; dy++) {
+        if (fast)
+          best = fast[p][r * cols + c];
+        for (int dy = -R; !fast && dy <= R; dy++) {
           for (int dx = -R; dx <= R; dx++) {
             uint32_t sad = 0;
             for (int y = r * bh; y < (int) (r + 1) * bh; y++)
@@ -454,7 +460,7 @@ checkasm_check_search (void)
               "cells not zero\n", w, h, t, f.field.has_reference);
       } else if (ok) {
         ok = f.field.has_reference;
-        ok = ok && naive_compare (cur, prev, stride, w, h, &params, &f);
+        ok = ok && naive_compare (cur, prev, stride, w, h, &params, &f, NULL);
         searched++;
       }
       if (!ok)
@@ -474,6 +480,126 @@ checkasm_check_search (void)
     me_backend_close (s);
   printf ("  (%u searched frames checked)\n", searched);
   checkasm_report ("search cpu vs naive (full, sub-pel)", ok);
+}
+
+/* The fast methods through the CPU backend against checkasm_naive_fast():
+ * sequences in which one method searches most frames, with a full search
+ * in the middle (which clears predictive's temporal predictors), a reset,
+ * and ranges up to ME_MAX_RANGE. */
+void
+checkasm_check_fast (void)
+{
+  static const unsigned sizes[][3] = {
+    /* w, h, largest range tried */
+    {1, 1, 256}, {2, 1, 200}, {7, 3, 9}, {16, 16, 6}, {17, 9, 40},
+    {33, 20, 17}, {40, 35, 64}, {5, 37, 40}, {48, 32, 36}, {64, 64, 256},
+    {100, 36, 33},
+  };
+  g_autoptr (GError) error = NULL;
+  MEBackend *s = checkasm_open_backend ("cpu", &error);
+  gboolean ok = s != NULL;
+  unsigned searched = 0;
+
+  for (unsigned i = 0; ok && i < 3 * (G_N_ELEMENTS (sizes) + 3); i++) {
+    const GstMotionVectorMethod method = 1 + i % 3;
+    const unsigned si = i / 3;
+    unsigned w, h, max_range;
+    if (si < G_N_ELEMENTS (sizes)) {
+      w = sizes[si][0];
+      h = sizes[si][1];
+      max_range = sizes[si][2];
+    } else {
+      w = g_rand_int_range (checkasm.rand, 1, 70);
+      h = g_rand_int_range (checkasm.rand, 1, 70);
+      max_range = g_rand_int_range (checkasm.rand, 1, 40);
+    }
+    ptrdiff_t stride = w + g_rand_int_range (checkasm.rand, 0, 40);
+    const unsigned world_w = w + 64;
+    const size_t n_mb = (size_t) gst_motion_vector_mb_cols (w)
+        * gst_motion_vector_mb_rows (h);
+    guint8 *world = g_malloc ((size_t) world_w * (h + 64));
+    guint8 *prev = NULL;
+    gint16 *guide = g_new0 (gint16, 2 * n_mb), *temporal = g_new0 (gint16,
+        2 * n_mb);
+    gboolean temporal_valid = FALSE;
+
+    for (size_t k = 0; k < (size_t) world_w * (h + 64); k++)
+      world[k] = g_rand_int (checkasm.rand);
+    me_backend_reset (s);
+    for (int t = 0; ok && t < 8; t++) {
+      const unsigned range = t == 0 ? 1 : t == 1 ? max_range
+          : (unsigned) g_rand_int_range (checkasm.rand, 1, max_range + 1);
+      const unsigned parts = t == 1 ? GST_MOTION_VECTOR_PARTITIONS_ALL
+          : t % 3 == 2 ? GST_MOTION_VECTOR_PARTITIONS_16X16
+          : g_rand_int_range (checkasm.rand, 1, 128);
+      const Content content = (i + t) % CONTENT_COUNT;
+      MESearchParams params = { range, parts, t == 4 ?
+            GST_MOTION_VECTOR_METHOD_FULL : method,
+        (MERefine) g_rand_int_range (checkasm.rand, 0, 3),
+        (MEMetric) g_rand_int_range (checkasm.rand, 0, 2),
+        (unsigned) (t % 3 == 0 ? 0 : g_rand_int_range (checkasm.rand, 1, 200))
+      };
+      if (params.method == GST_MOTION_VECTOR_METHOD_FULL)
+        params.search_range = MIN (range, 8);
+      guint8 *cur = make_frame (content, w, h, stride, world, world_w,
+          g_rand_int_range (checkasm.rand, 0, 64),
+          g_rand_int_range (checkasm.rand, 0, 64));
+      MEPlane plane = { cur, stride, w, h };
+      Field f;
+
+      if (t == 6) {
+        me_backend_reset (s);
+        g_clear_pointer (&prev, g_free);
+        temporal_valid = FALSE;
+      }
+      field_alloc (&f, w, h, parts);
+      ok = me_backend_submit (s, &plane, &params, &f.field, &error)
+          && me_backend_collect (s, &error);
+      if (ok && !prev) {
+        ok = !f.field.has_reference && all_zero (&f);
+        temporal_valid = FALSE;
+      } else if (ok && params.method == GST_MOTION_VECTOR_METHOD_FULL) {
+        ok = naive_compare (cur, prev, stride, w, h, &params, &f, NULL);
+        temporal_valid = FALSE;
+      } else if (ok) {
+        uint64_t *win[GST_MOTION_VECTOR_PARTITION_COUNT] = { NULL };
+        guint64 off[GST_MOTION_VECTOR_PARTITION_COUNT];
+        const size_t n = gst_motion_vector_grid_offsets (parts,
+            f.field.mb_cols, f.field.mb_rows, off);
+        uint64_t *keys = g_new (uint64_t, n);
+        for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+          if (parts & (1u << p))
+            win[p] = keys + off[p];
+        checkasm_naive_fast (cur, prev, stride, w, h, &params,
+            temporal_valid ? temporal : NULL, guide, win);
+        ok = naive_compare (cur, prev, stride, w, h, &params, &f, win);
+        g_free (keys);
+        temporal_valid = params.method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
+        gint16 *x = temporal;
+        temporal = guide;
+        guide = x;
+        searched++;
+      }
+      if (!ok)
+        printf ("  (method %d, %s content, frame %d, shapes 0x%x, R=%u, "
+            "refine %d, metric %d, lambda %u)\n", params.method,
+            content_names[content], t, parts, params.search_range,
+            params.refine, params.metric, params.lambda);
+      g_free (f.cells);
+      g_free (prev);
+      prev = cur;
+    }
+    g_free (prev);
+    g_free (world);
+    g_free (guide);
+    g_free (temporal);
+  }
+  if (error)
+    printf ("  %s\n", error->message);
+  if (s)
+    me_backend_close (s);
+  printf ("  (%u searched frames checked)\n", searched);
+  checkasm_report ("search cpu vs naive (mods, hierarchical, predictive)", ok);
 }
 
 /* ---- 2. backends against the CPU ---------------------------------------- */
@@ -608,6 +734,30 @@ pick_stage3 (MEBackend * s, MEBackend * cpu_s, unsigned k, Case * c)
   c->lambda = a->rate && b->rate ? (k / 2) % 3 * (k % 5 + 1) * 9 : 0;
 }
 
+/* Candidates a method costs per macroblock at range R, roughly: the work
+ * of a case for the CPU side. */
+static double
+method_candidates (GstMotionVectorMethod method, unsigned R)
+{
+  switch (method) {
+    case GST_MOTION_VECTOR_METHOD_FULL:
+      return (2.0 * R + 1) * (2.0 * R + 1);
+    case GST_MOTION_VECTOR_METHOD_MODS:
+      return (2.0 * R + 1) * 16;
+    case GST_MOTION_VECTOR_METHOD_HIERARCHICAL:
+      return (R / 2.0 + 1) * (R / 2.0 + 1) / 16 + 60;
+    default:
+      return 100;
+  }
+}
+
+/* Whether the method takes range R at all. */
+static gboolean
+method_range_ok (GstMotionVectorMethod method, unsigned R)
+{
+  return method != GST_MOTION_VECTOR_METHOD_FULL || R <= ME_MAX_FULL_RANGE;
+}
+
 /* Sizes x ranges x shape sets, as many as a bounded amount of work allows,
  * against the CPU backend: for backends whose speed makes a wide matrix
  * cheap (the GPU).  Ends with a size change in the middle of a stream with
@@ -621,7 +771,7 @@ run_matrix (MEBackend * s, MEBackend * cpu_s, GstMotionVectorMethod method,
     {176, 144}, {352, 288}, {640, 360}, {1280, 720}, {1920, 1080},
   };
   static const unsigned ranges[] = { 1, 2, 3, 5, 8, 15, 16, 17, 31, 32, 33,
-    64, 100, 128
+    64, 100, 128, 200, 256
   };
   static const unsigned part_sets[] = { 0x01, 0x7f, 0x08, 0x0e, 0x40, 0x30,
     0x02, 0x04, 0x10
@@ -635,9 +785,11 @@ run_matrix (MEBackend * s, MEBackend * cpu_s, GstMotionVectorMethod method,
       for (unsigned pi = 0; ok && pi < G_N_ELEMENTS (part_sets); pi++) {
         Case c = { sizes[si][0], sizes[si][1], ranges[ri], part_sets[pi],
           method };
+        if (!method_range_ok (method, c.range))
+          continue;
         pick_stage3 (s, cpu_s, si + ri + pi, &c);
-        double work = (double) c.w * c.h * (2.0 * c.range + 1)
-            * (2.0 * c.range + 1) * __builtin_popcount (c.parts);
+        double work = (double) c.w * c.h * method_candidates (method, c.range)
+            * __builtin_popcount (c.parts);
         if (work > budget)
           continue;
         /* one in three small cases, to keep the run short */
@@ -694,7 +846,7 @@ check_backend_method (MEBackend * s, MEBackend * cpu_s, const char *name,
     {1, 1}, {7, 3}, {16, 16}, {17, 9}, {33, 47}, {176, 144}, {640, 360},
     {1920, 1080},
   };
-  static const unsigned ranges[] = { 1, 2, 7, 16, 32, 64, 128 };
+  static const unsigned ranges[] = { 1, 2, 7, 16, 32, 64, 128, 256 };
   gboolean ok = TRUE;
 
   for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) + 6; i++) {
@@ -709,7 +861,9 @@ check_backend_method (MEBackend * s, MEBackend * cpu_s, const char *name,
     }
     for (unsigned r = 0; ok && r < G_N_ELEMENTS (ranges); r++) {
       /* large ranges on large frames take the CPU too long */
-      if ((size_t) c.w * c.h * ranges[r] * ranges[r] > (size_t) 640 * 360 * 1024)
+      if (!method_range_ok (method, ranges[r])
+          || c.w * c.h * method_candidates (method, ranges[r])
+          > 640.0 * 360 * (method ? 150 : 4225))
         continue;
       c.range = ranges[r];
       for (int t = 0; ok && t < 3; t++) {

@@ -89,6 +89,8 @@ main (int argc, char **argv)
       checkasm_check_dsp ();
     if (!test || !strcmp (test, "search"))
       checkasm_check_search ();
+    if (!test || !strcmp (test, "fast"))
+      checkasm_check_fast ();
     if (!test || !strcmp (test, "backend"))
       checkasm_check_backend ("cpu-c");
     if (!test || !strcmp (test, "backend"))

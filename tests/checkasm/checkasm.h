@@ -25,6 +25,15 @@ double checkasm_now (void);
 /* The groups of checks; each returns nothing and reports as it goes. */
 void checkasm_check_dsp (void);
 void checkasm_check_search (void);
+void checkasm_check_fast (void);
+/* The integer winner keys of a fast method (docs/fast-search.md) for every
+ * cell of the grids winners[p] points to (NULL: shape not wanted), from
+ * the definitions alone; guide_out receives each macroblock's guide winner
+ * (dx, dy) and `temporal` is the previous frame's, or NULL. */
+void checkasm_naive_fast (const guint8 * cur, const guint8 * ref,
+    ptrdiff_t stride, unsigned w, unsigned h, const MESearchParams * params,
+    const gint16 * temporal, gint16 * guide_out,
+    uint64_t * winners[GST_MOTION_VECTOR_PARTITION_COUNT]);
 /* Opens backend `name` with checkasm's options ("cpu-c": the CPU backend
  * with C routines only, one thread, no early-out); NULL and an error when
  * it is not built or cannot run here. */

@@ -1,0 +1,400 @@
+/* gpumotionest — the CPU backend's fast methods: stages 1 and 2 of `mods`,
+ * `hierarchical` and `predictive`, as docs/fast-search.md defines them.
+ *
+ * Every method walks the window by the macroblock's 16x16 SAD and hands
+ * each candidate it costs to visit(), which keeps, for every requested
+ * partition, the smallest key among the candidates visited.  So the
+ * methods differ only in which candidates they visit, and the results of
+ * every shape come out of the same walk.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "cpu_session.h"
+#include "fast_rules.h"
+#include "mvpred_rules.h"
+
+/* One macroblock's walk: its pixels (scratch->cur), its reference
+ * position, and the best key of each partition so far. */
+typedef struct {
+  const MEDsp *dsp;
+  Scratch *scratch;
+  const guint8 *ref;            /* candidate (0, 0) */
+  ptrdiff_t stride;
+  gboolean only16;
+  int R;
+  uint64_t best[ME_DSP_N_PARTS];
+} Walk;
+
+static void
+walk_init (Walk * w, MESession * s, Scratch * scratch, unsigned mbx,
+    unsigned mby)
+{
+  const PaddedPlane *ref = s->ref;
+  w->dsp = &s->dsp;
+  w->scratch = scratch;
+  w->stride = ref->stride;
+  w->ref = ref->origin + (ptrdiff_t) 16 * mby * ref->stride + 16 * mbx;
+  w->only16 = s->params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16;
+  w->R = s->params->search_range;
+  for (int k = 0; k < ME_DSP_N_PARTS; k++)
+    w->best[k] = ME_KEY_NONE;
+  me_cpu_load_mb (s, scratch, mbx, mby);
+}
+
+/* Costs candidate (dx, dy) for every partition; returns its guide key (the
+ * 16x16 SAD's). */
+static uint64_t
+visit (Walk * w, int dx, int dy)
+{
+  const guint8 *r = w->ref + (ptrdiff_t) dy * w->stride + dx;
+  uint64_t key = ME_KEY_NONE;
+
+  if (w->only16) {
+    uint32_t sad;
+    w->dsp->sad16_row (w->scratch->cur, r, w->stride, 1, &sad);
+    key = me_key (sad, dx, dy);
+    if (key < w->best[0])
+      w->best[0] = key;
+    return key;
+  }
+  uint16_t *sad4 = w->scratch->sad4;
+  w->dsp->sad4x4_row (w->scratch->cur, r, w->stride, 1, sad4, 16);
+  for (int k = 0; k < ME_DSP_N_PARTS; k++) {
+    uint32_t cost = 0;
+    for (unsigned m = me_cpu_parts[k].blocks; m; m &= m - 1)
+      cost += sad4[16 * __builtin_ctz (m)];
+    const uint64_t pk = me_key (cost, dx, dy);
+    if (k == 0)
+      key = pk;                 /* partition 0 is the 16x16 block */
+    if (pk < w->best[k])
+      w->best[k] = pk;
+  }
+  return key;
+}
+
+/* Visits (dx, dy) if it lies in the window; returns its guide key, or
+ * ME_KEY_NONE outside. */
+static uint64_t
+visit_inside (Walk * w, int dx, int dy)
+{
+  return me_fast_inside (dx, dy, w->R) ? visit (w, dx, dy) : ME_KEY_NONE;
+}
+
+static void
+walk_store (Walk * w, MESession * s, unsigned mbx, unsigned mby)
+{
+  me_cpu_store_mb (s, mbx, mby, w->only16, w->best);
+}
+
+/* ---- mods ---------------------------------------------------------------- */
+
+/* Every column x searched along y in shrinking steps; the columns' winners
+ * are the smallest keys of their columns, so the macroblock's guide winner
+ * is the smallest of all, which visit() keeps. */
+static void
+mods_row (MESession * s, Scratch * scratch, unsigned mby)
+{
+  const int R = s->params->search_range;
+  const int s1 = me_mods_first_step (R), k1 = me_mods_first_reach (R, s1);
+  Walk w;
+
+  for (unsigned mbx = 0; mbx < s->field->mb_cols; mbx++) {
+    walk_init (&w, s, scratch, mbx, mby);
+    for (int x = -R; x <= R; x++) {
+      uint64_t best = ME_KEY_NONE;
+      int y = 0;
+      for (int k = -k1; k <= k1; k++) {
+        const uint64_t key = visit (&w, x, k * s1);
+        if (key < best) {
+          best = key;
+          y = k * s1;
+        }
+      }
+      for (int step = s1 / 2; step >= 1; step /= 2) {
+        const int y0 = y;
+        for (int d = -step; d <= step; d += 2 * step) {
+          const uint64_t key = visit_inside (&w, x, y0 + d);
+          if (key < best) {
+            best = key;
+            y = y0 + d;
+          }
+        }
+      }
+    }
+    walk_store (&w, s, mbx, mby);
+  }
+}
+
+void
+me_cpu_method_mods (MESession * s)
+{
+  me_cpu_run_parallel (s, mods_row, s->field->mb_rows);
+}
+
+/* ---- hierarchical -------------------------------------------------------- */
+
+/* dst (w x h, rows dst_stride apart) = src decimated by two. */
+static void
+decimate (const guint8 * src, ptrdiff_t src_stride, guint8 * dst,
+    ptrdiff_t dst_stride, unsigned w, unsigned h)
+{
+  for (unsigned y = 0; y < h; y++) {
+    const guint8 *a = src + (ptrdiff_t) 2 * y * src_stride, *b = a + src_stride;
+    guint8 *d = dst + (ptrdiff_t) y * dst_stride;
+    for (unsigned x = 0; x < w; x++)
+      d[x] = me_hier_decimate (a[2 * x], a[2 * x + 1], b[2 * x], b[2 * x + 1]);
+  }
+}
+
+static unsigned
+pad_for (unsigned reach)
+{
+  return (reach + 31) / 32 * 32;
+}
+
+/* Levels 1 and 2 of `p`, each with a border of at least its range plus
+ * the refinement's reach. */
+static void
+plane_levels (PaddedPlane * p, unsigned range)
+{
+  const unsigned mb_cols = gst_motion_vector_mb_cols (p->width);
+  const unsigned mb_rows = gst_motion_vector_mb_rows (p->height);
+  const unsigned pad1 = pad_for (me_hier_range (range, 1) + ME_HIER_REFINE);
+  const unsigned pad2 = pad_for (me_hier_range (range, 2));
+
+  if (p->levels_valid && p->level[0]->pad >= pad1 && p->level[1]->pad >= pad2)
+    return;
+  const PaddedPlane *src = p;
+  for (int l = 0; l < 2; l++) {
+    const unsigned w = 16 * mb_cols >> (l + 1), h = 16 * mb_rows >> (l + 1);
+    const unsigned per = 2 << l;        /* macroblocks per 16 samples */
+    guint8 *tmp = g_malloc ((size_t) w * h);
+    decimate (src->origin, src->stride, tmp, w, w, h);
+    if (!p->level[l])
+      p->level[l] = g_new0 (PaddedPlane, 1);
+    me_cpu_plane_fill (p->level[l], tmp, w, w, h, (mb_cols + per - 1) / per,
+        (mb_rows + per - 1) / per, l == 0 ? pad1 : pad2);
+    g_free (tmp);
+    src = p->level[l];
+  }
+  p->levels_valid = TRUE;
+}
+
+/* Level 2: the 4x4 blocks of sixteen macroblocks at once.  A 16x16 block
+ * of level 2 covers 4 x 4 macroblocks, each a 4x4 sub-block of it, so the
+ * full search's window routine finds every one's smallest key (the 4x4
+ * partitions) in one pass; the results go to s->guide. */
+static void
+coarse_row (MESession * s, Scratch * scratch, unsigned sby)
+{
+  const PaddedPlane *cl = s->cur->level[1], *rl = s->ref->level[1];
+  const int R2 = me_hier_range (s->params->search_range, 2);
+  const unsigned mb_cols = s->field->mb_cols, mb_rows = s->field->mb_rows;
+  const int first4 = GST_MOTION_VECTOR_PARTITION_FIRST (6);
+  uint64_t best[ME_DSP_N_PARTS];
+
+  for (unsigned sbx = 0; sbx < (mb_cols + 3) / 4; sbx++) {
+    for (int y = 0; y < 16; y++)
+      memcpy (scratch->cur + 16 * y, cl->origin + (ptrdiff_t) (16 * sby + y)
+          * cl->stride + 16 * sbx, 16);
+    for (int k = 0; k < ME_DSP_N_PARTS; k++)
+      best[k] = ME_KEY_NONE;
+    me_cpu_search_window (&s->dsp, &s->coarse_ranks, scratch, scratch->cur,
+        rl->origin + (ptrdiff_t) 16 * sby * rl->stride + 16 * sbx,
+        rl->stride, R2, FALSE, best);
+    for (int b = 0; b < 16; b++) {
+      const unsigned mbx = 4 * sbx + (b & 3), mby = 4 * sby + (b >> 2);
+      if (mbx >= mb_cols || mby >= mb_rows)
+        continue;
+      gint16 *g = s->guide + 2 * ((size_t) mby * mb_cols + mbx);
+      g[0] = me_key_dx (best[first4 + b]);
+      g[1] = me_key_dy (best[first4 + b]);
+    }
+  }
+}
+
+/* Levels 1 and 0 of one macroblock row. */
+static void
+fine_row (MESession * s, Scratch * scratch, unsigned mby)
+{
+  const PaddedPlane *cl = s->cur->level[0], *rl = s->ref->level[0];
+  const int R = s->params->search_range, R1 = me_hier_range (R, 1);
+  const int d = ME_HIER_REFINE;
+  Walk w;
+
+  for (unsigned mbx = 0; mbx < s->field->mb_cols; mbx++) {
+    const gint16 *g = s->guide + 2 * ((size_t) mby * s->field->mb_cols + mbx);
+    const guint8 *c = cl->origin + (ptrdiff_t) 8 * mby * cl->stride + 8 * mbx;
+    const guint8 *r = rl->origin + (ptrdiff_t) 8 * mby * rl->stride + 8 * mbx;
+    uint64_t best1 = ME_KEY_NONE;
+
+    for (int oy = -d; oy <= d; oy++)
+      for (int ox = -d; ox <= d; ox++) {
+        const int dx = 2 * g[0] + ox, dy = 2 * g[1] + oy;
+        if (!me_fast_inside (dx, dy, R1))
+          continue;
+        const guint8 *rr = r + (ptrdiff_t) dy * rl->stride + dx;
+        uint32_t sad = 0;
+        for (int y = 0; y < 8; y++)
+          for (int x = 0; x < 8; x++)
+            sad += ABS (c[y * cl->stride + x] - rr[y * rl->stride + x]);
+        const uint64_t key = me_key (sad, dx, dy);
+        if (key < best1)
+          best1 = key;
+      }
+
+    walk_init (&w, s, scratch, mbx, mby);
+    const int cx = 2 * me_key_dx (best1), cy = 2 * me_key_dy (best1);
+    for (int oy = -d; oy <= d; oy++)
+      for (int ox = -d; ox <= d; ox++)
+        visit_inside (&w, cx + ox, cy + oy);
+    visit (&w, 0, 0);
+    walk_store (&w, s, mbx, mby);
+  }
+}
+
+static void
+ensure_guide (MESession * s)
+{
+  const size_t n = 2 * (size_t) s->field->mb_cols * s->field->mb_rows;
+  if (n > s->guide_size) {
+    g_free (s->guide);
+    g_free (s->temporal);
+    s->guide = g_new0 (gint16, n);
+    s->temporal = g_new0 (gint16, n);
+    s->guide_size = n;
+    s->temporal_valid = FALSE;
+  }
+}
+
+void
+me_cpu_method_hierarchical (MESession * s)
+{
+  const unsigned R = s->params->search_range;
+  const unsigned R2 = me_hier_range (R, 2);
+
+  ensure_guide (s);
+  plane_levels (s->ref, R);
+  plane_levels (s->cur, R);
+  if (s->coarse_ranks.range != R2)
+    me_cpu_rank_table_build (&s->coarse_ranks, R2);
+  me_cpu_run_parallel (s, coarse_row, (s->field->mb_rows + 3) / 4);
+  me_cpu_run_parallel (s, fine_row, s->field->mb_rows);
+}
+
+/* ---- predictive ---------------------------------------------------------- */
+
+/* Macroblocks in raster order, rows shared out as a wavefront: a row waits
+ * for the row above to finish the macroblock above and to the right of
+ * each of its own, so every macroblock sees the same neighbours' guide
+ * winners as a single raster pass. */
+static void
+predictive_row (MESession * s, Scratch * scratch, unsigned mby)
+{
+  const int R = s->params->search_range;
+  const unsigned mb_cols = s->field->mb_cols, mb_rows = s->field->mb_rows;
+  const gboolean temporal = s->temporal_valid && s->temporal_cols == mb_cols
+      && s->temporal_rows == mb_rows;
+  Walk w;
+
+  for (unsigned mbx = 0; mbx < mb_cols; mbx++) {
+    if (mby > 0) {
+      const gint need = MIN (mbx + 2, mb_cols);
+      while (g_atomic_int_get (&s->progress[mby - 1]) < need)
+        g_thread_yield ();
+    }
+    walk_init (&w, s, scratch, mbx, mby);
+
+    int px[ME_PRED_MAX_PREDICTORS], py[ME_PRED_MAX_PREDICTORS], n = 0;
+    const MEMvpredNeighbours nb = me_mvpred_neighbours (0, mbx, mby, mb_cols,
+        mb_rows);
+    const gint16 *g = s->guide;
+    const gint16 *ga = g + 2 * MAX (nb.a, 0), *gb = g + 2 * MAX (nb.b, 0);
+    const gint16 *gc = g + 2 * MAX (nb.c, 0);
+
+    px[n] = 0;
+    py[n++] = 0;
+    me_mvpred_combine (0, mbx, mby, nb, ga[0], ga[1], gb[0], gb[1], gc[0],
+        gc[1], &px[n], &py[n]);
+    n++;
+    if (nb.a >= 0) {
+      px[n] = ga[0];
+      py[n++] = ga[1];
+    }
+    if (nb.b >= 0) {
+      px[n] = gb[0];
+      py[n++] = gb[1];
+    }
+    if (nb.c >= 0) {
+      px[n] = gc[0];
+      py[n++] = gc[1];
+    }
+    if (temporal) {
+      const gint16 *t = s->temporal + 2 * ((size_t) mby * mb_cols + mbx);
+      px[n] = t[0];
+      py[n++] = t[1];
+      if (mbx + 1 < mb_cols) {
+        px[n] = t[2];
+        py[n++] = t[3];
+      }
+      if (mby + 1 < mb_rows) {
+        px[n] = t[2 * mb_cols];
+        py[n++] = t[2 * mb_cols + 1];
+      }
+    }
+
+    uint64_t best = ME_KEY_NONE;
+    for (int i = 0; i < n; i++) {
+      const uint64_t key = visit (&w, me_fast_clamp (px[i], R),
+          me_fast_clamp (py[i], R));
+      if (key < best)
+        best = key;
+    }
+    for (int step = 0; step < ME_PRED_MAX_STEPS; step++) {
+      const int cx = me_key_dx (best), cy = me_key_dy (best);
+      uint64_t next = best;
+      for (int oy = -1; oy <= 1; oy++)
+        for (int ox = -1; ox <= 1; ox++)
+          if (ox || oy) {
+            const uint64_t key = visit_inside (&w, cx + ox, cy + oy);
+            if (key < next)
+              next = key;
+          }
+      if (next == best)
+        break;
+      best = next;
+    }
+
+    gint16 *out = s->guide + 2 * ((size_t) mby * mb_cols + mbx);
+    out[0] = me_key_dx (best);
+    out[1] = me_key_dy (best);
+    walk_store (&w, s, mbx, mby);
+    g_atomic_int_set (&s->progress[mby], mbx + 1);
+  }
+}
+
+void
+me_cpu_method_predictive (MESession * s)
+{
+  const unsigned rows = s->field->mb_rows;
+
+  ensure_guide (s);
+  if (rows > s->progress_size) {
+    g_free (s->progress);
+    s->progress = g_new (gint, rows);
+    s->progress_size = rows;
+  }
+  for (unsigned y = 0; y < rows; y++)
+    g_atomic_int_set (&s->progress[y], 0);
+  me_cpu_run_parallel (s, predictive_row, rows);
+
+  /* this frame's winners are the next frame's temporal predictors */
+  gint16 *t = s->temporal;
+  s->temporal = s->guide;
+  s->guide = t;
+  s->temporal_valid = TRUE;
+  s->temporal_cols = s->field->mb_cols;
+  s->temporal_rows = rows;
+}

@@ -1,0 +1,264 @@
+/* gpumotionest — method `hierarchical` on CUDA (docs/fast-search.md): a
+ * three-level pyramid, full search at level 2, +-2 refinements at levels 1
+ * and 0.
+ *
+ * Pyramid.  Levels 1 and 2 of a device frame live in one buffer, each with
+ * a border that holds its own edge samples replicated, so the searches read
+ * with no bounds checks.  One kernel writes every sample of both, border
+ * included, straight from the frame: a border sample is the level's edge
+ * sample, recomputed (a few byte reads) rather than copied, so no pass
+ * waits for another.  Level 0 is the device frame itself, whose border
+ * already replicates the macroblock-extended frame's edges.
+ *
+ * Search.  One warp per macroblock does all three levels, since each
+ * depends on the one before.  Level 2: the lanes share out the window's
+ * columns and walk down them, four rows in registers, so each row loaded
+ * serves four candidates.  Level 1: lane i < 25 costs offset i of the 5x5
+ * square.  Level 0: lane i < 25 likewise and lane 25 the zero vector, each
+ * with every requested shape's sums; the warp then reduces each partition.
+ * Keys are unique, so reductions in any order agree with the CPU's loops.
+ */
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "fast_rules.h"
+#include "me_cuda_fast.cuh"
+
+#define HIER_WARPS 4  /* macroblocks per thread block */
+#define PYR_THREADS 256
+
+/* Borders of levels 1 and 2: the level's range (at most 128 and 64) plus
+ * the aligned word reads around a row (3 bytes before, up to 8 after),
+ * rounded up to a multiple of 16 so that block rows stay aligned. */
+#define PYR_PAD1 144
+#define PYR_PAD2 80
+
+static const int pyr_pad[2] = {PYR_PAD1, PYR_PAD2};
+
+void
+me_cuda_pyramid_init (MECudaPyramid *pyr, const MECudaGeometry *g)
+{
+  size_t off = 0;
+  for (int l = 0; l < 2; l++) {
+    const size_t w = (size_t)g->mb_cols * (8 >> l);
+    const size_t h = (size_t)g->mb_rows * (8 >> l);
+    pyr->pitch[l] = (w + 2 * pyr_pad[l] + 127) & ~(size_t)127;
+    pyr->rows[l] = h + 2 * pyr_pad[l];
+    pyr->offset[l] = off;
+    off += pyr->pitch[l] * pyr->rows[l];
+  }
+}
+
+/* ---- the pyramid ---------------------------------------------------------- */
+
+/* Level 1 sample (x, y), inside level 1, from level 0 (`f`: pixel (0, 0)). */
+static __device__ __forceinline__ unsigned
+level1 (const uint8_t *f, size_t pitch, int x, int y)
+{
+  const uint8_t *a = f + (size_t)(2 * y) * pitch + 2 * x;
+  return me_hier_decimate (a[0], a[1], a[pitch], a[pitch + 1]);
+}
+
+__global__ void
+__launch_bounds__ (PYR_THREADS) pyramid_kernel (const uint8_t *__restrict__ f,
+    size_t pitch, uint8_t *__restrict__ pyr, MECudaPyramid layout, int w1,
+    int h1)
+{
+  const int X = blockIdx.x * PYR_THREADS + threadIdx.x;
+  const int Y = blockIdx.y;
+
+  /* level 1: edge replication is a clamp of the position */
+  if (X < (int)layout.pitch[0] && Y < (int)layout.rows[0]) {
+    const int x = min (max (X - PYR_PAD1, 0), w1 - 1);
+    const int y = min (max (Y - PYR_PAD1, 0), h1 - 1);
+    pyr[layout.offset[0] + (size_t)Y * layout.pitch[0] + X] =
+        (uint8_t)level1 (f, pitch, x, y);
+  }
+  /* level 2, from the four level-1 samples under it */
+  if (X < (int)layout.pitch[1] && Y < (int)layout.rows[1]) {
+    const int x = min (max (X - PYR_PAD2, 0), w1 / 2 - 1);
+    const int y = min (max (Y - PYR_PAD2, 0), h1 / 2 - 1);
+    pyr[layout.offset[1] + (size_t)Y * layout.pitch[1] + X] =
+        me_hier_decimate (level1 (f, pitch, 2 * x, 2 * y),
+            level1 (f, pitch, 2 * x + 1, 2 * y),
+            level1 (f, pitch, 2 * x, 2 * y + 1),
+            level1 (f, pitch, 2 * x + 1, 2 * y + 1));
+  }
+}
+
+cudaError_t
+me_cuda_launch_pyramid (const uint8_t *frame, uint8_t *pyramid,
+    const MECudaGeometry *g, cudaStream_t stream)
+{
+  MECudaPyramid layout;
+  me_cuda_pyramid_init (&layout, g);
+  const dim3 grid (
+      (unsigned)((layout.pitch[0] + PYR_THREADS - 1) / PYR_THREADS),
+      (unsigned)layout.rows[0]);
+  pyramid_kernel<<<grid, PYR_THREADS, 0, stream>>> (
+      frame + (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD, g->pitch, pyramid,
+      layout, (int)g->mb_cols * 8, (int)g->mb_rows * 8);
+  return cudaGetLastError ();
+}
+
+/* ---- the search ----------------------------------------------------------- */
+
+typedef struct {
+  const uint8_t *cur, *ref; /* level 0: pixel (0, 0) */
+  const uint8_t *cur1, *ref1, *cur2, *ref2; /* levels 1, 2: sample (0, 0) */
+  size_t pitch, pitch1, pitch2;
+  unsigned mb_cols, n_mbs;
+  int range;
+  unsigned partitions;
+  uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
+} HierArgs;
+
+/* Four bytes from `p` and the word after it, realigned by `sel`. */
+static __device__ __forceinline__ uint32_t
+row4 (const uint32_t *p, uint32_t sel)
+{
+  return __byte_perm (__ldg (p), __ldg (p + 1), sel);
+}
+
+/* Level 2: the full search of the 4x4 block over [-R2, R2]^2; the smallest
+ * key, in every lane. */
+static __device__ __forceinline__ uint64_t
+search_level2 (const HierArgs &a, int mbx, int mby, int lane)
+{
+  const int R2 = me_hier_range (a.range, 2);
+  const size_t wp = a.pitch2 / 4;
+  uint32_t c[4];
+#pragma unroll
+  for (int y = 0; y < 4; y++)
+    c[y] = *(const uint32_t *)(a.cur2 + (size_t)(4 * mby + y) * a.pitch2 +
+                               4 * mbx);
+
+  uint64_t best = ME_KEY_NONE;
+  for (int dx = -R2 + lane; dx <= R2; dx += 32) {
+    uint32_t sel;
+    const uint32_t *row =
+        me_fast_ref_row (a.ref2, a.pitch2, 4 * mbx + dx, 4 * mby - R2, &sel);
+    uint32_t r0 = row4 (row, sel), r1 = row4 (row + wp, sel);
+    uint32_t r2 = row4 (row + 2 * wp, sel);
+    /* within a column: (sad << 10) | 2|dy| + (dy > 0), me_key's order */
+    uint32_t col = 0xffffffffu;
+    row += 3 * wp;
+    for (int dy = -R2; dy <= R2; dy++, row += wp) {
+      const uint32_t r3 = row4 (row, sel);
+      const uint32_t sad =
+          me_vsad4 (c[0], r0, me_vsad4 (c[1], r1, me_vsad4 (c[2], r2,
+                                                      me_vsad4 (c[3], r3, 0))));
+      col = min (col, (sad << 10) | (2u * (uint32_t)abs (dy) + (dy > 0)));
+      r0 = r1;
+      r1 = r2;
+      r2 = r3;
+    }
+    const int ady = (int)((col & 1023) >> 1);
+    const uint64_t k = me_key (col >> 10, dx, (col & 1) ? ady : -ady);
+    best = k < best ? k : best;
+  }
+  return me_fast_warp_min (best);
+}
+
+/* Level 1: the 8x8 block at 2 v2 + (ox, oy), lane 5 (oy + 2) + ox + 2. */
+static __device__ __forceinline__ uint64_t
+search_level1 (const HierArgs &a, int mbx, int mby, int lane, uint64_t v2)
+{
+  const int R1 = me_hier_range (a.range, 1);
+  const int cx = 2 * me_key_dx (v2) + lane % 5 - ME_HIER_REFINE;
+  const int cy = 2 * me_key_dy (v2) + lane / 5 - ME_HIER_REFINE;
+  uint64_t key = ME_KEY_NONE;
+  if (lane < 25 && me_fast_inside (cx, cy, R1)) {
+    uint32_t sel;
+    const uint32_t *row =
+        me_fast_ref_row (a.ref1, a.pitch1, 8 * mbx + cx, 8 * mby + cy, &sel);
+    const uint8_t *cb = a.cur1 + (size_t)(8 * mby) * a.pitch1 + 8 * mbx;
+    uint32_t sad = 0;
+#pragma unroll
+    for (int y = 0; y < 8; y++) {
+      const uint2 cw = *(const uint2 *)(cb + (size_t)y * a.pitch1);
+      const uint32_t *p = row + (size_t)y * (a.pitch1 / 4);
+      const uint32_t w0 = __ldg (p), w1 = __ldg (p + 1), w2 = __ldg (p + 2);
+      sad = me_vsad4 (cw.x, __byte_perm (w0, w1, sel), sad);
+      sad = me_vsad4 (cw.y, __byte_perm (w1, w2, sel), sad);
+    }
+    key = me_key (sad, cx, cy);
+  }
+  return me_fast_warp_min (key);
+}
+
+template <int BS>
+__global__ void
+__launch_bounds__ (HIER_WARPS * 32) hier_kernel (const HierArgs a)
+{
+  const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
+  const int lane = threadIdx.x & 31;
+  if (mb >= a.n_mbs)
+    return; /* the whole warp */
+  const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
+
+  const uint64_t v2 = search_level2 (a, mbx, mby, lane);
+  const uint64_t v1 = search_level1 (a, mbx, mby, lane, v2);
+
+  /* level 0: V = 2 v1 + (ox, oy) inside the window, and zero */
+  const int cx = lane == 25 ? 0 : 2 * me_key_dx (v1) + lane % 5 - ME_HIER_REFINE;
+  const int cy = lane == 25 ? 0 : 2 * me_key_dy (v1) + lane / 5 - ME_HIER_REFINE;
+  uint64_t best[MeSplit<BS>::NI];
+#pragma unroll
+  for (int n = 0; n < MeSplit<BS>::NI; n++)
+    best[n] = ME_KEY_NONE;
+  if (lane <= 25 && me_fast_inside (cx, cy, a.range)) {
+    uint32_t c[16][4];
+    me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
+    me_fast_visit<BS> (
+        c, a.ref, a.pitch, mbx, mby, cx, cy, a.partitions, best);
+  }
+  me_fast_store<BS> (best, a.partitions, a.keys, a.mb_cols, mbx, mby);
+}
+
+cudaError_t
+me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
+    const uint8_t *cur_pyramid, const uint8_t *ref_pyramid,
+    const MECudaGeometry *g, unsigned range, unsigned partitions,
+    uint64_t *keys, cudaStream_t stream)
+{
+  HierArgs a;
+  MECudaPyramid layout;
+  guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
+  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD;
+
+  me_cuda_pyramid_init (&layout, g);
+  const size_t o1 = layout.offset[0] + PYR_PAD1 * layout.pitch[0] + PYR_PAD1;
+  const size_t o2 = layout.offset[1] + PYR_PAD2 * layout.pitch[1] + PYR_PAD2;
+  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
+      g->mb_cols, g->mb_rows, offsets);
+  a.cur = cur + origin;
+  a.ref = ref + origin;
+  a.cur1 = cur_pyramid + o1;
+  a.ref1 = ref_pyramid + o1;
+  a.cur2 = cur_pyramid + o2;
+  a.ref2 = ref_pyramid + o2;
+  a.pitch = g->pitch;
+  a.pitch1 = layout.pitch[0];
+  a.pitch2 = layout.pitch[1];
+  a.mb_cols = g->mb_cols;
+  a.n_mbs = g->mb_cols * g->mb_rows;
+  a.range = (int)range;
+  a.partitions = partitions;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    a.keys[p] = keys + offsets[p];
+
+  const unsigned blocks = (a.n_mbs + HIER_WARPS - 1) / HIER_WARPS;
+  switch (me_fast_split (partitions)) {
+  case 16:
+    hier_kernel<16><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    break;
+  case 8:
+    hier_kernel<8><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    break;
+  default:
+    hier_kernel<4><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    break;
+  }
+  return cudaGetLastError ();
+}

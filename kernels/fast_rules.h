@@ -1,0 +1,70 @@
+/* gpumotionest — the rules of the fast search methods (docs/fast-search.md),
+ * shared by every backend and written for C and CUDA alike (ME_INLINE).
+ *
+ * Only the definitions live here: step schedules, pyramid ranges, the
+ * decimation, the predictor list.  Each backend walks them its own way,
+ * and checkasm checks that the walks agree.
+ */
+#ifndef ME_FAST_RULES_H
+#define ME_FAST_RULES_H
+
+#include "me_cost.h"
+
+/* ---- mods ---------------------------------------------------------------- */
+
+/* The first step's spacing: the smallest power of two s1 with 4 s1 > R. */
+ME_INLINE int
+me_mods_first_step (int range)
+{
+  int s = 1;
+  while (4 * s <= range)
+    s *= 2;
+  return s;
+}
+
+/* Largest k with |k s1| <= R in the first step {k s1 : k = -3 .. 3}. */
+ME_INLINE int
+me_mods_first_reach (int range, int s1)
+{
+  const int k = range / s1;
+  return k < 3 ? k : 3;
+}
+
+/* ---- hierarchical -------------------------------------------------------- */
+
+#define ME_HIER_LEVELS 3        /* levels 0 (the frame), 1 and 2 */
+#define ME_HIER_REFINE 2        /* levels 1 and 0: ±2 around the doubled vector */
+
+/* The window at level k: ceil(R / 2^k). */
+ME_INLINE int
+me_hier_range (int range, int level)
+{
+  return (range + (1 << level) - 1) >> level;
+}
+
+/* One sample of level k + 1 from the 2x2 square of level k under it. */
+ME_INLINE uint8_t
+me_hier_decimate (unsigned a, unsigned b, unsigned c, unsigned d)
+{
+  return (uint8_t) ((a + b + c + d + 2) >> 2);
+}
+
+/* ---- predictive ---------------------------------------------------------- */
+
+#define ME_PRED_MAX_STEPS 32    /* times the 3x3 pattern is costed, at most */
+/* zero, median, A, B, C-or-D, T(x, y), T(x + 1, y), T(x, y + 1) */
+#define ME_PRED_MAX_PREDICTORS 8
+
+ME_INLINE int
+me_fast_clamp (int v, int range)
+{
+  return v < -range ? -range : v > range ? range : v;
+}
+
+ME_INLINE int
+me_fast_inside (int dx, int dy, int range)
+{
+  return dx >= -range && dx <= range && dy >= -range && dy <= range;
+}
+
+#endif /* ME_FAST_RULES_H */
