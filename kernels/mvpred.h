@@ -12,6 +12,12 @@ G_BEGIN_DECLS
 void me_mvpred_grid (GstMotionVectorCell * cells, GstMotionVectorPartition shape,
     unsigned mb_cols, unsigned mb_rows);
 
+/* The same for grid rows [gy0, gy1) only: cells read other cells' vectors
+ * and write only their own prediction, so bands can run in parallel. */
+void me_mvpred_grid_rows (GstMotionVectorCell * cells,
+    GstMotionVectorPartition shape, unsigned mb_cols, unsigned mb_rows,
+    unsigned gy0, unsigned gy1);
+
 /* me_mvpred_grid() for every requested grid of a field. */
 void me_mvpred_field (MEField * field);
 

@@ -728,6 +728,21 @@ refine_frame (MESession * s)
         __builtin_popcount (s->params->partitions));
 }
 
+/* Stage 4 for the grid rows of macroblock row `mby`, every requested
+ * shape. */
+static void
+finish_row (MESession * s, Scratch * scratch, unsigned mby)
+{
+  MEField *field = s->field;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (!field->grid[p])
+      continue;
+    const unsigned per = 16 / GST_MOTION_VECTOR_PARTITION_H (p);
+    me_mvpred_grid_rows (field->grid[p], p, field->mb_cols, field->mb_rows,
+        mby * per, (mby + 1) * per);
+  }
+}
+
 static void
 search_frame (MESession * s, const MESearchParams * params, MEField * field)
 {
@@ -739,7 +754,7 @@ search_frame (MESession * s, const MESearchParams * params, MEField * field)
     s->temporal_valid = FALSE;
   if (me_search_refines (params))
     refine_frame (s);                   /* stage 3 */
-  me_mvpred_field (field);              /* stage 4 */
+  me_cpu_run_parallel (s, finish_row, field->mb_rows);    /* stage 4 */
 }
 
 /* ---- MEBackendOps --------------------------------------------------------- */

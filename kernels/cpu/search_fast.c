@@ -25,7 +25,14 @@ typedef struct {
   gboolean only16;
   int R;
   uint64_t best[ME_DSP_N_PARTS];
+  /* candidates seen, by a hash of the vector: a method that may come back
+   * to a candidate (predictive) looks it up instead of costing it again,
+   * which changes nothing since V is a set */
+  guint32 seen_vec[64];
+  uint64_t seen_key[64];
 } Walk;
+
+#define WALK_NO_VEC 0xffffffffu
 
 static void
 walk_init (Walk * w, MESession * s, Scratch * scratch, unsigned mbx,
@@ -40,7 +47,51 @@ walk_init (Walk * w, MESession * s, Scratch * scratch, unsigned mbx,
   w->R = s->params->search_range;
   for (int k = 0; k < ME_DSP_N_PARTS; k++)
     w->best[k] = ME_KEY_NONE;
+  memset (w->seen_vec, 0xff, sizeof (w->seen_vec));   /* WALK_NO_VEC */
   me_cpu_load_mb (s, scratch, mbx, mby);
+}
+
+/* Every partition's cost of candidate i of a row costed by sad4x4_row
+ * (sub-block b at sad4[b * os + i]), kept where it beats the best. */
+static uint64_t
+parts_update (Walk * w, const uint16_t * sad4, ptrdiff_t os, int dx, int dy)
+{
+  uint64_t key = ME_KEY_NONE;
+  for (int k = 0; k < ME_DSP_N_PARTS; k++) {
+    uint32_t cost = 0;
+    for (unsigned m = me_cpu_parts[k].blocks; m; m &= m - 1)
+      cost += sad4[os * __builtin_ctz (m)];
+    const uint64_t pk = me_key (cost, dx, dy);
+    if (k == 0)
+      key = pk;                 /* partition 0 is the 16x16 block */
+    if (pk < w->best[k])
+      w->best[k] = pk;
+  }
+  return key;
+}
+
+/* Costs the n candidates (dx0 + i, dy), all inside the window, in one
+ * pass of the DSP routines; keys[i] = the guide key of each. */
+static void
+visit_row (Walk * w, int dx0, int dy, int n, uint64_t * keys)
+{
+  const guint8 *r = w->ref + (ptrdiff_t) dy * w->stride + dx0;
+
+  if (w->only16) {
+    uint32_t *sad = w->scratch->sad;
+    w->dsp->sad16_row (w->scratch->cur, r, w->stride, n, sad);
+    for (int i = 0; i < n; i++) {
+      keys[i] = me_key (sad[i], dx0 + i, dy);
+      if (keys[i] < w->best[0])
+        w->best[0] = keys[i];
+    }
+    return;
+  }
+  const ptrdiff_t os = (n + 15) & ~15;
+  uint16_t *sad4 = w->scratch->sad4;
+  w->dsp->sad4x4_row (w->scratch->cur, r, w->stride, n, sad4, os);
+  for (int i = 0; i < n; i++)
+    keys[i] = parts_update (w, sad4 + i, os, dx0 + i, dy);
 }
 
 /* Costs candidate (dx, dy) for every partition; returns its guide key (the
@@ -61,17 +112,20 @@ visit (Walk * w, int dx, int dy)
   }
   uint16_t *sad4 = w->scratch->sad4;
   w->dsp->sad4x4_row (w->scratch->cur, r, w->stride, 1, sad4, 16);
-  for (int k = 0; k < ME_DSP_N_PARTS; k++) {
-    uint32_t cost = 0;
-    for (unsigned m = me_cpu_parts[k].blocks; m; m &= m - 1)
-      cost += sad4[16 * __builtin_ctz (m)];
-    const uint64_t pk = me_key (cost, dx, dy);
-    if (k == 0)
-      key = pk;                 /* partition 0 is the 16x16 block */
-    if (pk < w->best[k])
-      w->best[k] = pk;
-  }
-  return key;
+  return parts_update (w, sad4, 16, dx, dy);
+}
+
+/* visit(), or the key of a candidate already seen. */
+static uint64_t
+visit_once (Walk * w, int dx, int dy)
+{
+  /* never WALK_NO_VEC: both fields are at most 12 bits */
+  const guint32 v = (guint32) (dx + 2048) | (guint32) (dy + 2048) << 12;
+  const unsigned h = (v * 2654435761u) >> 26;
+  if (w->seen_vec[h] == v)
+    return w->seen_key[h];
+  w->seen_vec[h] = v;
+  return w->seen_key[h] = visit (w, dx, dy);
 }
 
 /* Visits (dx, dy) if it lies in the window; returns its guide key, or
@@ -98,15 +152,20 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   const int R = s->params->search_range;
   const int s1 = me_mods_first_step (R), k1 = me_mods_first_reach (R, s1);
+  const int W = 2 * R + 1;
+  uint64_t *first = g_new (uint64_t, (size_t) (2 * k1 + 1) * W);
   Walk w;
 
   for (unsigned mbx = 0; mbx < s->field->mb_cols; mbx++) {
     walk_init (&w, s, scratch, mbx, mby);
+    /* step 1 of every column: whole rows y = k s1 */
+    for (int k = -k1; k <= k1; k++)
+      visit_row (&w, -R, k * s1, W, first + (size_t) (k + k1) * W);
     for (int x = -R; x <= R; x++) {
       uint64_t best = ME_KEY_NONE;
       int y = 0;
       for (int k = -k1; k <= k1; k++) {
-        const uint64_t key = visit (&w, x, k * s1);
+        const uint64_t key = first[(size_t) (k + k1) * W + x + R];
         if (key < best) {
           best = key;
           y = k * s1;
@@ -125,6 +184,7 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
     }
     walk_store (&w, s, mbx, mby);
   }
+  g_free (first);
 }
 
 void
@@ -247,10 +307,16 @@ fine_row (MESession * s, Scratch * scratch, unsigned mby)
 
     walk_init (&w, s, scratch, mbx, mby);
     const int cx = 2 * me_key_dx (best1), cy = 2 * me_key_dy (best1);
-    for (int oy = -d; oy <= d; oy++)
-      for (int ox = -d; ox <= d; ox++)
-        visit_inside (&w, cx + ox, cy + oy);
-    visit (&w, 0, 0);
+    /* the rows of the (2d + 1)^2 square that lie in the window */
+    const int x0 = MAX (cx - d, -R), x1 = MIN (cx + d, R);
+    uint64_t keys[2 * ME_HIER_REFINE + 1];
+    gboolean zero = FALSE;
+    for (int y = MAX (cy - d, -R); y <= MIN (cy + d, R) && x0 <= x1; y++) {
+      visit_row (&w, x0, y, x1 - x0 + 1, keys);
+      zero |= y == 0 && x0 <= 0 && x1 >= 0;
+    }
+    if (!zero)
+      visit (&w, 0, 0);
     walk_store (&w, s, mbx, mby);
   }
 }
@@ -347,7 +413,7 @@ predictive_row (MESession * s, Scratch * scratch, unsigned mby)
 
     uint64_t best = ME_KEY_NONE;
     for (int i = 0; i < n; i++) {
-      const uint64_t key = visit (&w, me_fast_clamp (px[i], R),
+      const uint64_t key = visit_once (&w, me_fast_clamp (px[i], R),
           me_fast_clamp (py[i], R));
       if (key < best)
         best = key;
@@ -357,8 +423,8 @@ predictive_row (MESession * s, Scratch * scratch, unsigned mby)
       uint64_t next = best;
       for (int oy = -1; oy <= 1; oy++)
         for (int ox = -1; ox <= 1; ox++)
-          if (ox || oy) {
-            const uint64_t key = visit_inside (&w, cx + ox, cy + oy);
+          if ((ox || oy) && me_fast_inside (cx + ox, cy + oy, R)) {
+            const uint64_t key = visit_once (&w, cx + ox, cy + oy);
             if (key < next)
               next = key;
           }

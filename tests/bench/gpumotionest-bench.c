@@ -14,8 +14,13 @@
  * 4 pixels of every 16x16 block per candidate: mb_cols x mb_rows x
  * (2R + 1)^2 x 64) x kernel frames per second.
  *
+ * --method picks the search method (full, mods, hierarchical, predictive)
+ * and --ranges the ranges (comma-separated; default 16,32,64), so that one
+ * run prints how a method's cost grows with the range.  The ceiling ratio
+ * counts full search's work, so it is printed for `full` only.
+ *
  * Usage: gpumotionest-bench [--backend NAME] [--quick] [--seconds S]
- *                           [--depth-sweep]
+ *                           [--depth-sweep] [--method NAME] [--ranges LIST]
  */
 #include "config.h"
 
@@ -24,6 +29,7 @@
 #include <string.h>
 
 #include "me_backend.h"
+#include "me_cost.h"
 #include "bench-frames.h"
 #if HAVE_CUDA
 #include "vsad-ceiling.h"
@@ -130,6 +136,7 @@ collect_one (Bench * b)
 static MERefine bench_refine = ME_REFINE_NONE;
 static MEMetric bench_metric = ME_METRIC_SAD;
 static unsigned bench_lambda = 0;
+static GstMotionVectorMethod bench_method = GST_MOTION_VECTOR_METHOD_FULL;
 
 static double
 bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
@@ -144,6 +151,7 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
   params.refine = bench_refine;
   params.metric = bench_metric;
   params.lambda = bench_lambda;
+  params.method = bench_method;
   me_backend_reset (b->backend);
   me_backend_set_in_flight (b->backend, depth);
   *kernel_fps = 0;
@@ -188,6 +196,8 @@ main (int argc, char **argv)
   gboolean quick = FALSE, sweep = FALSE;
   double seconds = 0.4;
   GError *error = NULL;
+  unsigned ranges[16] = { 16, 32, 64 }, n_ranges = 3;
+  const char *method_name = "full";
 
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--backend") && i + 1 < argc)
@@ -204,13 +214,33 @@ main (int argc, char **argv)
           : !strcmp (argv[i], "half") ? ME_REFINE_HALF : ME_REFINE_NONE;
     } else if (!strcmp (argv[i], "--lambda") && i + 1 < argc)
       bench_lambda = (unsigned) atoi (argv[++i]);
-    else if (!strcmp (argv[i], "--metric") && i + 1 < argc)
+    else if (!strcmp (argv[i], "--method") && i + 1 < argc) {
+      /* the nicks of GstMotionVectorMethod, by value */
+      static const char *const names[] = { "full", "mods", "hierarchical",
+        "predictive"
+      };
+      i++;
+      bench_method = G_N_ELEMENTS (names);
+      for (unsigned m = 0; m < G_N_ELEMENTS (names); m++)
+        if (!strcmp (argv[i], names[m]))
+          bench_method = m;
+      if (bench_method == G_N_ELEMENTS (names)) {
+        fprintf (stderr, "unknown method %s\n", argv[i]);
+        return 2;
+      }
+      method_name = names[bench_method];
+    } else if (!strcmp (argv[i], "--ranges") && i + 1 < argc) {
+      gchar **list = g_strsplit (argv[++i], ",", 16);
+      for (n_ranges = 0; list[n_ranges]; n_ranges++)
+        ranges[n_ranges] = (unsigned) atoi (list[n_ranges]);
+      g_strfreev (list);
+    } else if (!strcmp (argv[i], "--metric") && i + 1 < argc)
       bench_metric = !strcmp (argv[++i], "satd") ? ME_METRIC_SATD
           : ME_METRIC_SAD;
     else {
       fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
           "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd] "
-          "[--lambda N]\n",
+          "[--lambda N] [--method NAME] [--ranges R1,R2,..]\n",
           argv[0]);
       return 2;
     }
@@ -252,7 +282,6 @@ main (int argc, char **argv)
   static const unsigned sizes[][2] = { {1280, 720}, {1920, 1080},
   {3840, 2160}
   };
-  static const unsigned ranges[] = { 16, 32, 64 };
   static const unsigned parts[] = { GST_MOTION_VECTOR_PARTITIONS_16X16,
     GST_MOTION_VECTOR_PARTITIONS_ALL
   };
@@ -270,9 +299,10 @@ main (int argc, char **argv)
   }
 
   static const char *const refine_names[] = { "none", "half", "quarter" };
-  printf ("\nbackend %s, subpel %s, metric %s, lambda %u, frames per second "
-      "(kernel = device time of the search kernels only; depth N = wall clock "
-      "with N frames in flight)\n", backend, refine_names[bench_refine],
+  printf ("\nbackend %s, method %s, subpel %s, metric %s, lambda %u, frames "
+      "per second (kernel = device time of the search kernels only; depth N = "
+      "wall clock with N frames in flight)\n", backend, method_name,
+      refine_names[bench_refine],
       bench_metric == ME_METRIC_SATD ? "satd" : "sad", bench_lambda);
   printf ("%-10s %4s %-6s %10s %10s %10s %9s\n", "size", "R", "shapes",
       "kernel", "depth 1", "depth", "of ceil");
@@ -280,8 +310,11 @@ main (int argc, char **argv)
     if (quick && si != 1)
       continue;
     bench_setup (&b, sizes[si][0], sizes[si][1]);
-    for (unsigned ri = 0; ri < G_N_ELEMENTS (ranges); ri++) {
-      if (quick && ranges[ri] != 32)
+    for (unsigned ri = 0; ri < n_ranges; ri++) {
+      if (quick && n_ranges == 3 && ranges[ri] != 32)
+        continue;
+      if (bench_method == GST_MOTION_VECTOR_METHOD_FULL
+          && ranges[ri] > ME_MAX_FULL_RANGE)
         continue;
       for (unsigned pi = 0; pi < G_N_ELEMENTS (parts); pi++) {
         double kfps, kfps2;
@@ -295,7 +328,8 @@ main (int argc, char **argv)
         g_snprintf (size, sizeof (size), "%ux%u", sizes[si][0], sizes[si][1]);
         if (kfps > 0)
           g_snprintf (kernel, sizeof (kernel), "%.1f", kfps);
-        if (ceiling > 0 && kfps > 0)
+        if (ceiling > 0 && kfps > 0
+            && bench_method == GST_MOTION_VECTOR_METHOD_FULL)
           g_snprintf (ratio, sizeof (ratio), "%.3f", sads * kfps / ceiling);
         printf ("%-10s %4u %-6s %10s %10.1f %7.1f(%u) %9s\n", size,
             ranges[ri], parts[pi] == GST_MOTION_VECTOR_PARTITIONS_ALL ? "all"
