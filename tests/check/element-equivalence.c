@@ -16,6 +16,10 @@
  *  - a real pipeline, videotestsrc ! gpumotionest ! appsink, with a
  *    flushing seek while playing.
  *
+ * --method NAME runs both with that search method (default full); with
+ * `predictive` the scripted DISCONT, seek and caps change also check that
+ * every backend drops its temporal predictors at the same frames.
+ *
  * Exits 77 (skip) when the backend asked for cannot run here.
  */
 #ifdef HAVE_CONFIG_H
@@ -233,6 +237,7 @@ compare_outputs (Tally * t, GPtrArray * ref, GPtrArray * out,
 /* ---- the harness script --------------------------------------------------- */
 
 static const gchar *backend_name = "cpu";
+static const gchar *method_name = "full";
 
 /* The element starts on "auto" and is switched to `backend`, which opens
  * at the first frame: whether it could is known only then. */
@@ -242,6 +247,7 @@ open_harness (const gchar * backend, guint depth)
   GstHarness *h = gst_harness_new ("gpumotionest");
 
   gst_util_set_object_arg (G_OBJECT (h->element), "backend", backend);
+  gst_util_set_object_arg (G_OBJECT (h->element), "method", method_name);
   g_object_set (h->element, "in-flight", depth, "search-range", 16,
       "partitions", GST_MOTION_VECTOR_PARTITIONS_ALL, "mode-decision", TRUE,
       NULL);
@@ -343,9 +349,9 @@ run_pipeline (const gchar * backend, guint depth)
   gchar *desc = g_strdup_printf ("videotestsrc pattern=ball "
       "motion=sweep ! video/x-raw,format=I420,width=320,height=240,"
       "framerate=30/1 ! gpumotionest name=me backend=%s in-flight=%u "
-      "search-range=24 partitions=all mode-decision=true ! appsink "
+      "method=%s search-range=24 partitions=all mode-decision=true ! appsink "
       "name=sink sync=false",
-      backend, depth);
+      backend, depth, method_name);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstElement *sink;
@@ -408,8 +414,12 @@ main (int argc, char **argv)
   gboolean usable;
 
   gst_init (&argc, &argv);
-  if (argc > 2 && strcmp (argv[1], "--backend") == 0)
-    backend_name = argv[2];
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (strcmp (argv[i], "--backend") == 0)
+      backend_name = argv[i + 1];
+    else if (strcmp (argv[i], "--method") == 0)
+      method_name = argv[i + 1];
+  }
   if (strcmp (backend_name, "cpu") != 0)
     first_depth = 1;
   make_world ();

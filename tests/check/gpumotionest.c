@@ -131,10 +131,12 @@ get_meta (GstBuffer * buf)
 
 /* Every cell whose block lies inside the frame and whose match (block moved
  * by (dx, dy)) lies inside the previous frame must hold exactly that vector
- * with cost 0.  Returns how many cells were checked. */
+ * with cost 0; with `whole_mb`, only cells whose whole macroblock does (the
+ * fast methods walk by the macroblock's cost).  Returns how many cells were
+ * checked. */
 static guint
-check_true_motion (GstMotionVectorMeta * meta, GstMotionVectorPartition p,
-    guint w, guint h, gint dx, gint dy)
+check_true_motion_in (GstMotionVectorMeta * meta, GstMotionVectorPartition p,
+    guint w, guint h, gint dx, gint dy, gboolean whole_mb)
 {
   guint cols, rows, checked = 0;
   guint bw = gst_motion_vector_partition_width (p);
@@ -155,6 +157,13 @@ check_true_motion (GstMotionVectorMeta * meta, GstMotionVectorPartition p,
       if (x + bw > w || y + bh > h || x + dx < 0 || y + dy < 0
           || x + dx + bw > w || y + dy + bh > h)
         continue;
+      if (whole_mb) {
+        gint mx = x & ~15, my = y & ~15;
+        if (mx + 16 > (gint) w || my + 16 > (gint) h || mx + dx < 0
+            || my + dy < 0 || mx + dx + 16 > (gint) w
+            || my + dy + 16 > (gint) h)
+          continue;
+      }
       if (cell->mv_x != 4 * dx || cell->mv_y != 4 * dy || cell->cost != 0)
         fail ("shape %d cell (%u,%u): got (%d,%d) cost %u, want (%d,%d) cost 0",
             p, c, r, cell->mv_x, cell->mv_y, cell->cost, 4 * dx, 4 * dy);
@@ -164,6 +173,13 @@ check_true_motion (GstMotionVectorMeta * meta, GstMotionVectorPartition p,
     }
   }
   return checked;
+}
+
+static guint
+check_true_motion (GstMotionVectorMeta * meta, GstMotionVectorPartition p,
+    guint w, guint h, gint dx, gint dy)
+{
+  return check_true_motion_in (meta, p, w, h, dx, dy, FALSE);
 }
 
 static void
@@ -178,10 +194,12 @@ check_no_reference (GstMotionVectorMeta * meta)
     fail_unless (d[i] == 0, "cell byte %" G_GSIZE_FORMAT " not zero", i);
 }
 
-/* Two frames, the second moved by (dx, dy); checks every shape asked for. */
+/* Two frames, the second moved by (dx, dy), searched by `method`; checks
+ * every shape asked for. */
 static void
-run_shift (const gchar * format, guint w, guint h, guint range,
-    guint partitions, gint dx, gint dy, guint min_checked)
+run_shift_method (const gchar * method, const gchar * format, guint w,
+    guint h, guint range, guint partitions, gint dx, gint dy,
+    guint min_checked)
 {
   GstHarness *hn = harness_new (format, w, h, range, partitions);
   GstVideoFormat fmt = gst_video_format_from_string (format);
@@ -189,6 +207,7 @@ run_shift (const gchar * format, guint w, guint h, guint range,
   GstBuffer *b0, *b1, *in0, *in1;
   GstMotionVectorMeta *m0, *m1;
 
+  gst_util_set_object_arg (G_OBJECT (hn->element), "method", method);
   in0 = make_frame (fmt, w, h, ox, oy, 0);
   GST_BUFFER_PTS (in0) = 0;
   in1 = make_frame (fmt, w, h, ox + dx, oy + dy, 0);
@@ -208,13 +227,28 @@ run_shift (const gchar * format, guint w, guint h, guint range,
   fail_unless_equals_int (m1->partitions, partitions);
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
     if (partitions & (1 << p))
-      checked += check_true_motion (m1, p, w, h, dx, dy);
+      checked += check_true_motion_in (m1, p, w, h, dx, dy,
+          strcmp (method, "full") != 0);
   GST_INFO ("%s %ux%u ±%u shapes 0x%x shift (%d,%d): %u cells exact",
       format, w, h, range, partitions, dx, dy, checked);
   fail_unless (checked >= min_checked, "only %u cells checked", checked);
+  {
+    GEnumClass *k = g_type_class_ref (gst_motion_vector_method_get_type ());
+    fail_unless_equals_string (g_enum_get_value (k, m1->method)->value_nick,
+        method);
+    g_type_class_unref (k);
+  }
   gst_buffer_unref (b0);
   gst_buffer_unref (b1);
   gst_harness_teardown (hn);
+}
+
+static void
+run_shift (const gchar * format, guint w, guint h, guint range,
+    guint partitions, gint dx, gint dy, guint min_checked)
+{
+  run_shift_method ("full", format, w, h, range, partitions, dx, dy,
+      min_checked);
 }
 
 GST_START_TEST (test_shift_16x16)
@@ -638,6 +672,31 @@ GST_START_TEST (test_short_buffer_errors)
 
 GST_END_TEST;
 
+/* The fast methods find a shift on noise where their definitions put the
+ * true vector among the candidates (docs/fast-search.md): noise has no
+ * slope to descend, so a walk finds only what it lands on.  hierarchical
+ * finds a large shift through its pyramid when the shift is a multiple of
+ * 4, so that every level holds an exact match (decimated noise moved by a
+ * fraction of a sample matches nowhere well), mods one whose y is on its
+ * first step, predictive one inside its first 3x3 pattern, which then
+ * spreads to every macroblock through the spatial predictors. */
+GST_START_TEST (test_fast_methods_shift)
+{
+  run_shift_method ("hierarchical", "I420", 640, 368, 200,
+      GST_MOTION_VECTOR_PARTITIONS_16X16, 148, -88, 300);
+  run_shift_method ("hierarchical", "I420", 256, 160, 64,
+      GST_MOTION_VECTOR_PARTITIONS_ALL, -36, 20, 1000);
+  run_shift_method ("mods", "I420", 320, 240, 16,
+      GST_MOTION_VECTOR_PARTITIONS_16X16, 7, -8, 200);
+  run_shift_method ("predictive", "I420", 320, 240, 16,
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X8,
+      1, -1, 800);
+  run_shift_method ("predictive", "NV12", 1920, 1080, 256,
+      GST_MOTION_VECTOR_PARTITIONS_16X16, -1, 0, 7800);
+}
+
+GST_END_TEST;
+
 /* Properties changed while playing apply from the next frame. */
 GST_START_TEST (test_property_change_while_playing)
 {
@@ -897,6 +956,30 @@ expect_no_active_backend (GstHarness * h)
   g_object_get (h->element, "active-backend", &name, NULL);
   fail_unless (name == NULL, "active backend %s", name);
 }
+
+/* Full search stops at ±128: a larger range is a clear error at the first
+ * frame, not a crash or a silently smaller window. */
+GST_START_TEST (test_full_range_limit)
+{
+  GstHarness *h = harness_new ("I420", 64, 64, 200,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GstBus *bus = harness_bus (h);
+  GstMessage *msg;
+  g_autoptr (GError) err = NULL;
+
+  fail_unless_equals_int (gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_I420,
+              64, 64, 0, 0, 0)), GST_FLOW_ERROR);
+  msg = pop_message (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  fail_unless (strstr (err->message, "full search goes up to ±128, not ±200")
+      != NULL, "%s", err->message);
+  gst_message_unref (msg);
+  release_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
 
 /* Asking for a GPU that is not there while playing is an error, posted
  * once per attempt; frames finished before it still leave, nothing
@@ -1733,6 +1816,8 @@ gpumotionest_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_shift_16x16);
+  tcase_add_test (tc, test_fast_methods_shift);
+  tcase_add_test (tc, test_full_range_limit);
   tcase_add_test (tc, test_shift_all_shapes);
   tcase_add_test (tc, test_shift_1080p);
   tcase_add_test (tc, test_shift_4k);
