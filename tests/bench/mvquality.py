@@ -349,6 +349,64 @@ def build_avmvs(work):
     return exe
 
 
+def build_mestimate(work):
+    """Compile mvquality-mestimate.c; None when the libraries are missing."""
+    cc = shutil.which("cc") or shutil.which("gcc")
+    pc = subprocess.run(["pkg-config", "--cflags", "--libs", "libavfilter",
+                         "libavutil"], capture_output=True, text=True)
+    if not cc or pc.returncode != 0:
+        return None
+    exe = os.path.join(work, "mvquality-mestimate")
+    if not os.path.exists(exe):
+        subprocess.run([cc, "-O2", "-o", exe,
+                        os.path.join(HERE, "mvquality-mestimate.c")]
+                       + pc.stdout.split(), check=True)
+    return exe
+
+
+def mestimate_fields(exe, gray, n, w, h, method, rng):
+    """FFmpeg's mestimate (method, mb_size=16, search_param=rng) over the
+    raw GRAY8 file `gray`: per frame the field against the previous frame
+    (mb rows x mb cols x 2, quarter pels) or None for frame 0, the number of
+    output frames and the seconds spent in libavfilter.
+
+    mestimate writes, for each block, src and dst (block centres in the
+    reference and in the current frame) and leaves motion_x/y/scale unset:
+    the vector is 4 (src - dst) quarter pels, pointing from the current
+    block to its match, our convention.  It searches only blocks wholly in
+    the picture (w >> 4 columns, h >> 4 rows) and keeps the match inside
+    the picture; a partial macroblock column or row at the right or bottom
+    edge (1080p's last row) takes the vector of the block beside it."""
+    r = subprocess.run([exe, gray, str(w), str(h),
+                        f"method={method}:mb_size=16:search_param={rng}"],
+                       check=True, capture_output=True, text=True)
+    secs = float(r.stderr.strip().split("\n")[-1].split()[-2])
+    text = r.stdout.split("\n")
+    mbr, mbc = (h + 15) // 16, (w + 15) // 16
+    bw, bh = w // 16, h // 16
+    seq, i, outs = [None] * n, 0, 0
+    while i < len(text) and text[i]:
+        _, k, count = text[i].split()
+        k, count = int(k), int(count)
+        rows = np.array([list(map(int, t.split()))
+                         for t in text[i + 1:i + 1 + count]], np.int64)
+        i += 1 + count
+        outs += 1
+        assert count == 2 * bw * bh, f"mestimate: {count} vectors"
+        if k == 0 or k >= n:
+            continue
+        prev = rows[rows[:, 0] == -1]
+        assert len(prev) == bw * bh and (prev[:, 1:3] == 16).all()
+        f = np.zeros((bh, bw, 2), np.int32)
+        bx, by = (prev[:, 5] - 8) // 16, (prev[:, 6] - 8) // 16
+        f[by, bx, 0] = 4 * (prev[:, 3] - prev[:, 5])
+        f[by, bx, 1] = 4 * (prev[:, 4] - prev[:, 6])
+        f = np.pad(f, ((0, mbr - bh), (0, mbc - bw), (0, 0)), mode="edge")
+        seq[k] = f
+    assert all(seq[k] is not None for k in range(1, n)), "mestimate: frames"
+    return seq, outs, secs
+
+
 def x264_fields(y4m, n, w, h, preset, qp, avmvs, work):
     """Encode with libx264 (P frames only, one reference), decode with
     +export_mvs.  Returns per frame a 4x4-grid field (x264's partitions at
@@ -421,6 +479,7 @@ class Score:
         self.frames = 0
         self.exact = 0
         self.interior = 0
+        self.exact_frames = []
         self.psnr_frames = []
         self.sse_inter = 0
         self.pixels_inter = 0
@@ -444,10 +503,12 @@ class Score:
         self.rough += int((np.abs(mvd) > 4).any(-1).sum())
         self.frames += 1
         if true_mv is not None and self.size == 16:
-            h, w = cur.shape
-            inner = field[1:h // 16 - 1, 1:w // 16 - 1]
-            self.exact += int((inner == true_mv).all(-1).sum())
-            self.interior += inner.shape[0] * inner.shape[1]
+            inner = interior_mask(cur.shape, true_mv)
+            hit = int((field[:inner.shape[0], :inner.shape[1]][inner]
+                       == true_mv).all(-1).sum())
+            self.exact += hit
+            self.interior += int(inner.sum())
+            self.exact_frames.append(hit == int(inner.sum()))
 
     def result(self):
         mse = self.sse / max(self.pixels, 1)
@@ -467,8 +528,32 @@ class Score:
                 self.pixels_inter / self.pixels, 4)
         if self.interior:
             r["exact_share"] = round(self.exact / self.interior, 4)
+            r["interior_blocks_per_frame"] = self.interior // self.frames
+            # frames (1 = the first with a reference) in which every interior
+            # block is exact, and the first frame from which all are
+            r["exact_all_frames"] = int(sum(self.exact_frames))
+            bad = [t for t, ok in enumerate(self.exact_frames, 1) if not ok]
+            r["exact_all_from_frame"] = (
+                None if bad and bad[-1] == self.frames else
+                (bad[-1] + 1 if bad else 1))
         r.update(self.extra)
         return r
+
+
+def interior_mask(shape, true_mv):
+    """The interior 16x16 blocks of an h x w picture for --true-mv: not in
+    the outer ring, and whose block displaced by the known motion, with the
+    interpolation's reach (3 pixels before, 4 after), lies wholly inside the
+    reference picture; a block whose true match lies partly outside (on a
+    fast pan) cannot be matched exactly by any search."""
+    h, w = shape
+    rows, cols = h // 16, w // 16
+    dx, dy = int(true_mv[0]) >> 2, int(true_mv[1]) >> 2
+    r, c = np.indices((rows, cols))
+    ok = (r > 0) & (r < rows - 1) & (c > 0) & (c < cols - 1)
+    ok &= (16 * c + dx - 3 >= 0) & (16 * c + 15 + dx + 4 <= w - 1)
+    ok &= (16 * r + dy - 3 >= 0) & (16 * r + 15 + dy + 4 <= h - 1)
+    return ok
 
 
 def check_pred(name, shape, exported, ours):
@@ -476,6 +561,63 @@ def check_pred(name, shape, exported, ours):
     if bad:
         raise SystemExit(f"{name} {shape}: {bad} cells whose exported "
                          "prediction differs from this tool's")
+
+
+METHODS = ("full", "mods", "hierarchical", "predictive")
+
+
+def parse_config(c):
+    """R<range>:<partitions>:<subpel>:<metric> followed by optional fields
+    in any order: qp<Q> or l<lambda> (the rate term), m<method> (the search
+    method, docs/fast-search.md; the element's default, full, without)."""
+    f = c.split(":")
+    if len(f) < 4 or not f[0].startswith("R"):
+        raise SystemExit(f"bad configuration {c!r}: R<range>:<partitions>:"
+                         "<subpel>:<metric>[:qp<Q>|:l<lambda>][:m<method>]")
+    cfg = dict(range=int(f[0][1:]), parts=f[1], subpel=f[2], metric=f[3],
+               rate="", method="")
+    for x in f[4:]:
+        if x.startswith("qp") or x.startswith("l"):
+            cfg["rate"] = x
+        elif x.startswith("m") and x[1:] in METHODS:
+            cfg["method"] = x[1:]
+        else:
+            raise SystemExit(f"bad field {x!r} in configuration {c!r}")
+    return cfg
+
+
+def same_but_full(cfg, parsed):
+    """The configuration of `parsed` that is `cfg` searched by method full
+    (written with :mfull or without a method), or None."""
+    for k, o in parsed.items():
+        if (o["method"] in ("", "full") and all(
+                o[x] == cfg[x] for x in ("range", "parts", "subpel",
+                                         "metric", "rate"))):
+            return k
+    return None
+
+
+def whole_pel_full(rng, parsed):
+    """A whole-pel, distortion-only, method-full configuration of range
+    `rng` in `parsed` (the metric does not matter: SATD only ranks sub-pel
+    candidates), or None."""
+    for k, o in parsed.items():
+        if (o["method"] in ("", "full") and o["range"] == rng
+                and o["subpel"] == "none" and not o["rate"]):
+            return k
+    return None
+
+
+def differ_share(a, b):
+    """The share of blocks, over all frames with both fields, whose vectors
+    differ (in either component)."""
+    diff = blocks = 0
+    for x, y in zip(a, b):
+        if x is None or y is None:
+            continue
+        diff += int((x != y).any(-1).sum())
+        blocks += x.shape[0] * x.shape[1]
+    return diff / max(blocks, 1)
 
 
 def lambda_of(rate):
@@ -551,13 +693,18 @@ def score_in(args, frames, work, t0):
             true_mv, (mbr, mbc, 2)).astype(np.int32)] * (n - 1))
 
     configs = [c for c in args.configs.split(",") if c]
+    parsed = {}
     for c in configs:
-        r, parts, sub, metric, rate = (c.split(":") + [""])[:5]
-        props = (f"search-range={int(r[1:])} partitions={parts} "
-                 f"subpel={sub} metric={metric}")
+        cfg = parse_config(c)
+        parsed[c] = cfg
+        parts, metric, rate = cfg["parts"], cfg["metric"], cfg["rate"]
+        props = (f"search-range={cfg['range']} partitions={parts} "
+                 f"subpel={cfg['subpel']} metric={metric}")
         if rate:
             props += (f" qp={rate[2:]}" if rate.startswith("qp")
                       else f" lambda={rate[1:]}")
+        if cfg["method"]:
+            props += f" method={cfg['method']}"
         out = os.path.join(work, c.replace(":", "-") + ".jsonl")
         secs = run_gpumotionest(gray, w, h, props, out, args.build,
                                 args.backend)
@@ -597,6 +744,44 @@ def score_in(args, frames, work, t0):
             print(f"  x264 {preset}: {secs:.1f} s, intra macroblocks "
                   f"{100 * share:.2f} %", file=sys.stderr)
         os.unlink(y4m)
+
+    # FFmpeg's mestimate filter, whole-pel, 16x16, against the previous frame
+    me_methods = [m for m in (getattr(args, "mestimate", "") or "")
+                  .split(",") if m]
+    if me_methods:
+        exe = build_mestimate(work)
+        if not exe:
+            print("no libavfilter/libavutil development files (pkg-config):"
+                  " mestimate not scored", file=sys.stderr)
+            me_methods = []
+        me_ranges = getattr(args, "mestimate_ranges", None)
+        ranges = ([int(r) for r in me_ranges.split(",")] if me_ranges else
+                  sorted({o["range"] for o in parsed.values()}))
+        for rng in ranges:
+            for m in me_methods:
+                nm = f"mestimate R{rng} {m}"
+                seq, outs, secs = mestimate_fields(exe, gray, n, w, h, m, rng)
+                fields[nm] = (16, seq)
+                info[nm] = dict(seconds=round(secs, 2), one_ref_searches=2
+                                * outs, searches_per_s=round(2 * outs / secs,
+                                                             3))
+                print(f"  mestimate method={m} search_param={rng}: "
+                      f"{secs:.1f} s in libavfilter", file=sys.stderr)
+                full = whole_pel_full(rng, parsed)
+                if full:
+                    info[nm]["differs_from_full_share"] = round(
+                        differ_share(seq, fields[full][1]), 4)
+                    info[nm]["full_compared"] = full
+
+    # how often a fast method's 16x16 field differs from full search's
+    for k, cfg in parsed.items():
+        if cfg["method"] in ("", "full"):
+            continue
+        full = same_but_full(cfg, parsed)
+        if full:
+            info[k]["differs_from_full_share"] = round(
+                differ_share(fields[k][1], fields[full][1]), 4)
+            info[k]["full_compared"] = full
 
     # does searching every shape change the 16x16 grid?
     for k in list(fields):
@@ -654,8 +839,13 @@ def print_table(rep):
     if inter:
         head += " on x264-inter MBs |"
     head += " MVD bits/frame | bits/block | rough % |"
+    dif = any("differs_from_full_share" in r for r in rep["results"])
+    sp = any("searches_per_s" in r for r in rep["results"])
+    head += " differs from full % |" if dif else ""
+    head += " all exact from frame |" if ex else ""
+    head += " searches/s |" if sp else ""
     print(head + (" exact % |" if ex else ""))
-    print("|" + " --- |" * (6 + inter + ex))
+    print("|" + " --- |" * (6 + inter + 2 * ex + dif + sp))
     for r in rep["results"]:
         line = f"| {r['name']} | {r['grid']} | {r['mc_psnr']:.2f} |"
         if inter:
@@ -668,10 +858,113 @@ def print_table(rep):
             line += (f" {r['mvd_bits_per_frame']:.0f} |"
                      f" {r['mvd_bits_per_block']:.2f} |"
                      f" {100 * r['smooth_rough_share']:.1f} |")
+        if dif:
+            line += (f" {100 * r['differs_from_full_share']:.2f} |"
+                     if "differs_from_full_share" in r else " |")
+        if ex:
+            line += (f" {r['exact_all_from_frame']} |"
+                     if r.get("exact_all_from_frame") else
+                     " never |" if "exact_share" in r else " |")
+        if sp:
+            line += (f" {r['searches_per_s']:.2f} |" if "searches_per_s" in r
+                     else " |")
         if ex:
             line += (f" {100 * r['exact_share']:.1f} |" if "exact_share" in r
                      else " |")
         print(line)
+
+
+def gst_seconds(gray, w, h, props, build, backend):
+    """gst-launch-1.0 over the raw GRAY8 file `gray` into fakesink: the
+    seconds from PLAYING to EOS that gst-launch reports (plugin loading and
+    pipeline set-up not included)."""
+    env = dict(os.environ)
+    env["GST_PLUGIN_PATH_1_0"] = os.path.join(build, "gst")
+    env.pop("GST_PLUGIN_PATH", None)
+    env["GST_REGISTRY_1_0"] = os.path.join(os.path.dirname(gray),
+                                           "registry.bin")
+    pipe = (f"filesrc location={gray} ! rawvideoparse format=gray8 "
+            f"width={w} height={h} framerate=25/1 frame-size={w * h} "
+            f"plane-strides=<{w}> ! gpumotionest backend={backend} {props} "
+            "! fakesink")
+    out = subprocess.run(["gst-launch-1.0"] + pipe.split(), check=True,
+                         env=env, capture_output=True, text=True).stdout
+    for line in out.split("\n"):
+        if line.startswith("Execution ended after "):
+            hh, mm, ss = line.split()[-1].split(":")
+            return 3600 * int(hh) + 60 * int(mm) + float(ss)
+    raise SystemExit("gst-launch-1.0 printed no execution time")
+
+
+def cmd_speed(args):
+    """One-reference searches per second: gpumotionest's methods through
+    the element (16x16, the CPU backend unless --backend says otherwise,
+    on all cores and on one thread) and FFmpeg's mestimate methods (one
+    thread: it has none), on the first frames of CLIP."""
+    frames = load_luma(args.clip, args.frames)
+    n, h, w = frames.shape
+    work = tempfile.mkdtemp(prefix="mvquality-speed-", dir=args.work)
+    rows = []
+    try:
+        gray = os.path.join(work, "luma.gray")
+        frames.tofile(gray)
+        me_gray = os.path.join(work, "luma-mestimate.gray")
+        frames[:args.mestimate_frames].tofile(me_gray)
+        exe = build_mestimate(work) if args.mestimate else None
+        if args.mestimate and not exe:
+            print("no libavfilter/libavutil development files: mestimate "
+                  "not timed", file=sys.stderr)
+        for rng in [int(r) for r in args.ranges.split(",")]:
+            for m in [m for m in args.methods.split(",") if m]:
+                if m == "full" and rng > 128:
+                    continue
+                for sub in args.subpel.split(","):
+                    metric = "sad" if sub == "none" else "satd"
+                    for th in [int(t) for t in args.threads.split(",")]:
+                        props = (f"method={m} search-range={rng} "
+                                 f"partitions=16x16 subpel={sub} "
+                                 f"metric={metric} threads={th}")
+                        secs = min(gst_seconds(gray, w, h, props, args.build,
+                                               args.backend)
+                                   for _ in range(args.repeat))
+                        rows.append(dict(
+                            who="gpumotionest", method=m, range=rng,
+                            subpel=sub, metric=metric,
+                            threads=th or os.cpu_count(), searches=n - 1,
+                            seconds=round(secs, 3),
+                            searches_per_s=round((n - 1) / secs, 3)))
+                        print(f"  gpumotionest {props}: {n - 1} searches in "
+                              f"{secs:.2f} s", file=sys.stderr)
+            for m in [m for m in args.mestimate.split(",") if m and exe]:
+                r = subprocess.run([exe, me_gray, str(w), str(h),
+                                    f"method={m}:mb_size=16:"
+                                    f"search_param={rng}"],
+                                   check=True, capture_output=True, text=True)
+                last = r.stderr.strip().split("\n")[-1].split()
+                outs, secs = int(last[1]), float(last[-2])
+                rows.append(dict(who="mestimate", method=m, range=rng,
+                                 subpel="none", metric="sad", threads=1,
+                                 searches=2 * outs, seconds=round(secs, 3),
+                                 searches_per_s=round(2 * outs / secs, 4)))
+                print(f"  mestimate method={m} search_param={rng}: "
+                      f"{2 * outs} searches in {secs:.2f} s", file=sys.stderr)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    rep = dict(clip=os.path.basename(args.clip), width=w, height=h,
+               frames=n, mestimate_frames=min(n, args.mestimate_frames),
+               cores=os.cpu_count(), rows=rows)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rep, f, indent=1)
+    print(f"\n{rep['clip']}: {w}x{h}, one-reference searches per second, "
+          "16x16\n")
+    print("| search | range | subpel | threads | searches | s | searches/s |")
+    print("|" + " --- |" * 7)
+    for r in rows:
+        print(f"| {r['who']} {r['method']} | {r['range']} | {r['subpel']} "
+              f"{r['metric']} | {r['threads']} | {r['searches']} | "
+              f"{r['seconds']:.2f} | {r['searches_per_s']:.3f} |")
+    return 0
 
 
 PHOTOS = ["/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg",
@@ -896,6 +1189,12 @@ def main():
     s.add_argument("--x264", default="medium,veryslow",
                    help="x264 presets to score, comma-separated, '' for none")
     s.add_argument("--qp", type=int, default=23, help="x264's fixed QP")
+    s.add_argument("--mestimate", default="",
+                   help="FFmpeg mestimate methods to score, comma-separated "
+                   "(esa, ds, hexbs, epzs, umh, ...; 16x16, whole pel)")
+    s.add_argument("--mestimate-ranges",
+                   help="search_param values, comma-separated (default: "
+                   "every range of the configurations)")
     s.add_argument("--true-mv", help="known vector QX,QY in quarter pels")
     s.add_argument("--build", default=os.path.join(ROOT, "build"))
     s.add_argument("--backend", default="cpu")
@@ -903,9 +1202,32 @@ def main():
     s.add_argument("--work", help="folder for temporary files")
     s.add_argument("--keep", action="store_true",
                    help="keep the temporary folder")
+    t = sub.add_parser("speed", help="time gpumotionest's methods and "
+                       "FFmpeg mestimate's")
+    t.add_argument("clip")
+    t.add_argument("--frames", type=int, default=20,
+                   help="frames for gpumotionest (default: %(default)s)")
+    t.add_argument("--mestimate-frames", type=int, default=4,
+                   help="frames for mestimate (default: %(default)s)")
+    t.add_argument("--ranges", default="16,32")
+    t.add_argument("--methods", default=",".join(METHODS))
+    t.add_argument("--subpel", default="none,quarter",
+                   help="gpumotionest's subpel values (none with SAD, the "
+                   "others with SATD)")
+    t.add_argument("--threads", default="0,1",
+                   help="gpumotionest's threads values (0: one per core)")
+    t.add_argument("--repeat", type=int, default=2,
+                   help="runs of each gpumotionest setting, the fastest "
+                   "counts")
+    t.add_argument("--mestimate", default="esa,ds,hexbs,epzs,umh")
+    t.add_argument("--build", default=os.path.join(ROOT, "build"))
+    t.add_argument("--backend", default="cpu")
+    t.add_argument("--json")
+    t.add_argument("--work", help="folder for temporary files")
     args = ap.parse_args()
     return {"selftest": cmd_selftest, "make-pan": cmd_make_pan,
-            "pan-bench": cmd_pan_bench, "score": cmd_score}[args.cmd](args)
+            "pan-bench": cmd_pan_bench, "score": cmd_score,
+            "speed": cmd_speed}[args.cmd](args)
 
 
 if __name__ == "__main__":
