@@ -52,22 +52,40 @@ walk_init (Walk * w, MESession * s, Scratch * scratch, unsigned mbx,
 }
 
 /* Every partition's cost of candidate i of a row costed by sad4x4_row
- * (sub-block b at sad4[b * os + i]), kept where it beats the best. */
+ * (sub-block b = 4 row + column at sad4[b * os + i]), built up from the
+ * 4x4 sums in the partitions' order (dsp.h: 16x16, 16x8, 8x16, 8x8, 8x4,
+ * 4x8, 4x4), each kept where it beats the partition's best. */
 static uint64_t
 parts_update (Walk * w, const uint16_t * sad4, ptrdiff_t os, int dx, int dy)
 {
-  uint64_t key = ME_KEY_NONE;
+  uint32_t c[ME_DSP_N_PARTS];
+  uint32_t *p16 = c, *p168 = c + 1, *p816 = c + 3, *p88 = c + 5;
+  uint32_t *p84 = c + 9, *p48 = c + 17, *p44 = c + 25;
+
+  for (int b = 0; b < 16; b++)
+    p44[b] = sad4[os * b];
+  for (int r = 0; r < 4; r++)
+    for (int x = 0; x < 2; x++)
+      p84[2 * r + x] = p44[4 * r + 2 * x] + p44[4 * r + 2 * x + 1];
+  for (int r = 0; r < 2; r++)
+    for (int x = 0; x < 4; x++)
+      p48[4 * r + x] = p44[8 * r + x] + p44[8 * r + 4 + x];
+  for (int r = 0; r < 2; r++)
+    for (int x = 0; x < 2; x++)
+      p88[2 * r + x] = p84[4 * r + x] + p84[4 * r + 2 + x];
+  p168[0] = p88[0] + p88[1];
+  p168[1] = p88[2] + p88[3];
+  p816[0] = p88[0] + p88[2];
+  p816[1] = p88[1] + p88[3];
+  p16[0] = p168[0] + p168[1];
+
+  /* the vector's part of the key is the same for every partition */
+  const uint64_t v = me_key (0, dx, dy);
   for (int k = 0; k < ME_DSP_N_PARTS; k++) {
-    uint32_t cost = 0;
-    for (unsigned m = me_cpu_parts[k].blocks; m; m &= m - 1)
-      cost += sad4[os * __builtin_ctz (m)];
-    const uint64_t pk = me_key (cost, dx, dy);
-    if (k == 0)
-      key = pk;                 /* partition 0 is the 16x16 block */
-    if (pk < w->best[k])
-      w->best[k] = pk;
+    const uint64_t pk = v | (uint64_t) c[k] << 36;
+    w->best[k] = pk < w->best[k] ? pk : w->best[k];
   }
-  return key;
+  return v | (uint64_t) c[0] << 36;
 }
 
 /* Costs the n candidates (dx0 + i, dy), all inside the window, in one
