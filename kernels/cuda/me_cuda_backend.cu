@@ -89,9 +89,10 @@ struct MESession {
    * event after its wavefront; the next frame's temporal predictors when
    * temporal_ok (that frame was searched with predictive) on the same
    * macroblock grid */
-  uint32_t *guides[NFRAMES];
+  uint64_t *guides[NFRAMES];
   cudaEvent_t guide_ready[NFRAMES];
   size_t guide_size; /* in macroblocks */
+  uint32_t epoch;    /* tag of the guide words of the last predictive frame */
   gboolean temporal_ok;
   unsigned temporal_cols, temporal_rows;
 
@@ -371,6 +372,23 @@ ensure_pyramids (MESession *s, const MECudaGeometry *g, GError **error)
   return TRUE;
 }
 
+/* Every guide word's tag set to 0, which no frame uses, once nothing is in
+ * flight; the vectors stay (the next frame's temporal predictors); the
+ * next frame is tagged 1. */
+static gboolean
+clear_guides (MESession *s, GError **error)
+{
+  wait_all (s);
+  for (int i = 0; i < NFRAMES; i++)
+    CHECK (cudaMemset2D ((uint8_t *)s->guides[i] + 4, sizeof (uint64_t), 0,
+               4, s->guide_size),
+        "cudaMemset2D");
+  /* the legacy stream does not order the slots' streams: wait here */
+  CHECK (cudaDeviceSynchronize (), "cudaDeviceSynchronize");
+  s->epoch = 0;
+  return TRUE;
+}
+
 /* Guide winners for `n` macroblocks per frame (predictive).  Growing them
  * waits for the frames in flight; the grid changed, so there are no
  * temporal predictors. */
@@ -385,11 +403,11 @@ ensure_guides (MESession *s, size_t n, GError **error)
   s->guide_size = 0;
   s->temporal_ok = FALSE;
   for (int i = 0; i < NFRAMES; i++)
-    if (!device_alloc ((void **)&s->guides[i], n * sizeof (uint32_t),
+    if (!device_alloc ((void **)&s->guides[i], n * sizeof (uint64_t),
             "guide winners", error))
       return FALSE;
   s->guide_size = n;
-  return TRUE;
+  return clear_guides (s, error);
 }
 
 /* A slot's buffer of at least `need` bytes, grown (not kept) when smaller:
@@ -460,9 +478,14 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
     if (temporal)
       CHECK (cudaStreamWaitEvent (st, s->guide_ready[prev], 0),
           "cudaStreamWaitEvent");
+    /* a new tag for every frame (the words in guides[f] carry an older
+     * frame's or 0); after 2^32 frames, tags start over from cleared words */
+    if (s->epoch == G_MAXUINT32 && !clear_guides (s, error))
+      return FALSE;
+    s->epoch++;
     CHECK (me_cuda_launch_pred (cur, ref, g, range, parts, sl->keys,
-               s->guides[f], temporal ? s->guides[prev] : NULL, sl->visited,
-               sl->progress, st),
+               s->guides[f], temporal ? s->guides[prev] : NULL, s->epoch,
+               sl->visited, sl->progress, st),
         "predictive kernel");
     CHECK (cudaEventRecord (s->guide_ready[f], st), "cudaEventRecord");
     return TRUE;
@@ -602,7 +625,8 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
         sl->hpel_size = hp;
       }
       if (params->refine != ME_REFINE_NONE)
-        CHECK (me_cuda_launch_hpel (s->frames[prev], sl->hpel, &g, st),
+        CHECK (me_cuda_launch_hpel (s->frames[prev], sl->hpel, &g,
+                   params->search_range, st),
             "half-sample kernel");
       if (params->lambda && !ensure_progress (sl, error))
         return FALSE;

@@ -92,22 +92,26 @@ cudaError_t me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
     uint64_t *keys, cudaStream_t stream);
 
 /* predictive: the guide walk as a wavefront over macroblock rows, writing
- * this frame's guide winners (`guide`, one word per macroblock, dx and dy
- * as int16) from the previous frame's (`temporal`, NULL: none), and for
- * shapes other than 16x16 then every shape over the candidates it visited.
- * Needs ME_CUDA_PROGRESS_WORDS of `progress` and, when shapes other than
- * 16x16 are asked for, `visited` of me_cuda_pred_visited_bytes(). */
+ * this frame's guide winners (`guide`, one word per macroblock: `epoch`
+ * above dx and dy as int16) from the previous frame's (`temporal`, NULL:
+ * none), and for shapes other than 16x16 then every shape over the
+ * candidates it visited.  `epoch` must differ from the tag of every word
+ * already in `guide` (0 after a clear).  Needs ME_CUDA_PROGRESS_WORDS of
+ * `progress` and, when shapes other than 16x16 are asked for, `visited` of
+ * me_cuda_pred_visited_bytes(). */
 cudaError_t me_cuda_launch_pred (const uint8_t *cur, const uint8_t *ref,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
-    uint64_t *keys, uint32_t *guide, const uint32_t *temporal,
-    uint32_t *visited, unsigned *progress, cudaStream_t stream);
+    uint64_t *keys, uint64_t *guide, const uint64_t *temporal,
+    uint32_t epoch, uint32_t *visited, unsigned *progress,
+    cudaStream_t stream);
 
 size_t me_cuda_pred_visited_bytes (const MECudaGeometry *g);
 
 /* The half-sample planes H, V, C of `ref` into `hpel` (3 frame buffers,
- * one after the other), for sub-pel refinement (me_cuda_refine.cu). */
+ * one after the other), for sub-pel refinement (me_cuda_refine.cu) of a
+ * search of range `range`: only where that reads. */
 cudaError_t me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
-    const MECudaGeometry *g, cudaStream_t stream);
+    const MECudaGeometry *g, unsigned range, cudaStream_t stream);
 
 /* Stage 3: refines the integer keys `keys` into `out` (MERefine,
  * MEMetric; the same array but with lambda); with lambda, then the

@@ -3,9 +3,12 @@
  * rules the CPU uses (subpel_rules.h), so that both give the same keys.
  *
  * The half-sample planes H, V, C are laid out as the device frame is
- * (me_cuda_kernels.h) and computed for every position whose taps lie in the
- * frame buffer; with a border of ME_CUDA_PAD pixels that covers every
- * position a candidate within +-(range + 1) reads.
+ * (me_cuda_kernels.h) and computed where the refinement and the rate
+ * decision of a search of range R read: candidates within +-(R + 1)
+ * pixels, whose rows of four (read as two aligned words) start up to 4
+ * pixels further left and end up to 4 further right, plus a margin; the
+ * rest of a plane is never read, so it is left as it is (a 4x4 block at
+ * 1080p and R = 32 needs 55 % of the planes ME_CUDA_PAD would give).
  *
  * Refinement: a group of lanes per block of every requested grid (a whole
  * warp for 8x8 and larger, 8 or 16 lanes for the small shapes, so that a
@@ -36,11 +39,12 @@
 
 __global__ void
 __launch_bounds__ (HPEL_THREADS) hpel_kernel (const uint8_t *__restrict__ f,
-    uint8_t *__restrict__ hp, size_t pitch, size_t rows)
+    uint8_t *__restrict__ hp, size_t pitch, size_t rows, size_t x0,
+    size_t x1, size_t y0)
 {
-  const size_t x = (size_t)blockIdx.x * HPEL_THREADS + threadIdx.x + 2;
-  const size_t y = (size_t)blockIdx.y + 2;
-  if (x + 3 >= pitch)
+  const size_t x = (size_t)blockIdx.x * HPEL_THREADS + threadIdx.x + x0;
+  const size_t y = (size_t)blockIdx.y + y0;
+  if (x >= x1)
     return;
   const size_t o = y * pitch + x, plane = pitch * rows;
   hp[o] = me_hpel_h (f + o, (ptrdiff_t)pitch);
@@ -50,11 +54,21 @@ __launch_bounds__ (HPEL_THREADS) hpel_kernel (const uint8_t *__restrict__ f,
 
 cudaError_t
 me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
-    const MECudaGeometry *g, cudaStream_t stream)
+    const MECudaGeometry *g, unsigned range, cudaStream_t stream)
 {
-  const dim3 grid ((unsigned)((g->pitch - 5 + HPEL_THREADS - 1) / HPEL_THREADS),
-      (unsigned)(g->rows - 5));
-  hpel_kernel<<<grid, HPEL_THREADS, 0, stream>>> (ref, hpel, g->pitch, g->rows);
+  /* buffer positions read at range R (the header comment), 8 pixels more,
+   * within those whose 6 taps lie in the buffer: 2 .. pitch - 4 */
+  const size_t reach = (size_t)range + 8;
+  const size_t x0 = MAX ((size_t)2, ME_CUDA_PAD - reach);
+  const size_t y0 = MAX ((size_t)2, ME_CUDA_PAD - reach);
+  const size_t x1 =
+      MIN (g->pitch - 3, ME_CUDA_PAD + (size_t)g->mb_cols * 16 + reach + 1);
+  const size_t y1 =
+      MIN (g->rows - 3, ME_CUDA_PAD + (size_t)g->mb_rows * 16 + reach + 1);
+  const dim3 grid ((unsigned)((x1 - x0 + HPEL_THREADS - 1) / HPEL_THREADS),
+      (unsigned)(y1 - y0));
+  hpel_kernel<<<grid, HPEL_THREADS, 0, stream>>> (
+      ref, hpel, g->pitch, g->rows, x0, x1, y0);
   return cudaGetLastError ();
 }
 
