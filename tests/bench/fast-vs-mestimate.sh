@@ -57,8 +57,9 @@ score() {
   name=$1
   shift
   $q score "$@" --build "$build" --x264 '' --json "$out/$name.json" \
-    >"$out/$name.md"
-  cat "$out/$name.md"
+    --cache "$out/cache" >"$out/$name.md"
+  $q table "$out/$name.json" >"$out/$name-table.md"
+  cat "$out/$name-table.md"
 }
 
 for step in $steps; do

@@ -6,11 +6,16 @@
                  [--size 432x528] [--jitter SIGMA [--seed S]]
     mvquality.py pan-bench [--build DIR]
     mvquality.py score CLIP [--frames N] [--configs LIST] [--x264 LIST]
-                 [--qp 23] [--true-mv QX,QY] [--build DIR] [--json OUT]
+                 [--qp 23] [--true-mv QX,QY] [--mestimate METHODS]
+                 [--mestimate-ranges LIST] [--build DIR] [--json OUT]
+    mvquality.py speed CLIP [--frames N] [--mestimate-frames M]
+                 [--ranges 16,32] [--methods LIST] [--mestimate METHODS]
 
 `score` runs CLIP (anything ffmpeg decodes) through gpumotionest once per
 configuration, R<range>:<partitions>:<subpel>:<metric>[:qp<Q>|:l<lambda>]
-(gst-launch-1.0, the CPU backend unless --backend says otherwise), writes
+[:m<method>] (gst-launch-1.0, the CPU backend unless --backend says
+otherwise; the method full, mods, hierarchical or predictive, full when not
+named), writes
 each field with mvexport (JSON Lines), encodes the same luma with x264
 through ffmpeg and reads x264's vectors back (+export_mvs, through the small
 C program mvquality-avmvs.c, compiled here with cc when the libav*
@@ -35,7 +40,18 @@ luma frames:
             prediction by more than 1 pixel (4 quarter pels) in either
             component;
   exact     with --true-mv, the share of interior 16x16 blocks (not in the
-            outer ring) whose vector equals the known motion exactly.
+            outer ring, and whose true match lies inside the reference
+            picture) whose vector equals the known motion exactly;
+  differs   for a fast method, the share of 16x16 blocks whose vector
+            differs from that of the same configuration searched by method
+            full (when both are in the run); for mestimate, from the
+            whole-pel, distortion-only full search of the same range.
+
+With --mestimate, FFmpeg's mestimate filter (libavfilter, through the small
+C program mvquality-mestimate.c, compiled here with cc) is scored beside
+them: 16x16 blocks, search_param = the range, whole-pel vectors against the
+previous frame.  `speed` times gpumotionest's methods through the element
+and mestimate's methods in one-reference searches per second.
 
 x264's vectors are taken as FFmpeg exports them: one per 16x16, 16x8, 8x16
 or 8x8 partition (a sub-8x8 split comes out as its 8x8's first vector),
@@ -364,7 +380,30 @@ def build_mestimate(work):
     return exe
 
 
-def mestimate_fields(exe, gray, n, w, h, method, rng):
+def mestimate_fields(exe, gray, n, w, h, method, rng, args=None):
+    """mestimate_run(), or its result from --cache when an earlier run
+    saved it for the same frames, method and range."""
+    cache = getattr(args, "cache", None)
+    if cache:
+        import hashlib
+        with open(gray, "rb") as f:
+            key = hashlib.sha256(f.read()).hexdigest()[:16]
+        path = os.path.join(cache, f"mestimate-{key}-{w}x{h}-{method}-"
+                            f"{rng}.npz")
+        if os.path.exists(path):
+            z = np.load(path)
+            seq = [None] + list(z["fields"])
+            return seq, int(z["outs"]), float(z["secs"])
+    seq, outs, secs = mestimate_run(exe, gray, n, w, h, method, rng)
+    if cache:
+        os.makedirs(cache, exist_ok=True)
+        np.savez(path + ".tmp.npz", fields=np.stack(seq[1:]), outs=outs,
+                 secs=secs)
+        os.replace(path + ".tmp.npz", path)
+    return seq, outs, secs
+
+
+def mestimate_run(exe, gray, n, w, h, method, rng):
     """FFmpeg's mestimate (method, mb_size=16, search_param=rng) over the
     raw GRAY8 file `gray`: per frame the field against the previous frame
     (mb rows x mb cols x 2, quarter pels) or None for frame 0, the number of
@@ -480,9 +519,12 @@ class Score:
         self.exact = 0
         self.interior = 0
         self.exact_frames = []
+        self.near = 0
         self.psnr_frames = []
         self.sse_inter = 0
         self.pixels_inter = 0
+        self.sse_inside = 0
+        self.pixels_inside = 0
         self.extra = {}
 
     def add(self, field, pred_img, cur, true_mv=None, inter=None):
@@ -490,6 +532,12 @@ class Score:
         sse = int((d * d).sum())
         self.sse += sse
         self.pixels += d.size
+        # inside the outer ring of macroblocks: where a search that keeps
+        # its match inside the picture (mestimate) is not at a disadvantage
+        h, w = d.shape
+        di = d[16:16 * (h // 16 - 1), 16:16 * (w // 16 - 1)]
+        self.sse_inside += int((di * di).sum())
+        self.pixels_inside += di.size
         if inter is not None:
             di = d[inter]
             self.sse_inter += int((di * di).sum())
@@ -507,6 +555,8 @@ class Score:
             hit = int((field[:inner.shape[0], :inner.shape[1]][inner]
                        == true_mv).all(-1).sum())
             self.exact += hit
+            self.near += int((np.abs(field[:inner.shape[0], :inner.shape[1]]
+                                     [inner] - true_mv) <= 2).all(-1).sum())
             self.interior += int(inner.sum())
             self.exact_frames.append(hit == int(inner.sum()))
 
@@ -520,6 +570,10 @@ class Score:
                  mvd_bits_per_frame=round(self.bits / max(self.frames, 1), 1),
                  mvd_bits_per_block=round(self.bits / max(self.blocks, 1), 3),
                  smooth_rough_share=round(self.rough / max(self.blocks, 1), 4))
+        if self.pixels_inside:
+            mi = self.sse_inside / self.pixels_inside
+            r["mc_psnr_inside"] = round(
+                99.0 if mi == 0 else 10 * np.log10(255 ** 2 / mi), 3)
         if self.pixels_inter:
             mi = self.sse_inter / self.pixels_inter
             r["mc_psnr_x264_inter"] = round(
@@ -529,6 +583,9 @@ class Score:
         if self.interior:
             r["exact_share"] = round(self.exact / self.interior, 4)
             r["interior_blocks_per_frame"] = self.interior // self.frames
+            # within half a pixel on each axis: what a whole-pel field can
+            # reach at best when the motion is fractional
+            r["near_share"] = round(self.near / self.interior, 4)
             # frames (1 = the first with a reference) in which every interior
             # block is exact, and the first frame from which all are
             r["exact_all_frames"] = int(sum(self.exact_frames))
@@ -760,7 +817,8 @@ def score_in(args, frames, work, t0):
         for rng in ranges:
             for m in me_methods:
                 nm = f"mestimate R{rng} {m}"
-                seq, outs, secs = mestimate_fields(exe, gray, n, w, h, m, rng)
+                seq, outs, secs = mestimate_fields(exe, gray, n, w, h, m, rng,
+                                                   args)
                 fields[nm] = (16, seq)
                 info[nm] = dict(seconds=round(secs, 2), one_ref_searches=2
                                 * outs, searches_per_s=round(2 * outs / secs,
@@ -900,7 +958,17 @@ def cmd_speed(args):
     """One-reference searches per second: gpumotionest's methods through
     the element (16x16, the CPU backend unless --backend says otherwise,
     on all cores and on one thread) and FFmpeg's mestimate methods (one
-    thread: it has none), on the first frames of CLIP."""
+    thread: it has none), on the first frames of CLIP.
+
+    gpumotionest: N frames are N - 1 searches, timed from PLAYING to EOS
+    as gst-launch-1.0 reports it (the fastest of --repeat runs).
+    mestimate: the time spent inside libavfilter; each output frame is two
+    searches (the previous and the next frame), counted as
+    tests/bench/cpu-vs-mestimate.sh counts them.  With M frames sent (the
+    last twice, see mvquality-mestimate.c) there are M outputs and 2 M
+    searches, of which two are against an identical frame, which the
+    exhaustive search ends at once: the count flatters mestimate a
+    little."""
     frames = load_luma(args.clip, args.frames)
     n, h, w = frames.shape
     work = tempfile.mkdtemp(prefix="mvquality-speed-", dir=args.work)
@@ -964,6 +1032,67 @@ def cmd_speed(args):
         print(f"| {r['who']} {r['method']} | {r['range']} | {r['subpel']} "
               f"{r['metric']} | {r['threads']} | {r['searches']} | "
               f"{r['seconds']:.2f} | {r['searches_per_s']:.3f} |")
+    return 0
+
+
+def cmd_table(args):
+    """The "Fast methods" table of docs/quality.md from a `score` JSON
+    file: one row per search, grouped by range, our whole-pel rows, then
+    mestimate's, then our quarter-pel rows; MC-PSNR also as the difference
+    from full search at the same settings (for mestimate, from our
+    whole-pel full search of the same range)."""
+    with open(args.json) as f:
+        rep = json.load(f)
+    res = {r["name"]: r for r in rep["results"]}
+    rows = []
+    for name, r in res.items():
+        if name.startswith("mestimate "):
+            _, rng, m = name.split()
+            rows.append((int(rng[1:]), 1, 10 + ["esa", "ds", "hexbs", "epzs",
+                                                "umh"].index(m)
+                         if m in ("esa", "ds", "hexbs", "epzs", "umh")
+                         else 20, f"mestimate {m} R={rng[1:]}", r))
+        elif name.startswith("R") and r["grid"] == "16x16":
+            cfg = parse_config(name)
+            m = cfg["method"] or "full"
+            sub = {"none": "whole", "half": "half", "quarter": "quarter"}[
+                cfg["subpel"]]
+            label = f"{m} R={cfg['range']} {sub}"
+            if cfg["subpel"] != "none":
+                label += f" {cfg['metric']}"
+            if cfg["rate"]:
+                label += f" {cfg['rate']}"
+            rows.append((cfg["range"], 0 if cfg["subpel"] == "none" else 2,
+                         METHODS.index(m), label, r))
+    rows.sort(key=lambda x: x[:3])
+    ex = any("exact_share" in r for *_, r in rows)
+    head = ("| search | MC-PSNR dB | vs full dB | inside the ring dB |"
+            " MVD bits/frame | rough % | differs from full % |")
+    if ex:
+        head += " exact % | all exact from frame | within ½ px % |"
+    print(head)
+    print("|" + " --- |" * (7 + 3 * ex))
+    for *_, label, r in rows:
+        full = r.get("full_compared")
+        if r["name"].startswith("R") and parse_config(r["name"])[
+                "method"] in ("", "full"):
+            delta, dif = "—", "—"
+        else:
+            delta = (f"{r['mc_psnr'] - res[full]['mc_psnr']:+.2f}"
+                     if full else "")
+            dif = (f"{100 * r['differs_from_full_share']:.2f}"
+                   if "differs_from_full_share" in r else "")
+        ins = f"{r['mc_psnr_inside']:.2f}" if "mc_psnr_inside" in r else ""
+        line = (f"| {label} | {r['mc_psnr']:.2f} | {delta} | {ins} | "
+                f"{r['mvd_bits_per_frame']:.0f} | "
+                f"{100 * r['smooth_rough_share']:.1f} | {dif} |")
+        if ex:
+            fr = r.get("exact_all_from_frame")
+            line += (f" {100 * r['exact_share']:.1f} | "
+                     f"{fr if fr else 'never'} |")
+            line += (f" {100 * r['near_share']:.1f} |" if "near_share" in r
+                     else " |")
+        print(line)
     return 0
 
 
@@ -1192,6 +1321,9 @@ def main():
     s.add_argument("--mestimate", default="",
                    help="FFmpeg mestimate methods to score, comma-separated "
                    "(esa, ds, hexbs, epzs, umh, ...; 16x16, whole pel)")
+    s.add_argument("--cache", help="keep mestimate's fields in this "
+                   "folder and reuse them (keyed by the frames, method and "
+                   "range)")
     s.add_argument("--mestimate-ranges",
                    help="search_param values, comma-separated (default: "
                    "every range of the configurations)")
@@ -1224,8 +1356,11 @@ def main():
     t.add_argument("--backend", default="cpu")
     t.add_argument("--json")
     t.add_argument("--work", help="folder for temporary files")
+    tb = sub.add_parser("table", help="the fast-methods table of a score "
+                        "JSON file")
+    tb.add_argument("json")
     args = ap.parse_args()
-    return {"selftest": cmd_selftest, "make-pan": cmd_make_pan,
+    return {"table": cmd_table, "selftest": cmd_selftest, "make-pan": cmd_make_pan,
             "pan-bench": cmd_pan_bench, "score": cmd_score,
             "speed": cmd_speed}[args.cmd](args)
 
