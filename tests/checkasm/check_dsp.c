@@ -57,7 +57,7 @@ fill_pixels (guint8 * cur, guint8 * ref, size_t ref_size, Fill how)
 static void
 sad_case (int t, int *n, ptrdiff_t * stride, int *offset, Fill * how)
 {
-  *n = t < 3 ? MAX_N : t < 20 ? 1 + t : g_rand_int_range (checkasm.rand, 1,
+  *n = t < 3 ? MAX_N : t < 23 ? t - 2 : g_rand_int_range (checkasm.rand, 1,
       MAX_N + 1);
   *stride = g_rand_int_range (checkasm.rand, *n + 15, MAX_STRIDE);
   if (t == 1)

@@ -225,10 +225,46 @@ static decl_sea_row_fn (sea_row_avx2)
  * per-block arrays the output wants.  A 4x4 SAD is at most 4080. */
 #define MPSAD_IMM(bx) ((bx) | (((bx) & 1) << 2) | ((bx) << 3) | (((bx) & 1) << 5))
 
+/* The sixteen 4x4 SADs of one candidate: per row the byte differences,
+ * summed in fours by two multiply-adds, four rows per block row.  For the
+ * few candidates that the sixteen-wide steps would mostly waste (the fast
+ * methods cost candidates one at a time). */
+TARGET ("avx2")
+static void
+sad4x4_one_avx2 (const uint8_t * cur, const uint8_t * ref,
+    ptrdiff_t ref_stride, uint16_t * out, ptrdiff_t out_stride)
+{
+  const __m256i ones8 = _mm256_set1_epi8 (1), ones16 = _mm256_set1_epi16 (1);
+  for (int by = 0; by < 4; by++) {
+    __m256i acc = _mm256_setzero_si256 ();
+    for (int y = 4 * by; y < 4 * by + 4; y += 2) {
+      /* rows y and y + 1 side by side */
+      __m256i a = _mm256_loadu2_m128i ((const __m128i *) (cur + 16 * y + 16),
+          (const __m128i *) (cur + 16 * y));
+      __m256i b = _mm256_loadu2_m128i ((const __m128i *) (ref + (y + 1)
+              * ref_stride), (const __m128i *) (ref + y * ref_stride));
+      __m256i d = _mm256_or_si256 (_mm256_subs_epu8 (a, b),
+          _mm256_subs_epu8 (b, a));
+      acc = _mm256_add_epi32 (acc, _mm256_madd_epi16 (_mm256_maddubs_epi16 (d,
+              ones8), ones16));
+    }
+    uint32_t t[4];
+    _mm_storeu_si128 ((__m128i *) t, _mm_add_epi32 (_mm256_castsi256_si128
+            (acc), _mm256_extracti128_si256 (acc, 1)));
+    for (int bx = 0; bx < 4; bx++)
+      out[(4 * by + bx) * out_stride] = (uint16_t) t[bx];
+  }
+}
+
 TARGET ("avx2")
 static decl_sad4x4_row_fn (sad4x4_row_avx2)
 {
   __m256i c[16];
+  if (n < 4) {
+    for (int i = 0; i < n; i++)
+      sad4x4_one_avx2 (cur, ref + i, ref_stride, out + i, out_stride);
+    return;
+  }
   for (int y = 0; y < 16; y++)
     c[y] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
             (cur + 16 * y)));
