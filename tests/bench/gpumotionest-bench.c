@@ -21,6 +21,7 @@
  *
  * Usage: gpumotionest-bench [--backend NAME] [--quick] [--seconds S]
  *                           [--depth-sweep] [--method NAME] [--ranges LIST]
+ *                           [--shapes 16x16|all]
  */
 #include "config.h"
 
@@ -197,7 +198,9 @@ main (int argc, char **argv)
   double seconds = 0.4;
   GError *error = NULL;
   unsigned ranges[16] = { 16, 32, 64 }, n_ranges = 3;
+  gboolean ranges_given = FALSE;
   const char *method_name = "full";
+  int only_parts = 0;           /* --shapes: 0 both, else that set alone */
 
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--backend") && i + 1 < argc)
@@ -231,16 +234,21 @@ main (int argc, char **argv)
       method_name = names[bench_method];
     } else if (!strcmp (argv[i], "--ranges") && i + 1 < argc) {
       gchar **list = g_strsplit (argv[++i], ",", 16);
+      ranges_given = TRUE;
       for (n_ranges = 0; list[n_ranges]; n_ranges++)
         ranges[n_ranges] = (unsigned) atoi (list[n_ranges]);
       g_strfreev (list);
+    } else if (!strcmp (argv[i], "--shapes") && i + 1 < argc) {
+      i++;
+      only_parts = !strcmp (argv[i], "all") ? GST_MOTION_VECTOR_PARTITIONS_ALL
+          : GST_MOTION_VECTOR_PARTITIONS_16X16;
     } else if (!strcmp (argv[i], "--metric") && i + 1 < argc)
       bench_metric = !strcmp (argv[++i], "satd") ? ME_METRIC_SATD
           : ME_METRIC_SAD;
     else {
       fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
           "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd] "
-          "[--lambda N] [--method NAME] [--ranges R1,R2,..]\n",
+          "[--lambda N] [--method NAME] [--ranges R1,R2,..] [--shapes 16x16|all]\n",
           argv[0]);
       return 2;
     }
@@ -311,12 +319,14 @@ main (int argc, char **argv)
       continue;
     bench_setup (&b, sizes[si][0], sizes[si][1]);
     for (unsigned ri = 0; ri < n_ranges; ri++) {
-      if (quick && n_ranges == 3 && ranges[ri] != 32)
+      if (quick && !ranges_given && ranges[ri] != 32)
         continue;
       if (bench_method == GST_MOTION_VECTOR_METHOD_FULL
           && ranges[ri] > ME_MAX_FULL_RANGE)
         continue;
       for (unsigned pi = 0; pi < G_N_ELEMENTS (parts); pi++) {
+        if (only_parts && parts[pi] != (unsigned) only_parts)
+          continue;
         double kfps, kfps2;
         double f1 = bench_loop (&b, ranges[ri], parts[pi], 1, seconds, &kfps);
         double fd = bench_loop (&b, ranges[ri], parts[pi], depth_default,
