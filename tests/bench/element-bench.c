@@ -9,6 +9,9 @@
  * backend stages through its own pinned buffers.
  *
  *   element-bench [--backend auto|cpu|cuda] [--seconds S] [--plain] [--quick]
+ *                 [--range R] [--props "..."]
+ *
+ * --quick runs 1080p at R=32 (--range picks another range).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,6 +175,7 @@ main (int argc, char **argv)
   const char *backend = "auto";
   double seconds = 2.0;
   gboolean plain = FALSE, quick = FALSE;
+  unsigned quick_range = 32;
   static const Size sizes[] = { {1280, 720}, {1920, 1080}, {3840, 2160} };
   static const unsigned ranges[] = { 16, 32, 64 };
   static const char *shapes[] = { "16x16", "all" };
@@ -186,11 +190,14 @@ main (int argc, char **argv)
       plain = TRUE;
     else if (!strcmp (argv[i], "--quick"))
       quick = TRUE;
+    else if (!strcmp (argv[i], "--range") && i + 1 < argc)
+      quick_range = (unsigned) atoi (argv[++i]);
     else if (!strcmp (argv[i], "--props") && i + 1 < argc)
       extra_props = argv[++i];
     else {
       fprintf (stderr, "usage: %s [--backend auto|cpu|cuda] [--seconds S] "
-          "[--plain] [--quick] [--props \"subpel=quarter ...\"]\n", argv[0]);
+          "[--plain] [--quick] [--range R] [--props \"subpel=quarter ...\"]\n",
+          argv[0]);
       return 2;
     }
   }
@@ -201,18 +208,17 @@ main (int argc, char **argv)
       "depth 1", "depth 0", "ratio", "backend, frames from");
   for (unsigned si = quick ? 1 : 0; si < (quick ? 2u : G_N_ELEMENTS (sizes));
       si++) {
-    for (unsigned ri = 0; ri < G_N_ELEMENTS (ranges); ri++) {
-      if (quick && ranges[ri] != 32)
-        continue;
+    for (unsigned ri = 0; ri < (quick ? 1 : G_N_ELEMENTS (ranges)); ri++) {
+      const unsigned range = quick ? quick_range : ranges[ri];
       for (unsigned pi = 0; pi < G_N_ELEMENTS (shapes); pi++) {
         char active[16];
         gboolean pooled;
-        double d1 = run (backend, sizes[si], ranges[ri], shapes[pi], 1,
+        double d1 = run (backend, sizes[si], range, shapes[pi], 1,
             seconds, plain, active, &pooled);
-        double d0 = run (backend, sizes[si], ranges[ri], shapes[pi], 0,
+        double d0 = run (backend, sizes[si], range, shapes[pi], 0,
             seconds, plain, active, &pooled);
         printf ("%4ux%-5u %3u %-6s %8.1f %8.1f %8.2f  %s, %s\n",
-            sizes[si].w, sizes[si].h, ranges[ri], shapes[pi], d1, d0, d0 / d1,
+            sizes[si].w, sizes[si].h, range, shapes[pi], d1, d0, d0 / d1,
             active, pooled ? "its proposed pool" : "plain memory");
         fflush (stdout);
       }
