@@ -34,6 +34,20 @@ me_mods_first_reach (int range, int s1)
 
 #define ME_HIER_LEVELS 3        /* levels 0 (the frame), 1 and 2 */
 #define ME_HIER_REFINE 2        /* levels 1 and 0: ±2 around the doubled vector */
+/* levels 1 and 0 also try ±1 around each of the 8 neighbouring
+ * macroblocks' doubled vectors of the level below */
+#define ME_HIER_NEIGHBOUR_REFINE 1
+#define ME_HIER_NEIGHBOURS 8
+
+/* The dx (k = 0) and dy (k = 1) of neighbour i, 0 <= i < 8: left, right,
+ * top, bottom, then the corners. */
+ME_INLINE int
+me_hier_neighbour (int i, int k)
+{
+  const int d[8][2] = { {-1, 0}, {1, 0}, {0, -1}, {0, 1}, {-1, -1}, {1, -1},
+    {-1, 1}, {1, 1} };
+  return d[i][k];
+}
 
 /* The window at level k: ceil(R / 2^k). */
 ME_INLINE int

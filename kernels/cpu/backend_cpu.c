@@ -735,7 +735,8 @@ finish_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   MEField *field = s->field;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    if (!field->grid[p])
+    /* requested grids only: the others may be there, unused (me_backend.h) */
+    if (!(s->params->partitions & (1u << p)))
       continue;
     const unsigned per = 16 / GST_MOTION_VECTOR_PARTITION_H (p);
     me_mvpred_grid_rows (field->grid[p], p, field->mb_cols, field->mb_rows,
@@ -807,6 +808,7 @@ cpu_close (MESession * s)
   g_free (s->coarse_ranks.cand);
   g_free (s->guide);
   g_free (s->temporal);
+  g_free (s->level1);
   g_free (s->progress);
   g_free (s->winners);
   g_free (s);

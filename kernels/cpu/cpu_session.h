@@ -69,10 +69,11 @@ struct MESession {
   gboolean prune;               /* exact early-out in the 16x16 search */
   /* The fast methods (search_fast.c): the coarsest level's rank table; the
    * guide winners (dx, dy per macroblock) of this frame and of the one
-   * before (predictive's temporal predictors, when temporal_valid); the
+   * before (predictive's temporal predictors, when temporal_valid), and
+   * hierarchical's level-1 winners (its level-2 ones go to guide); the
    * predictive wavefront's progress per macroblock row. */
   RankTable coarse_ranks;
-  gint16 *guide, *temporal;
+  gint16 *guide, *temporal, *level1;
   size_t guide_size;
   gboolean temporal_valid;
   unsigned temporal_cols, temporal_rows;

@@ -133,13 +133,31 @@ visit (Walk * w, int dx, int dy)
   return parts_update (w, sad4, 16, dx, dy);
 }
 
+/* The hash slot of a vector in the seen table. */
+static unsigned
+seen_slot (int dx, int dy, guint32 * v)
+{
+  /* never WALK_NO_VEC: both fields are at most 12 bits */
+  *v = (guint32) (dx + 2048) | (guint32) (dy + 2048) << 12;
+  return (*v * 2654435761u) >> 26;
+}
+
+/* Notes a candidate costed some other way (a row) as seen. */
+static void
+seen_put (Walk * w, int dx, int dy, uint64_t key)
+{
+  guint32 v;
+  const unsigned h = seen_slot (dx, dy, &v);
+  w->seen_vec[h] = v;
+  w->seen_key[h] = key;
+}
+
 /* visit(), or the key of a candidate already seen. */
 static uint64_t
 visit_once (Walk * w, int dx, int dy)
 {
-  /* never WALK_NO_VEC: both fields are at most 12 bits */
-  const guint32 v = (guint32) (dx + 2048) | (guint32) (dy + 2048) << 12;
-  const unsigned h = (v * 2654435761u) >> 26;
+  guint32 v;
+  const unsigned h = seen_slot (dx, dy, &v);
   if (w->seen_vec[h] == v)
     return w->seen_key[h];
   w->seen_vec[h] = v;
@@ -293,48 +311,98 @@ coarse_row (MESession * s, Scratch * scratch, unsigned sby)
   }
 }
 
-/* Levels 1 and 0 of one macroblock row. */
+/* Whether neighbour i of macroblock (mbx, mby) is in the grid; its index. */
+static gboolean
+neighbour (const MEField * f, unsigned mbx, unsigned mby, int i, size_t * at)
+{
+  const int x = (int) mbx + me_hier_neighbour (i, 0);
+  const int y = (int) mby + me_hier_neighbour (i, 1);
+  if (x < 0 || y < 0 || x >= (int) f->mb_cols || y >= (int) f->mb_rows)
+    return FALSE;
+  *at = (size_t) y * f->mb_cols + x;
+  return TRUE;
+}
+
+/* Level 1 of one macroblock row: around the doubled level-2 winners of the
+ * macroblock (±2) and of its neighbours (±1); into s->level1. */
 static void
-fine_row (MESession * s, Scratch * scratch, unsigned mby)
+level1_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   const PaddedPlane *cl = s->cur->level[0], *rl = s->ref->level[0];
-  const int R = s->params->search_range, R1 = me_hier_range (R, 1);
-  const int d = ME_HIER_REFINE;
+  /* seen_slot() is defined for Walk; the same hash serves here */
+  const int R1 = me_hier_range (s->params->search_range, 1);
+  const MEField *f = s->field;
+
+  for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
+    const size_t me = (size_t) mby * f->mb_cols + mbx;
+    const guint8 *rb = rl->origin + (ptrdiff_t) 8 * mby * rl->stride + 8 * mbx;
+    guint8 c[64];
+    /* candidates seen: neighbours mostly share their vectors */
+    guint32 seen[64];
+    uint64_t best = ME_KEY_NONE;
+
+    for (int y = 0; y < 8; y++)
+      memcpy (c + 8 * y, cl->origin + ((ptrdiff_t) 8 * mby + y) * cl->stride
+          + 8 * mbx, 8);
+    memset (seen, 0xff, sizeof (seen));
+    for (int i = -1; i < ME_HIER_NEIGHBOURS; i++) {
+      size_t at = me;
+      if (i >= 0 && !neighbour (f, mbx, mby, i, &at))
+        continue;
+      const int d = i < 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
+      const int cx = 2 * s->guide[2 * at], cy = 2 * s->guide[2 * at + 1];
+      for (int oy = -d; oy <= d; oy++)
+        for (int ox = -d; ox <= d; ox++) {
+          const int dx = cx + ox, dy = cy + oy;
+          guint32 v;
+          const unsigned h = seen_slot (dx, dy, &v);
+          if (!me_fast_inside (dx, dy, R1) || seen[h] == v)
+            continue;
+          seen[h] = v;
+          const uint64_t key = me_key (s->dsp.sad8x8 (c, rb + (ptrdiff_t) dy
+                  * rl->stride + dx, rl->stride), dx, dy);
+          best = key < best ? key : best;
+        }
+    }
+    s->level1[2 * me] = me_key_dx (best);
+    s->level1[2 * me + 1] = me_key_dy (best);
+  }
+}
+
+/* Level 0 of one macroblock row: V is the square around the doubled
+ * level-1 winner (±2, in rows), the zero vector, and ±1 around the
+ * neighbours' doubled level-1 winners. */
+static void
+level0_row (MESession * s, Scratch * scratch, unsigned mby)
+{
+  const int R = s->params->search_range;
+  const int d = ME_HIER_REFINE, dn = ME_HIER_NEIGHBOUR_REFINE;
+  const MEField *f = s->field;
+  uint64_t keys[2 * ME_HIER_REFINE + 1];
   Walk w;
 
-  for (unsigned mbx = 0; mbx < s->field->mb_cols; mbx++) {
-    const gint16 *g = s->guide + 2 * ((size_t) mby * s->field->mb_cols + mbx);
-    const guint8 *c = cl->origin + (ptrdiff_t) 8 * mby * cl->stride + 8 * mbx;
-    const guint8 *r = rl->origin + (ptrdiff_t) 8 * mby * rl->stride + 8 * mbx;
-    uint64_t best1 = ME_KEY_NONE;
-
-    for (int oy = -d; oy <= d; oy++)
-      for (int ox = -d; ox <= d; ox++) {
-        const int dx = 2 * g[0] + ox, dy = 2 * g[1] + oy;
-        if (!me_fast_inside (dx, dy, R1))
-          continue;
-        const guint8 *rr = r + (ptrdiff_t) dy * rl->stride + dx;
-        uint32_t sad = 0;
-        for (int y = 0; y < 8; y++)
-          for (int x = 0; x < 8; x++)
-            sad += ABS (c[y * cl->stride + x] - rr[y * rl->stride + x]);
-        const uint64_t key = me_key (sad, dx, dy);
-        if (key < best1)
-          best1 = key;
-      }
+  for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
+    const size_t me = (size_t) mby * f->mb_cols + mbx;
+    const int cx = 2 * s->level1[2 * me], cy = 2 * s->level1[2 * me + 1];
+    const int x0 = MAX (cx - d, -R), x1 = MIN (cx + d, R);
 
     walk_init (&w, s, scratch, mbx, mby);
-    const int cx = 2 * me_key_dx (best1), cy = 2 * me_key_dy (best1);
-    /* the rows of the (2d + 1)^2 square that lie in the window */
-    const int x0 = MAX (cx - d, -R), x1 = MIN (cx + d, R);
-    uint64_t keys[2 * ME_HIER_REFINE + 1];
-    gboolean zero = FALSE;
     for (int y = MAX (cy - d, -R); y <= MIN (cy + d, R) && x0 <= x1; y++) {
       visit_row (&w, x0, y, x1 - x0 + 1, keys);
-      zero |= y == 0 && x0 <= 0 && x1 >= 0;
+      for (int x = x0; x <= x1; x++)
+        seen_put (&w, x, y, keys[x - x0]);
     }
-    if (!zero)
-      visit (&w, 0, 0);
+    visit_once (&w, 0, 0);
+    for (int i = 0; i < ME_HIER_NEIGHBOURS; i++) {
+      size_t at;
+      if (!neighbour (f, mbx, mby, i, &at))
+        continue;
+      const int nx = 2 * s->level1[2 * at], ny = 2 * s->level1[2 * at + 1];
+      for (int oy = -dn; oy <= dn; oy++)
+        for (int ox = -dn; ox <= dn; ox++)
+          if (me_fast_inside (nx + ox, ny + oy, R))
+            visit_once (&w, nx + ox, ny + oy);
+    }
     walk_store (&w, s, mbx, mby);
   }
 }
@@ -346,8 +414,10 @@ ensure_guide (MESession * s)
   if (n > s->guide_size) {
     g_free (s->guide);
     g_free (s->temporal);
+    g_free (s->level1);
     s->guide = g_new0 (gint16, n);
     s->temporal = g_new0 (gint16, n);
+    s->level1 = g_new0 (gint16, n);
     s->guide_size = n;
     s->temporal_valid = FALSE;
   }
@@ -364,8 +434,10 @@ me_cpu_method_hierarchical (MESession * s)
   plane_levels (s->cur, R);
   if (s->coarse_ranks.range != R2)
     me_cpu_rank_table_build (&s->coarse_ranks, R2);
+  /* each level waits for the whole level below: neighbours' winners */
   me_cpu_run_parallel (s, coarse_row, (s->field->mb_rows + 3) / 4);
-  me_cpu_run_parallel (s, fine_row, s->field->mb_rows);
+  me_cpu_run_parallel (s, level1_row, s->field->mb_rows);
+  me_cpu_run_parallel (s, level0_row, s->field->mb_rows);
 }
 
 /* ---- predictive ---------------------------------------------------------- */

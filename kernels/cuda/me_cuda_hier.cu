@@ -10,13 +10,17 @@
  * waits for another.  Level 0 is the device frame itself, whose border
  * already replicates the macroblock-extended frame's edges.
  *
- * Search.  One warp per macroblock does all three levels, since each
- * depends on the one before.  Level 2: the lanes share out the window's
- * columns and walk down them, four rows in registers, so each row loaded
- * serves four candidates.  Level 1: lane i < 25 costs offset i of the 5x5
- * square.  Level 0: lane i < 25 likewise and lane 25 the zero vector, each
- * with every requested shape's sums; the warp then reduces each partition.
- * Keys are unique, so reductions in any order agree with the CPU's loops.
+ * Search.  Three kernels, one per level, since each level reads the
+ * winners of the neighbouring macroblocks at the level below (`vecs`: level
+ * 2's winners, then level 1's, one word per macroblock); one warp per
+ * macroblock in each.  Level 2: the lanes share out the window's columns
+ * and walk down them, four rows in registers, so each row loaded serves
+ * four candidates.  Level 1: the 25 offsets of the macroblock's 5x5 square
+ * and the 9 of each neighbour's 3x3 square, shared out to the lanes.  Level
+ * 0: likewise with the zero vector, each candidate with every requested
+ * shape's sums; the warp then reduces each partition.  Keys are unique, so
+ * reductions in any order agree with the CPU's loops, and a candidate
+ * costed twice (neighbours often share a vector) changes nothing.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -107,8 +111,9 @@ typedef struct {
   const uint8_t *cur, *ref; /* level 0: pixel (0, 0) */
   const uint8_t *cur1, *ref1, *cur2, *ref2; /* levels 1, 2: sample (0, 0) */
   size_t pitch, pitch1, pitch2;
-  unsigned mb_cols, n_mbs;
+  unsigned mb_cols, mb_rows, n_mbs;
   int range;
+  uint32_t *vec2, *vec1; /* winners of levels 2 and 1, per macroblock */
   unsigned partitions;
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
 } HierArgs;
@@ -160,58 +165,136 @@ search_level2 (const HierArgs &a, int mbx, int mby, int lane)
   return me_fast_warp_min (best);
 }
 
-/* Level 1: the 8x8 block at 2 v2 + (ox, oy), lane 5 (oy + 2) + ox + 2. */
-static __device__ __forceinline__ uint64_t
-search_level1 (const HierArgs &a, int mbx, int mby, int lane, uint64_t v2)
+/* A vector in one word, and back. */
+static __device__ __forceinline__ uint32_t
+pack_vec (uint64_t key)
 {
-  const int R1 = me_hier_range (a.range, 1);
-  const int cx = 2 * me_key_dx (v2) + lane % 5 - ME_HIER_REFINE;
-  const int cy = 2 * me_key_dy (v2) + lane / 5 - ME_HIER_REFINE;
-  uint64_t key = ME_KEY_NONE;
-  if (lane < 25 && me_fast_inside (cx, cy, R1)) {
-    uint32_t sel;
-    const uint32_t *row =
-        me_fast_ref_row (a.ref1, a.pitch1, 8 * mbx + cx, 8 * mby + cy, &sel);
-    const uint8_t *cb = a.cur1 + (size_t)(8 * mby) * a.pitch1 + 8 * mbx;
-    uint32_t sad = 0;
-#pragma unroll
-    for (int y = 0; y < 8; y++) {
-      const uint2 cw = *(const uint2 *)(cb + (size_t)y * a.pitch1);
-      const uint32_t *p = row + (size_t)y * (a.pitch1 / 4);
-      const uint32_t w0 = __ldg (p), w1 = __ldg (p + 1), w2 = __ldg (p + 2);
-      sad = me_vsad4 (cw.x, __byte_perm (w0, w1, sel), sad);
-      sad = me_vsad4 (cw.y, __byte_perm (w1, w2, sel), sad);
-    }
-    key = me_key (sad, cx, cy);
-  }
-  return me_fast_warp_min (key);
+  return (uint32_t)(uint16_t)me_key_dx (key) |
+         (uint32_t)(uint16_t)me_key_dy (key) << 16;
 }
 
-template <int BS>
+static __device__ __forceinline__ int
+vec_x (uint32_t v)
+{
+  return (int16_t)(v & 0xffff);
+}
+
+static __device__ __forceinline__ int
+vec_y (uint32_t v)
+{
+  return (int16_t)(v >> 16);
+}
+
+/* Candidate i of a level-1 or level-0 set around the doubled winners in
+ * `vecs`: i < 25 the macroblock's own square (+-ME_HIER_REFINE), then 9 per
+ * neighbour (+-ME_HIER_NEIGHBOUR_REFINE), fast_rules.h's order.  FALSE for a
+ * neighbour outside the grid. */
+static __device__ __forceinline__ bool
+level_candidate (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
+    int i, int *cx, int *cy)
+{
+  int x = mbx, y = mby, ox, oy;
+  if (i < 25) {
+    ox = i % 5 - ME_HIER_REFINE;
+    oy = i / 5 - ME_HIER_REFINE;
+  } else {
+    const int j = i - 25, n = j / 9;
+    x += me_hier_neighbour (n, 0);
+    y += me_hier_neighbour (n, 1);
+    if (x < 0 || y < 0 || x >= (int)a.mb_cols || y >= (int)a.mb_rows)
+      return false;
+    ox = j % 9 % 3 - ME_HIER_NEIGHBOUR_REFINE;
+    oy = j % 9 / 3 - ME_HIER_NEIGHBOUR_REFINE;
+  }
+  const uint32_t v = vecs[(size_t)y * a.mb_cols + x];
+  *cx = 2 * vec_x (v) + ox;
+  *cy = 2 * vec_y (v) + oy;
+  return true;
+}
+
+#define LEVEL_CANDIDATES (25 + 9 * ME_HIER_NEIGHBOURS)
+
+/* Level 1: the 8x8 block at (cx, cy), as a key; none outside [-R1, R1]^2. */
+static __device__ __forceinline__ uint64_t
+level1_key (const HierArgs &a, int mbx, int mby, int cx, int cy)
+{
+  const int R1 = me_hier_range (a.range, 1);
+  if (!me_fast_inside (cx, cy, R1))
+    return ME_KEY_NONE;
+  uint32_t sel;
+  const uint32_t *row =
+      me_fast_ref_row (a.ref1, a.pitch1, 8 * mbx + cx, 8 * mby + cy, &sel);
+  const uint8_t *cb = a.cur1 + (size_t)(8 * mby) * a.pitch1 + 8 * mbx;
+  uint32_t sad = 0;
+#pragma unroll
+  for (int y = 0; y < 8; y++) {
+    const uint2 cw = *(const uint2 *)(cb + (size_t)y * a.pitch1);
+    const uint32_t *p = row + (size_t)y * (a.pitch1 / 4);
+    const uint32_t w0 = __ldg (p), w1 = __ldg (p + 1), w2 = __ldg (p + 2);
+    sad = me_vsad4 (cw.x, __byte_perm (w0, w1, sel), sad);
+    sad = me_vsad4 (cw.y, __byte_perm (w1, w2, sel), sad);
+  }
+  return me_key (sad, cx, cy);
+}
+
 __global__ void
-__launch_bounds__ (HIER_WARPS * 32) hier_kernel (const HierArgs a)
+__launch_bounds__ (HIER_WARPS * 32) hier_level2_kernel (const HierArgs a)
 {
   const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
   const int lane = threadIdx.x & 31;
   if (mb >= a.n_mbs)
     return; /* the whole warp */
+  const uint64_t v2 = search_level2 (a, (int)(mb % a.mb_cols),
+      (int)(mb / a.mb_cols), lane);
+  if (lane == 0)
+    a.vec2[mb] = pack_vec (v2);
+}
+
+__global__ void
+__launch_bounds__ (HIER_WARPS * 32) hier_level1_kernel (const HierArgs a)
+{
+  const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
+  const int lane = threadIdx.x & 31;
+  if (mb >= a.n_mbs)
+    return;
   const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
+  uint64_t best = ME_KEY_NONE;
+  for (int i = lane; i < LEVEL_CANDIDATES; i += 32) {
+    int cx, cy;
+    if (level_candidate (a, a.vec2, mbx, mby, i, &cx, &cy)) {
+      const uint64_t k = level1_key (a, mbx, mby, cx, cy);
+      best = k < best ? k : best;
+    }
+  }
+  best = me_fast_warp_min (best);
+  if (lane == 0)
+    a.vec1[mb] = pack_vec (best);
+}
 
-  const uint64_t v2 = search_level2 (a, mbx, mby, lane);
-  const uint64_t v1 = search_level1 (a, mbx, mby, lane, v2);
-
-  /* level 0: V = 2 v1 + (ox, oy) inside the window, and zero */
-  const int cx = lane == 25 ? 0 : 2 * me_key_dx (v1) + lane % 5 - ME_HIER_REFINE;
-  const int cy = lane == 25 ? 0 : 2 * me_key_dy (v1) + lane / 5 - ME_HIER_REFINE;
+template <int BS>
+__global__ void
+__launch_bounds__ (HIER_WARPS * 32) hier_level0_kernel (const HierArgs a)
+{
+  const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
+  const int lane = threadIdx.x & 31;
+  if (mb >= a.n_mbs)
+    return;
+  const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
   uint64_t best[MeSplit<BS>::NI];
 #pragma unroll
   for (int n = 0; n < MeSplit<BS>::NI; n++)
     best[n] = ME_KEY_NONE;
-  if (lane <= 25 && me_fast_inside (cx, cy, a.range)) {
-    uint32_t c[16][4];
-    me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
-    me_fast_visit<BS> (
-        c, a.ref, a.pitch, mbx, mby, cx, cy, a.partitions, best);
+  uint32_t c[16][4];
+  me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
+  /* candidate LEVEL_CANDIDATES is the zero vector */
+  for (int i = lane; i <= LEVEL_CANDIDATES; i += 32) {
+    int cx = 0, cy = 0;
+    if (i < LEVEL_CANDIDATES
+        && !level_candidate (a, a.vec1, mbx, mby, i, &cx, &cy))
+      continue;
+    if (me_fast_inside (cx, cy, a.range))
+      me_fast_visit<BS> (
+          c, a.ref, a.pitch, mbx, mby, cx, cy, a.partitions, best);
   }
   me_fast_store<BS> (best, a.partitions, a.keys, a.mb_cols, mbx, mby);
 }
@@ -220,7 +303,7 @@ cudaError_t
 me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *cur_pyramid, const uint8_t *ref_pyramid,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
-    uint64_t *keys, cudaStream_t stream)
+    uint64_t *keys, uint32_t *vecs, cudaStream_t stream)
 {
   HierArgs a;
   MECudaPyramid layout;
@@ -242,22 +325,27 @@ me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
   a.pitch1 = layout.pitch[0];
   a.pitch2 = layout.pitch[1];
   a.mb_cols = g->mb_cols;
+  a.mb_rows = g->mb_rows;
   a.n_mbs = g->mb_cols * g->mb_rows;
+  a.vec2 = vecs;
+  a.vec1 = vecs + a.n_mbs;
   a.range = (int)range;
   a.partitions = partitions;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
     a.keys[p] = keys + offsets[p];
 
   const unsigned blocks = (a.n_mbs + HIER_WARPS - 1) / HIER_WARPS;
+  hier_level2_kernel<<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+  hier_level1_kernel<<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
   switch (me_fast_split (partitions)) {
   case 16:
-    hier_kernel<16><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    hier_level0_kernel<16><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
     break;
   case 8:
-    hier_kernel<8><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    hier_level0_kernel<8><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
     break;
   default:
-    hier_kernel<4><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    hier_level0_kernel<4><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
     break;
   }
   return cudaGetLastError ();

@@ -89,7 +89,15 @@ cudaError_t me_cuda_launch_pyramid (const uint8_t *frame, uint8_t *pyramid,
 cudaError_t me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *cur_pyramid, const uint8_t *ref_pyramid,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
-    uint64_t *keys, cudaStream_t stream);
+    uint64_t *keys, uint32_t *vecs, cudaStream_t stream);
+
+/* Bytes of the `vecs` scratch me_cuda_launch_hier needs: levels 2 and 1's
+ * winners, a word per macroblock each. */
+static inline size_t
+me_cuda_hier_vecs_bytes (const MECudaGeometry *g)
+{
+  return 2 * sizeof (uint32_t) * g->mb_cols * g->mb_rows;
+}
 
 /* predictive: the guide walk as a wavefront over macroblock rows, writing
  * this frame's guide winners (`guide`, one word per macroblock: `epoch`

@@ -129,6 +129,28 @@ check_sad4x4_row (me_sad4x4_row_fn ref_fn, me_sad4x4_row_fn fn)
   return TRUE;
 }
 
+static gboolean
+check_sad8x8 (me_sad8x8_fn ref_fn, me_sad8x8_fn fn)
+{
+  static guint8 cur[256] __attribute__((aligned (32)));
+  static guint8 ref[REF_SIZE];
+
+  for (int t = 0; t < N_TRIES; t++) {
+    int n, offset;
+    ptrdiff_t stride;
+    Fill how;
+    sad_case (t, &n, &stride, &offset, &how);
+    fill_pixels (cur, ref, sizeof (ref), how);
+    uint32_t a = ref_fn (cur, ref + offset, stride);
+    uint32_t b = fn (cur, ref + offset, stride);
+    if (a != b) {
+      printf ("  stride=%td offset=%d: %u, C %u\n", stride, offset, b, a);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* Costs and ranks for the key routines: random, or the largest values. */
 static void
 fill_keys (uint32_t * sad, uint16_t * sad4, size_t n4, uint16_t * rank,
@@ -518,6 +540,7 @@ checkasm_check_dsp (void)
     CHECK (min_key);
     CHECK (sea_row);
     CHECK (sad4x4_row);
+    CHECK (sad8x8);
     CHECK (part_min);
     CHECK (hpel_row);
     CHECK (subpel_cost);

@@ -106,29 +106,63 @@ level0 (const Img * p, int mb_cols, int mb_rows)
   return d;
 }
 
+/* Level 2's winner of every macroblock, then level 1's, each from the
+ * whole level below (the neighbours' winners are candidates). */
 static void
-hierarchical (Walk * w, const Img cl[3], const Img rl[3], int mbx, int mby,
-    int R)
+hierarchical_levels (const Img cl[3], const Img rl[3], int mb_cols,
+    int mb_rows, int R, int *v2, int *v1)
 {
   const int R2 = (R + 3) / 4, R1 = (R + 1) / 2;
-  uint64_t b2 = ME_KEY_NONE, b1 = ME_KEY_NONE;
 
-  for (int dy = -R2; dy <= R2; dy++)
-    for (int dx = -R2; dx <= R2; dx++)
-      b2 = MIN (b2, me_key (sad (&cl[2], &rl[2], 4 * mbx, 4 * mby, 4, 4, dx,
-                  dy), dx, dy));
-  for (int oy = -2; oy <= 2; oy++)
-    for (int ox = -2; ox <= 2; ox++) {
-      const int dx = 2 * me_key_dx (b2) + ox, dy = 2 * me_key_dy (b2) + oy;
-      if (inside (dx, dy, R1))
-        b1 = MIN (b1, me_key (sad (&cl[1], &rl[1], 8 * mbx, 8 * mby, 8, 8, dx,
-                    dy), dx, dy));
+  for (int mby = 0; mby < mb_rows; mby++)
+    for (int mbx = 0; mbx < mb_cols; mbx++) {
+      uint64_t b2 = ME_KEY_NONE;
+      for (int dy = -R2; dy <= R2; dy++)
+        for (int dx = -R2; dx <= R2; dx++)
+          b2 = MIN (b2, me_key (sad (&cl[2], &rl[2], 4 * mbx, 4 * mby, 4, 4,
+                      dx, dy), dx, dy));
+      v2[2 * (mby * mb_cols + mbx)] = me_key_dx (b2);
+      v2[2 * (mby * mb_cols + mbx) + 1] = me_key_dy (b2);
     }
-  for (int oy = -2; oy <= 2; oy++)
-    for (int ox = -2; ox <= 2; ox++) {
-      const int dx = 2 * me_key_dx (b1) + ox, dy = 2 * me_key_dy (b1) + oy;
-      if (inside (dx, dy, R))
-        guide (w, dx, dy);
+  for (int mby = 0; mby < mb_rows; mby++)
+    for (int mbx = 0; mbx < mb_cols; mbx++) {
+      uint64_t b1 = ME_KEY_NONE;
+      /* the macroblock itself (±2), then the 8 around it (±1) */
+      for (int ny = -1; ny <= 1; ny++)
+        for (int nx = -1; nx <= 1; nx++) {
+          const int x = mbx + nx, y = mby + ny, d = nx || ny ? 1 : 2;
+          if (x < 0 || y < 0 || x >= mb_cols || y >= mb_rows)
+            continue;
+          const int *c = v2 + 2 * (y * mb_cols + x);
+          for (int oy = -d; oy <= d; oy++)
+            for (int ox = -d; ox <= d; ox++) {
+              const int dx = 2 * c[0] + ox, dy = 2 * c[1] + oy;
+              if (inside (dx, dy, R1))
+                b1 = MIN (b1, me_key (sad (&cl[1], &rl[1], 8 * mbx, 8 * mby,
+                            8, 8, dx, dy), dx, dy));
+            }
+        }
+      v1[2 * (mby * mb_cols + mbx)] = me_key_dx (b1);
+      v1[2 * (mby * mb_cols + mbx) + 1] = me_key_dy (b1);
+    }
+}
+
+static void
+hierarchical (Walk * w, const int *v1, int mbx, int mby, int mb_cols,
+    int mb_rows, int R)
+{
+  for (int ny = -1; ny <= 1; ny++)
+    for (int nx = -1; nx <= 1; nx++) {
+      const int x = mbx + nx, y = mby + ny, d = nx || ny ? 1 : 2;
+      if (x < 0 || y < 0 || x >= mb_cols || y >= mb_rows)
+        continue;
+      const int *c = v1 + 2 * (y * mb_cols + x);
+      for (int oy = -d; oy <= d; oy++)
+        for (int ox = -d; ox <= d; ox++) {
+          const int dx = 2 * c[0] + ox, dy = 2 * c[1] + oy;
+          if (inside (dx, dy, R))
+            guide (w, dx, dy);
+        }
     }
   guide (w, 0, 0);
 }
@@ -209,6 +243,8 @@ checkasm_naive_fast (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
   const Img ci = { cur, stride, w, h }, ri = { ref, stride, w, h };
   Img cl[3] = { ci }, rl[3] = { ri };
   GArray *v = g_array_new (FALSE, FALSE, sizeof (int));
+  int *v2 = g_new (int, 2 * mb_cols * mb_rows);
+  int *v1 = g_new (int, 2 * mb_cols * mb_rows);
 
   if (params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL) {
     Img c0 = level0 (&ci, mb_cols, mb_rows), r0 = level0 (&ri, mb_cols,
@@ -219,6 +255,7 @@ checkasm_naive_fast (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
     rl[2] = decimate (&rl[1]);
     g_free ((gpointer) c0.data);
     g_free ((gpointer) r0.data);
+    hierarchical_levels (cl, rl, mb_cols, mb_rows, R, v2, v1);
   }
   for (int mby = 0; mby < mb_rows; mby++)
     for (int mbx = 0; mbx < mb_cols; mbx++) {
@@ -229,7 +266,7 @@ checkasm_naive_fast (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
           mods (&wk, R);
           break;
         case GST_MOTION_VECTOR_METHOD_HIERARCHICAL:
-          hierarchical (&wk, cl, rl, mbx, mby, R);
+          hierarchical (&wk, v1, mbx, mby, mb_cols, mb_rows, R);
           break;
         default:
           predictive (&wk, guide_out, temporal, mbx, mby, mb_cols, mb_rows, R);
@@ -271,4 +308,6 @@ checkasm_naive_fast (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
       g_free ((gpointer) rl[l].data);
     }
   g_array_free (v, TRUE);
+  g_free (v2);
+  g_free (v1);
 }

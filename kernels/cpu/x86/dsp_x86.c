@@ -991,10 +991,27 @@ static decl_subpel_cost_fn (subpel_cost_avx2)
   return cost_4_avx2 (COST_ARGS, h, 1);
 }
 
+/* Two rows per psadbw. */
+TARGET ("sse2")
+static decl_sad8x8_fn (sad8x8_sse2)
+{
+  __m128i acc = _mm_setzero_si128 ();
+  for (int y = 0; y < 8; y += 2) {
+    const __m128i c = _mm_loadu_si128 ((const __m128i *) (cur + 8 * y));
+    const __m128i r = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i *)
+            (ref + y * ref_stride)), _mm_loadl_epi64 ((const __m128i *)
+            (ref + (y + 1) * ref_stride)));
+    acc = _mm_add_epi64 (acc, _mm_sad_epu8 (c, r));
+  }
+  return (uint32_t) (_mm_cvtsi128_si32 (acc)
+      + _mm_cvtsi128_si32 (_mm_unpackhi_epi64 (acc, acc)));
+}
+
 void
 me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
 {
   if (flags & ME_CPU_FLAG_SSE2) {
+    dsp->sad8x8 = sad8x8_sse2;
     dsp->sad16_row = sad16_row_sse2;
     dsp->sad4x4_row = sad4x4_row_sse2;
   }
