@@ -26,7 +26,8 @@
 
 /* op, first byte: before the buffer */
 #define OP_CAPS (1u << 0)       /* new caps (format, size, frame rate) */
-#define OP_PROPS (1u << 1)      /* new search-range, partitions, in-flight */
+#define OP_PROPS (1u << 1)      /* new search-range, partitions, in-flight,
+                                 * method */
 #define OP_FLUSH (1u << 2)      /* flush-start, flush-stop, segment */
 #define OP_SEGMENT (1u << 3)    /* a new segment (drains) */
 #define OP_LATENCY (1u << 4)    /* a latency query from downstream */
@@ -305,6 +306,11 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       set_search (&s);
       in_flight = fuzz_u8 (&in) % 17;
       g_object_set (s.h->element, "in-flight", in_flight, NULL);
+      /* every method, switched mid-stream (predictive's temporal
+       * predictors must be dropped, not read from another grid) */
+      gst_util_set_object_arg (G_OBJECT (s.h->element), "method",
+          (const gchar *[]) { "full", "mods", "hierarchical",
+          "predictive"}[fuzz_u8 (&in) % 4]);
     }
     if (op & OP_BACKEND) {
       gint b = fuzz_u8 (&in) & 1;
