@@ -185,26 +185,32 @@ vec_y (uint32_t v)
   return (int16_t)(v >> 16);
 }
 
+#define SELF_SIDE (2 * ME_HIER_REFINE + 1)
+#define SELF_SQUARE (SELF_SIDE * SELF_SIDE)
+#define NEIGHBOUR_SIDE (2 * ME_HIER_NEIGHBOUR_REFINE + 1)
+#define NEIGHBOUR_SQUARE (NEIGHBOUR_SIDE * NEIGHBOUR_SIDE)
+
 /* Candidate i of a level-1 or level-0 set around the doubled winners in
- * `vecs`: i < 25 the macroblock's own square (+-ME_HIER_REFINE), then 9 per
- * neighbour (+-ME_HIER_NEIGHBOUR_REFINE), fast_rules.h's order.  FALSE for a
+ * `vecs`: i < SELF_SQUARE the macroblock's own square (+-ME_HIER_REFINE), then
+ * NEIGHBOUR_SQUARE per neighbour (+-ME_HIER_NEIGHBOUR_REFINE), in
+ * fast_rules.h's order of the neighbours.  FALSE for a
  * neighbour outside the grid. */
 static __device__ __forceinline__ bool
 level_candidate (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
     int i, int *cx, int *cy)
 {
   int x = mbx, y = mby, ox, oy;
-  if (i < 25) {
-    ox = i % 5 - ME_HIER_REFINE;
-    oy = i / 5 - ME_HIER_REFINE;
+  if (i < SELF_SQUARE) {
+    ox = i % SELF_SIDE - ME_HIER_REFINE;
+    oy = i / SELF_SIDE - ME_HIER_REFINE;
   } else {
-    const int j = i - 25, n = j / 9;
+    const int j = i - SELF_SQUARE, n = j / NEIGHBOUR_SQUARE, k = j % NEIGHBOUR_SQUARE;
     x += me_hier_neighbour (n, 0);
     y += me_hier_neighbour (n, 1);
     if (x < 0 || y < 0 || x >= (int)a.mb_cols || y >= (int)a.mb_rows)
       return false;
-    ox = j % 9 % 3 - ME_HIER_NEIGHBOUR_REFINE;
-    oy = j % 9 / 3 - ME_HIER_NEIGHBOUR_REFINE;
+    ox = k % NEIGHBOUR_SIDE - ME_HIER_NEIGHBOUR_REFINE;
+    oy = k / NEIGHBOUR_SIDE - ME_HIER_NEIGHBOUR_REFINE;
   }
   const uint32_t v = vecs[(size_t)y * a.mb_cols + x];
   *cx = 2 * vec_x (v) + ox;
@@ -212,7 +218,7 @@ level_candidate (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
   return true;
 }
 
-#define LEVEL_CANDIDATES (25 + 9 * ME_HIER_NEIGHBOURS)
+#define LEVEL_CANDIDATES (SELF_SQUARE + NEIGHBOUR_SQUARE * ME_HIER_NEIGHBOURS)
 
 /* Level 1: the 8x8 block at (cx, cy), as a key; none outside [-R1, R1]^2. */
 static __device__ __forceinline__ uint64_t
