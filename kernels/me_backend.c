@@ -128,9 +128,18 @@ me_backend_supports (const MEBackendOps * ops, const MESearchParams * params,
 
   if ((unsigned) params->method >= 32
       || !(caps->methods & (1u << params->method))) {
-    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
-        "the %s backend has no search method %d", ops->name,
-        (int) params->method);
+    /* the nicks of GstMotionVectorMethod, as the element's property says */
+    static const char *const names[] = { "full", "mods", "hierarchical",
+      "predictive"
+    };
+    if ((unsigned) params->method < G_N_ELEMENTS (names))
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+          "the %s backend has no search method %s", ops->name,
+          names[params->method]);
+    else
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+          "the %s backend has no search method %d", ops->name,
+          (int) params->method);
     return FALSE;
   }
   if ((unsigned) params->refine >= 32

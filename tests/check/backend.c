@@ -1,0 +1,108 @@
+/* gpumotionest — the backend seam's checks of what a backend can do, on a
+ * backend table made up here: me_backend_supports() must refuse each
+ * thing the caps leave out, by name, and the range limits must hold for
+ * every method (full search up to ME_MAX_FULL_RANGE, the fast methods to
+ * ME_MAX_RANGE).
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "me_backend.h"
+#include "me_cost.h"
+
+/* A backend that offers full search and mods only, up to ±64: nothing in
+ * it is ever called. */
+static const MEBackendOps partial = {
+  .name = "partial",
+  .caps = {
+    .methods = 1u << GST_MOTION_VECTOR_METHOD_FULL
+        | 1u << GST_MOTION_VECTOR_METHOD_MODS,
+    .refinements = 1u << ME_REFINE_NONE,
+    .metrics = 1u << ME_METRIC_SAD,
+    .rate = FALSE,
+    .max_range = 64,
+  },
+};
+
+static void
+expect_refused (const MESearchParams * params, const char *message)
+{
+  g_autoptr (GError) error = NULL;
+
+  g_assert_false (me_backend_supports (&partial, params, &error));
+  g_assert_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED);
+  g_assert_cmpstr (error->message, ==, message);
+}
+
+static void
+test_supports (void)
+{
+  MESearchParams params;
+
+  me_search_params_init (&params);
+  g_assert_true (me_backend_supports (&partial, &params, NULL));
+  params.method = GST_MOTION_VECTOR_METHOD_MODS;
+  g_assert_true (me_backend_supports (&partial, &params, NULL));
+
+  params.method = GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
+  expect_refused (&params, "the partial backend has no search method "
+      "hierarchical");
+  params.method = GST_MOTION_VECTOR_METHOD_PREDICTIVE;
+  expect_refused (&params, "the partial backend has no search method "
+      "predictive");
+  params.method = 17;
+  expect_refused (&params, "the partial backend has no search method 17");
+
+  me_search_params_init (&params);
+  params.refine = ME_REFINE_QUARTER;
+  expect_refused (&params, "the partial backend has no refinement 2");
+  me_search_params_init (&params);
+  params.lambda = 4;
+  expect_refused (&params, "the partial backend has no rate-constrained "
+      "decision (lambda)");
+  me_search_params_init (&params);
+  params.search_range = 65;
+  expect_refused (&params, "the partial backend searches at most ±64, not "
+      "±65");
+}
+
+/* me_check_input(): full search stops at ME_MAX_FULL_RANGE, every method
+ * at ME_MAX_RANGE. */
+static void
+test_range_limits (void)
+{
+  static guint8 pixels[16 * 16];
+  GstMotionVectorCell cell;
+  const MEPlane plane = { pixels, 16, 16, 16 };
+  MEField field = { 1, 1, { &cell }, FALSE };
+  MESearchParams params;
+
+  me_search_params_init (&params);
+  for (int m = GST_MOTION_VECTOR_METHOD_FULL;
+      m <= GST_MOTION_VECTOR_METHOD_PREDICTIVE; m++) {
+    g_autoptr (GError) error = NULL;
+    params.method = m;
+    params.search_range = ME_MAX_FULL_RANGE;
+    g_assert_true (me_check_input (&plane, &params, &field, NULL));
+    params.search_range = ME_MAX_FULL_RANGE + 1;
+    g_assert_true (me_check_input (&plane, &params, &field, &error)
+        == (m != GST_MOTION_VECTOR_METHOD_FULL));
+    if (error)
+      g_assert_cmpstr (error->message, ==, "full search goes up to ±128, "
+          "not ±129: use method mods, hierarchical or predictive for larger "
+          "ranges");
+    g_clear_error (&error);
+    params.search_range = ME_MAX_RANGE + 1;
+    g_assert_false (me_check_input (&plane, &params, &field, &error));
+    g_assert_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/backend/supports", test_supports);
+  g_test_add_func ("/backend/range-limits", test_range_limits);
+  return g_test_run ();
+}
