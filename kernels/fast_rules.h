@@ -32,7 +32,6 @@ me_mods_first_reach (int range, int s1)
 
 /* ---- hierarchical -------------------------------------------------------- */
 
-#define ME_HIER_LEVELS 3        /* levels 0 (the frame), 1 and 2 */
 #define ME_HIER_REFINE 2        /* levels 1 and 0: ±2 around the doubled vector */
 /* levels 1 and 0 also try ±1 around each of the 8 neighbouring
  * macroblocks' doubled vectors of the level below */

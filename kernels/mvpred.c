@@ -114,11 +114,3 @@ me_mvpred_grid (GstMotionVectorCell * cells, GstMotionVectorPartition shape,
   me_mvpred_grid_rows (cells, shape, mb_cols, mb_rows, 0,
       gst_motion_vector_grid_rows (shape, mb_rows));
 }
-
-void
-me_mvpred_field (MEField * field)
-{
-  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
-    if (field->grid[p])
-      me_mvpred_grid (field->grid[p], p, field->mb_cols, field->mb_rows);
-}

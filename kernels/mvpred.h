@@ -18,9 +18,6 @@ void me_mvpred_grid_rows (GstMotionVectorCell * cells,
     GstMotionVectorPartition shape, unsigned mb_cols, unsigned mb_rows,
     unsigned gy0, unsigned gy1);
 
-/* me_mvpred_grid() for every requested grid of a field. */
-void me_mvpred_field (MEField * field);
-
 G_END_DECLS
 
 #endif /* ME_MVPRED_H */
