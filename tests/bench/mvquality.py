@@ -310,10 +310,10 @@ def write_y4m(path, frames, fps="25:1"):
 SHAPE_SIZE = {"16x16": 16, "8x8": 8, "4x4": 4}
 
 
-def run_gpumotionest(gray, w, h, props, out, build, backend):
-    """gpumotionest over the raw GRAY8 file `gray`; the field to `out`.
-    The plugins are taken from BUILD/gst only, through a registry of the
-    work folder's own."""
+def gst_pipeline(gray, w, h, props, build, backend, tail):
+    """The environment and gst-launch-1.0 arguments of gpumotionest over
+    the raw GRAY8 file `gray`, followed by `tail`.  The plugins are taken
+    from BUILD/gst only, through a registry of the work folder's own."""
     env = dict(os.environ)
     env["GST_PLUGIN_PATH_1_0"] = os.path.join(build, "gst")
     env.pop("GST_PLUGIN_PATH", None)
@@ -322,11 +322,17 @@ def run_gpumotionest(gray, w, h, props, out, build, backend):
     pipe = (f"filesrc location={gray} ! rawvideoparse format=gray8 "
             f"width={w} height={h} framerate=25/1 frame-size={w * h} "
             f"plane-strides=<{w}> ! gpumotionest backend={backend} {props} "
-            f"! mvexport location={out} partitions=16x16+8x8+4x4 "
-            "! fakesink")
+            f"{tail}")
+    return env, ["gst-launch-1.0"] + pipe.split()
+
+
+def run_gpumotionest(gray, w, h, props, out, build, backend):
+    """gpumotionest over the raw GRAY8 file `gray`; the field to `out`."""
+    env, argv = gst_pipeline(gray, w, h, props, build, backend,
+                             f"! mvexport location={out} "
+                             "partitions=16x16+8x8+4x4 ! fakesink")
     t = time.monotonic()
-    subprocess.run(["gst-launch-1.0", "-q"] + pipe.split(), check=True,
-                   env=env)
+    subprocess.run(argv[:1] + ["-q"] + argv[1:], check=True, env=env)
     return time.monotonic() - t
 
 
@@ -936,16 +942,8 @@ def gst_seconds(gray, w, h, props, build, backend):
     """gst-launch-1.0 over the raw GRAY8 file `gray` into fakesink: the
     seconds from PLAYING to EOS that gst-launch reports (plugin loading and
     pipeline set-up not included)."""
-    env = dict(os.environ)
-    env["GST_PLUGIN_PATH_1_0"] = os.path.join(build, "gst")
-    env.pop("GST_PLUGIN_PATH", None)
-    env["GST_REGISTRY_1_0"] = os.path.join(os.path.dirname(gray),
-                                           "registry.bin")
-    pipe = (f"filesrc location={gray} ! rawvideoparse format=gray8 "
-            f"width={w} height={h} framerate=25/1 frame-size={w * h} "
-            f"plane-strides=<{w}> ! gpumotionest backend={backend} {props} "
-            "! fakesink")
-    out = subprocess.run(["gst-launch-1.0"] + pipe.split(), check=True,
+    env, argv = gst_pipeline(gray, w, h, props, build, backend, "! fakesink")
+    out = subprocess.run(argv, check=True,
                          env=env, capture_output=True, text=True).stdout
     for line in out.split("\n"):
         if line.startswith("Execution ended after "):
