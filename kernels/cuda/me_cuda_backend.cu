@@ -729,18 +729,14 @@ cuda_device_name (MESession *s)
   return s->device_name;
 }
 
-/* In MEBackendOps order (C++17 has no designated initializers).
- *
- * `hierarchical` is left out until its kernels for the method's present
- * definition (levels 1 and 0 try the neighbours' winners too,
- * docs/fast-search.md) have been compared with the CPU on a GPU: a method
- * is offered only once checkasm --backend cuda has passed on it.  Until
- * then backend=auto runs it on the CPU. */
+/* In MEBackendOps order (C++17 has no designated initializers).  A
+ * method is offered only once checkasm --backend cuda has passed on it. */
 extern "C" const MEBackendOps me_backend_cuda = {
     "cuda",
     {
         1u << GST_MOTION_VECTOR_METHOD_FULL |
             1u << GST_MOTION_VECTOR_METHOD_MODS |
+            1u << GST_MOTION_VECTOR_METHOD_HIERARCHICAL |
             1u << GST_MOTION_VECTOR_METHOD_PREDICTIVE, /* methods */
         1u << ME_REFINE_NONE | 1u << ME_REFINE_HALF |
             1u << ME_REFINE_QUARTER,                 /* refinements */
