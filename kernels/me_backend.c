@@ -182,6 +182,20 @@ struct MEBackend {
   guint64 collected;
 };
 
+static inline void
+enter (const MEBackendOptions * o)
+{
+  if (o->enter)
+    o->enter (o->context_data);
+}
+
+static inline void
+leave (const MEBackendOptions * o)
+{
+  if (o->leave)
+    o->leave (o->context_data);
+}
+
 MEBackend *
 me_backend_open (const MEBackendOps * ops, const MEBackendOptions * options,
     GError ** error)
@@ -194,7 +208,9 @@ me_backend_open (const MEBackendOps * ops, const MEBackendOptions * options,
     me_backend_options_init (&defaults);
     options = &defaults;
   }
+  enter (options);
   session = ops->open (options, error);
+  leave (options);
   if (!session)
     return NULL;
   b = g_new0 (MEBackend, 1);
@@ -211,7 +227,9 @@ me_backend_close (MEBackend * b)
 {
   if (!b)
     return;
+  enter (&b->options);
   b->ops->close (b->session);
+  leave (&b->options);
   g_queue_clear (&b->submitted);
   g_queue_clear (&b->fields);
   g_free (b);
@@ -251,18 +269,31 @@ me_backend_default_in_flight (MEBackend * b)
 void
 me_backend_set_in_flight (MEBackend * b, unsigned depth)
 {
+  enter (&b->options);
   b->ops->set_in_flight (b->session,
       CLAMP (depth, 1, me_backend_max_in_flight (b)));
+  leave (&b->options);
 }
 
 gboolean
 me_backend_submit (MEBackend * b, const MEPlane * luma,
     const MESearchParams * params, MEField * out, GError ** error)
 {
+  gboolean ok;
+
   if (!me_check_input (luma, params, out, error)
       || !me_backend_supports (b->ops, params, error))
     return FALSE;
-  if (!b->ops->submit (b->session, luma, params, out, error))
+  if (luma->on_device && !b->ops->caps.cuda_device) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend cannot read frames in CUDA device memory",
+        b->ops->name);
+    return FALSE;
+  }
+  enter (&b->options);
+  ok = b->ops->submit (b->session, luma, params, out, error);
+  leave (&b->options);
+  if (!ok)
     return FALSE;
   if (b->options.stats) {
     gint64 *t = g_new (gint64, 1);
@@ -276,7 +307,12 @@ me_backend_submit (MEBackend * b, const MEPlane * luma,
 gboolean
 me_backend_collect (MEBackend * b, GError ** error)
 {
-  if (!b->ops->collect (b->session, error))
+  gboolean ok;
+
+  enter (&b->options);
+  ok = b->ops->collect (b->session, error);
+  leave (&b->options);
+  if (!ok)
     return FALSE;
   if (b->options.stats && !g_queue_is_empty (&b->submitted)) {
     gint64 *t = g_queue_pop_head (&b->submitted);
@@ -299,7 +335,9 @@ me_backend_collect (MEBackend * b, GError ** error)
 void
 me_backend_reset (MEBackend * b)
 {
+  enter (&b->options);
   b->ops->reset (b->session);
+  leave (&b->options);
   g_queue_clear_full (&b->submitted, g_free);
   g_queue_clear (&b->fields);
 }

@@ -46,12 +46,16 @@ typedef enum {
 } MEBackendError;
 
 /* One 8-bit luma plane.  `data` must stay readable until the frame has been
- * collected; the backend never writes to it. */
+ * collected; the backend never writes to it.  With `on_device` it is a CUDA
+ * device pointer in the context current on the calling thread, which only
+ * a backend whose caps say cuda_device can read (a frame a GPU decoder
+ * left in device memory: no download, no upload). */
 typedef struct {
   const uint8_t *data;
   ptrdiff_t stride;
   unsigned width;
   unsigned height;
+  gboolean on_device;
 } MEPlane;
 
 /* Where results go: one grid per requested shape, sized by
@@ -84,6 +88,10 @@ typedef struct {
   MEMemory frame_memory;     /* where frames are best read from */
   MEMemory result_memory;    /* where result cells are best written */
   gboolean bit_exact;        /* results identical to the CPU backend's */
+  /* A CUDA backend: reads planes in device memory (MEPlane.on_device), and
+   * with MEBackendOptions.current_cuda_context runs in the context the
+   * caller makes current around every call. */
+  gboolean cuda_device;
 } MEBackendCaps;
 
 /* Per-frame measurements, handed to MEBackendOptions.stats at collect. */
@@ -108,6 +116,18 @@ typedef struct {
                               * (the slow reference; same results) */
   MEStatsFunc stats;         /* optional per-frame timing hook */
   gpointer stats_data;
+  /* caps.cuda_device backends: the caller makes a CUDA context current
+   * (cuCtxPushCurrent) around every call to the session, from open to
+   * close, and the session lives in it instead of selecting `device`'s
+   * primary context: one context shared with the caller's other CUDA
+   * work, whose device memory the session can then read. */
+  gboolean current_cuda_context;
+  /* Optional: called on the calling thread around every call into the
+   * session that may touch its device (open, submit, collect, reset,
+   * set_in_flight, close): where the caller pushes and pops that context. */
+  void (*enter) (gpointer context_data);
+  void (*leave) (gpointer context_data);
+  gpointer context_data;
 } MEBackendOptions;
 
 void me_backend_options_init (MEBackendOptions * options);

@@ -28,6 +28,7 @@
 
 #include "gstgpumotionest.h"
 #include "gstmotionestjob.h"
+#include "gstmotionestcuda.h"
 #include "gsthostallocator.h"
 #include "gstcellpool.h"
 #include "me_backend.h"
@@ -108,16 +109,33 @@ struct _GstGpuMotionEst
    * the parameters it was opened for, so that a change tries again */
   gboolean caps_fallback;
   MESearchParams opened_params;
+
+  /* The GstCudaContext shared with the pipeline (set_context, the CONTEXT
+   * query); and the one the open session lives in, streaming state like
+   * the backend, held apart because set_context may replace the former at
+   * any time. */
+  GstObject *cuda_context;
+  GstObject *session_cuda_context;
 };
 
 #define FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8 }"
 #define CAPS_STR GST_VIDEO_CAPS_MAKE (FORMATS) ", width = (int) [ 1, 8192 ], " \
     "height = (int) [ 1, 8192 ]"
 
+/* Frames in CUDA memory pass through as they came, and the CUDA backend
+ * reads them where they are (gstmotionestcuda.h). */
+#if HAVE_GST_CUDA
+#define ALL_CAPS_STR CAPS_STR "; " GST_VIDEO_CAPS_MAKE_WITH_FEATURES \
+    (GST_MOTION_EST_CAPS_FEATURE_CUDA, FORMATS) \
+    ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
+#else
+#define ALL_CAPS_STR CAPS_STR
+#endif
+
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
-    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (ALL_CAPS_STR));
 static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
-    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (CAPS_STR));
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (ALL_CAPS_STR));
 
 #define gst_gpu_motion_est_parent_class parent_class
 G_DEFINE_TYPE (GstGpuMotionEst, gst_gpu_motion_est, GST_TYPE_BASE_TRANSFORM);
@@ -246,6 +264,7 @@ close_session (GstGpuMotionEst * self)
   set_backend (self, NULL);
   me_backend_close (backend);
   g_clear_pointer (&self->cells, gst_cell_pool_free);
+  gst_clear_object (&self->session_cuda_context);
 }
 
 static void
@@ -275,12 +294,38 @@ apply_depth (GstGpuMotionEst * self, guint in_flight)
       gst_message_new_latency (GST_OBJECT (self)));
 }
 
+/* The CUDA context a CUDA backend is to live in (shared with the
+ * pipeline, or that of the frames in `first`), set up in `options`; NULL
+ * when there is none to share, and the backend then picks its own. */
+static GstObject *
+cuda_session_context (GstGpuMotionEst * self, gint device_id,
+    GstBuffer * first, MEBackendOptions * options)
+{
+  GstObject *ctx;
+
+  /* As GStreamer's CUDA elements do, the field itself: a context the bin
+   * hands over while this runs (need-context) lands there. */
+  if (!gst_motion_est_cuda_ensure_context (GST_ELEMENT (self), device_id,
+          first, &self->cuda_context))
+    return NULL;
+  GST_OBJECT_LOCK (self);
+  ctx = gst_object_ref (self->cuda_context);
+  GST_OBJECT_UNLOCK (self);
+  options->current_cuda_context = TRUE;
+  options->enter = gst_motion_est_cuda_push;
+  options->leave = gst_motion_est_cuda_pop;
+  options->context_data = ctx;
+  return ctx;
+}
+
 /* Opens the backend the properties ask for: that one, or for "auto" the
- * first of the registry that can do the search asked for and opens here.  On failure an error has been
- * posted and there is no backend: no frame reaches one until a later open
- * succeeds. */
+ * first of the registry that can do the search asked for and opens here.
+ * A CUDA backend runs in the pipeline's shared CUDA context when there is
+ * one, or in that of the frames (`first`, which may be NULL).  On failure
+ * an error has been posted and there is no backend: no frame reaches one
+ * until a later open succeeds. */
 static gboolean
-open_backend (GstGpuMotionEst * self)
+open_backend (GstGpuMotionEst * self, GstBuffer * first)
 {
   g_autoptr (GString) skipped = g_string_new (NULL);
   g_autoptr (GError) error = NULL;
@@ -324,9 +369,17 @@ open_backend (GstGpuMotionEst * self)
         && !me_backend_supports (reg[i].ops, &params, &error)) {
       caps_fallback = TRUE;
     } else {
-      backend = me_backend_open (reg[i].ops, &options, &error);
-      if (backend)
+      GstObject *ctx = NULL;
+      MEBackendOptions o = options;
+
+      if (reg[i].ops->caps.cuda_device)
+        ctx = cuda_session_context (self, options.device, first, &o);
+      backend = me_backend_open (reg[i].ops, &o, &error);
+      if (backend) {
+        self->session_cuda_context = ctx;
         break;
+      }
+      gst_clear_object (&ctx);
     }
     if (choice != 0)
       goto open_failed;
@@ -561,6 +614,15 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   params.lambda = self->lambda;
   reopen = self->backend_dirty || !self->backend
       || (self->backend_choice == 0 && auto_choice_stale (self, &params));
+  /* Frames in CUDA memory of another context (an application's, a
+   * decoder that shared none): the session moves to theirs, so that the
+   * kernels read them where they are.  As at a caps change, the next frame
+   * has no reference. */
+  if (!reopen && gst_motion_est_cuda_should_follow (input,
+          self->session_cuda_context, self->device_id)) {
+    GST_INFO_OBJECT (self, "frames in another CUDA context: following them");
+    reopen = TRUE;
+  }
   redepth = self->depth_dirty && !reopen;
   in_flight = self->in_flight;
   self->depth_dirty = FALSE;
@@ -583,7 +645,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     if (ret != GST_FLOW_OK)
       goto drop;
     close_session (self);
-    if (!open_backend (self)) {
+    if (!open_backend (self, input)) {
       ret = GST_FLOW_ERROR;
       goto drop;
     }
@@ -599,7 +661,8 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   /* The meta is added in place: the job holds the only reference. */
   input = gst_buffer_make_writable (input);
   job = gst_motion_est_job_new (input, &self->info, &params, self->prev_pts,
-      self->cells, &error);
+      self->cells, gst_motion_est_cuda_map_flags (input,
+          self->session_cuda_context), &error);
   if (!job) {
     /* A gap buffer may carry no picture at all: it goes through as it is,
      * in its place, and the reference stays. */
@@ -719,6 +782,19 @@ gst_gpu_motion_est_query (GstBaseTransform * trans, GstPadDirection direction,
   if (direction == GST_PAD_SINK && GST_QUERY_TYPE (query) == GST_QUERY_DRAIN)
     drain (self);
 
+  if (GST_QUERY_TYPE (query) == GST_QUERY_CONTEXT) {
+    GstObject *ctx;
+    gboolean ret;
+
+    GST_OBJECT_LOCK (self);
+    ctx = self->cuda_context ? gst_object_ref (self->cuda_context) : NULL;
+    GST_OBJECT_UNLOCK (self);
+    ret = gst_motion_est_cuda_query_context (GST_ELEMENT (self), query, ctx);
+    gst_clear_object (&ctx);
+    if (ret)
+      return TRUE;
+  }
+
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE (query) == GST_QUERY_LATENCY) {
     GstClockTime min, max, frame, added;
     gboolean live;
@@ -811,6 +887,22 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !self->backend || !gst_video_info_from_caps (&info, caps))
     return TRUE;
+  if (gst_motion_est_cuda_caps_are_cuda (caps)) {
+    /* CUDA memory: a pool of the context our kernels run in, else of the
+     * pipeline's; upstream's own pool is as good when it has one. */
+    GstObject *ctx = self->session_cuda_context;
+    if (!ctx && !gst_motion_est_cuda_ensure_context (GST_ELEMENT (self),
+            self->device_id, NULL, &self->cuda_context))
+      return TRUE;
+    pool = gst_motion_est_cuda_pool_new (ctx ? ctx : self->cuda_context, caps,
+        info.size);
+    if (need_pool && pool) {
+      GST_DEBUG_OBJECT (self, "offering a CUDA memory pool");
+      prepend_pool (query, pool, info.size);
+    }
+    gst_clear_object (&pool);
+    return TRUE;
+  }
   allocator = gst_host_allocator_new (me_backend_get_ops (self->backend));
   if (!allocator)
     return TRUE;
@@ -873,14 +965,31 @@ gst_gpu_motion_est_start (GstBaseTransform * trans)
   GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
 
   gst_video_info_init (&self->info);
-  return open_backend (self);
+  return open_backend (self, NULL);
 }
 
 static gboolean
 gst_gpu_motion_est_stop (GstBaseTransform * trans)
 {
-  close_backend (GST_GPU_MOTION_EST (trans));
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+
+  close_backend (self);
+  GST_OBJECT_LOCK (self);
+  gst_clear_object (&self->cuda_context);
+  GST_OBJECT_UNLOCK (self);
   return TRUE;
+}
+
+static void
+gst_gpu_motion_est_set_context (GstElement * element, GstContext * context)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (element);
+
+  /* Unlocked, as GStreamer's CUDA elements do: the library logs with the
+   * element, which takes its lock. */
+  gst_motion_est_cuda_set_context (element, context, self->device_id,
+      &self->cuda_context);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 /* ---- properties ----------------------------------------------------------- */
@@ -898,6 +1007,15 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
       self->backend_dirty = TRUE;
       break;
     case PROP_DEVICE_ID:
+      /* The device decides the CUDA context shared with the pipeline,
+       * chosen as streaming starts: later changes would leave the element
+       * in another context than its neighbours. */
+      if (GST_STATE (self) > GST_STATE_READY) {
+        GST_WARNING_OBJECT (self, "device-id can only be set in NULL or "
+            "READY: %d kept, %d ignored", self->device_id,
+            g_value_get_int (value));
+        break;
+      }
       self->device_id = g_value_get_int (value);
       self->backend_dirty = TRUE;
       break;
@@ -1005,7 +1123,10 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
 static void
 gst_gpu_motion_est_finalize (GObject * object)
 {
-  close_backend (GST_GPU_MOTION_EST (object));
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (object);
+
+  close_backend (self);
+  gst_clear_object (&self->cuda_context);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1024,6 +1145,8 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
   gobject_class->set_property = gst_gpu_motion_est_set_property;
   gobject_class->get_property = gst_gpu_motion_est_get_property;
   gobject_class->finalize = gst_gpu_motion_est_finalize;
+  element_class->set_context =
+      GST_DEBUG_FUNCPTR (gst_gpu_motion_est_set_context);
 
   g_object_class_install_property (gobject_class, PROP_BACKEND,
       g_param_spec_enum ("backend", "Backend",
@@ -1031,8 +1154,10 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           GST_TYPE_GPU_MOTION_EST_BACKEND, DEFAULT_BACKEND, rw));
   g_object_class_install_property (gobject_class, PROP_DEVICE_ID,
       g_param_spec_int ("device-id", "Device ID",
-          "GPU to use, -1 for the first (takes effect at the next frame)",
-          -1, G_MAXINT, DEFAULT_DEVICE_ID, rw));
+          "GPU to use, -1 for that of the frames (CUDA memory) or the "
+          "pipeline's shared CUDA context, else the first (set in NULL or "
+          "READY, as GStreamer's CUDA elements take it)",
+          -1, G_MAXINT, DEFAULT_DEVICE_ID, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
       g_param_spec_uint ("search-range", "Search range",
           "Largest vector component searched, in pixels (±range); method "

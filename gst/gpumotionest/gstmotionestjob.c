@@ -10,7 +10,7 @@
 GstMotionEstJob *
 gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     const MESearchParams * params, GstClockTime ref_pts, GstCellPool * cells,
-    GError ** error)
+    GstMapFlags device_map, GError ** error)
 {
   GstMotionEstJob *job;
   GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -26,7 +26,7 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   g_queue_init (&job->followers);
   job->buffer = buffer;
   if (!gst_video_frame_map (&job->frame, (GstVideoInfo *) info, buffer,
-          GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF)) {
+          GST_MAP_READ | GST_VIDEO_FRAME_MAP_FLAG_NO_REF | device_map)) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
         "could not map a %ux%u %s frame (buffer of %" G_GSIZE_FORMAT
         " bytes, %" G_GSIZE_FORMAT " expected)", w, h,
@@ -50,6 +50,7 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   job->luma.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&job->frame, 0);
   job->luma.width = w;
   job->luma.height = h;
+  job->luma.on_device = device_map != 0;
   job->params = *params;
   job->ref_pts = ref_pts;
 

@@ -1,5 +1,9 @@
 /* gpumotionest — one frame in flight: its buffer, the mapped luma the
- * backend reads, and the field the backend fills. */
+ * backend reads, and the field the backend fills.
+ *
+ * `device_map` is the map flag that gives device pointers (GST_MAP_CUDA)
+ * when the backend is to read the frame where a CUDA element left it, 0
+ * otherwise (gstmotionestcuda.h). */
 #ifndef GST_MOTION_EST_JOB_H
 #define GST_MOTION_EST_JOB_H
 
@@ -29,7 +33,8 @@ typedef struct {
 
 GstMotionEstJob *gst_motion_est_job_new (GstBuffer * buffer,
     const GstVideoInfo * info, const MESearchParams * params,
-    GstClockTime ref_pts, GstCellPool * cells, GError ** error);
+    GstClockTime ref_pts, GstCellPool * cells, GstMapFlags device_map,
+    GError ** error);
 
 GstBuffer *gst_motion_est_job_finish (GstMotionEstJob * job,
     GQueue * followers);

@@ -73,6 +73,7 @@ typedef struct {
 
 struct MESession {
   int device;
+  gboolean own_device; /* FALSE: runs in the caller's current context */
   int sm_count;
   char device_name[256];
   unsigned depth;
@@ -128,6 +129,16 @@ check (cudaError_t e, const char *what, GError **error)
       return FALSE; \
   } \
   G_STMT_END
+
+/* The session's device made current, unless the caller makes its own
+ * context current around every call (MEBackendOptions.current_cuda_context):
+ * cudaSetDevice() would replace that context with the device's primary
+ * one. */
+static cudaError_t
+select_device (MESession *s)
+{
+  return s->own_device ? cudaSetDevice (s->device) : cudaSuccess;
+}
 
 static gboolean
 device_alloc (void **ptr, size_t size, const char *what, GError **error)
@@ -196,7 +207,7 @@ cuda_close (MESession *s)
 {
   if (!s)
     return;
-  cudaSetDevice (s->device);
+  select_device (s);
   wait_all (s);
   free_frames (s);
   free_fast_state (s);
@@ -248,7 +259,7 @@ open_device (MESession *s, int device, GError **error)
     return FALSE;
   }
   s->device = device;
-  e = cudaSetDevice (device);
+  e = select_device (s);
   cudaDeviceProp prop;
   if (e == cudaSuccess)
     e = cudaGetDeviceProperties (&prop, device);
@@ -284,6 +295,17 @@ cuda_open (const MEBackendOptions *options, GError **error)
   MESession *s = g_new0 (MESession, 1);
   int device = options->device;
   s->depth = DEFAULT_DEPTH;
+  s->own_device = !options->current_cuda_context;
+  if (!s->own_device) {
+    /* the device of the caller's context */
+    if (cudaGetDevice (&device) != cudaSuccess) {
+      cudaGetLastError ();
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
+          "no current CUDA context to run in");
+      g_free (s);
+      return NULL;
+    }
+  }
   if (!open_device (s, device < 0 ? 0 : device, error)) {
     g_free (s);
     return NULL;
@@ -546,7 +568,7 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
         "%u frame(s) already in flight: collect one first", s->depth);
     return FALSE;
   }
-  CHECK (cudaSetDevice (s->device), "cudaSetDevice");
+  CHECK (select_device (s), "cudaSetDevice");
 
   MECudaGeometry g;
   me_cuda_geometry_init (&g, luma->width, luma->height);
@@ -554,13 +576,15 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
   Slot *sl = &s->slots[s->submitted % SLOTS];
   const size_t ncells = gst_motion_vector_grid_offsets (
       (GstMotionVectorPartitionFlags)parts, g.mb_cols, g.mb_rows, sl->offsets);
-  const gboolean src_pinned = me_cuda_host_is_pinned (luma->data);
+  /* device memory, or page-locked host memory: copied as it is */
+  const gboolean src_direct =
+      luma->on_device || me_cuda_host_is_pinned (luma->data);
 
   const gboolean hier =
       params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
   if (!ensure_frames (s, &g, error) ||
       !ensure_slot (
-          sl, src_pinned ? 0 : (size_t)g.width * g.height, ncells, error) ||
+          sl, src_direct ? 0 : (size_t)g.width * g.height, ncells, error) ||
       (hier && !ensure_pyramids (s, &g, error)) ||
       (params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE &&
           !ensure_guides (s, (size_t)g.mb_cols * g.mb_rows, error)))
@@ -574,7 +598,7 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
   /* upload */
   const uint8_t *src = luma->data;
   size_t spitch = luma->stride;
-  if (!src_pinned) {
+  if (!src_direct) {
     for (unsigned y = 0; y < g.height; y++)
       memcpy (sl->stage + (size_t)y * g.width,
           luma->data + (size_t)y * luma->stride, g.width);
@@ -582,7 +606,10 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
     spitch = g.width;
   }
   CHECK (cudaMemcpy2DAsync (cur + ME_CUDA_PAD * g.pitch + ME_CUDA_PAD, g.pitch,
-             src, spitch, g.width, g.height, cudaMemcpyHostToDevice, st),
+             src, spitch, g.width, g.height,
+             luma->on_device ? cudaMemcpyDeviceToDevice
+                             : cudaMemcpyHostToDevice,
+             st),
       "frame upload");
   CHECK (me_cuda_launch_pad (cur, &g, st), "border fill kernel");
   s->pyramid_ok[f] = FALSE;
@@ -681,7 +708,7 @@ cuda_collect (MESession *s, GError **error)
   }
   Slot *sl = &s->slots[s->collected % SLOTS];
   s->collected++;
-  CHECK (cudaSetDevice (s->device), "cudaSetDevice");
+  CHECK (select_device (s), "cudaSetDevice");
   CHECK (cudaStreamSynchronize (sl->stream), "search");
 
   MEField *out = sl->out;
@@ -710,7 +737,7 @@ cuda_collect (MESession *s, GError **error)
 static void
 cuda_reset (MESession *s)
 {
-  cudaSetDevice (s->device);
+  select_device (s);
   wait_all (s);
   s->collected = s->submitted;
   s->have_ref = FALSE;
@@ -746,6 +773,7 @@ extern "C" const MEBackendOps me_backend_cuda = {
         ME_MEMORY_HOST_PINNED,               /* frame_memory */
         ME_MEMORY_HOST_PINNED,               /* result_memory */
         TRUE,                                /* bit_exact */
+        TRUE,                                /* cuda_device */
     },
     cuda_open,
     cuda_close,

@@ -243,6 +243,52 @@ run_shift_method (const gchar * method, const gchar * format, guint w,
   gst_harness_teardown (hn);
 }
 
+/* Caps with memory:CUDAMemory (what a CUDA element upstream negotiates)
+ * while the buffers are plain system memory, as a CUDA-less upstream or a
+ * test pushes them: the frames are read from host memory, the vectors are
+ * the true motion, and the caps go on downstream unchanged.  A build
+ * without GStreamer's CUDA library does not offer the feature at all. */
+GST_START_TEST (test_cuda_caps_system_memory)
+{
+  GstElement *e = gst_element_factory_make ("gpumotionest", NULL);
+  GstPadTemplate *t =
+      gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), "sink");
+  g_autofree gchar *tcaps = gst_caps_to_string (GST_PAD_TEMPLATE_CAPS (t));
+  GstHarness *hn;
+  GstBuffer *b0, *b1;
+  GstCaps *caps;
+  guint checked;
+
+  if (!strstr (tcaps, "memory:CUDAMemory")) {
+    GST_INFO ("built without CUDA memory support: %s", tcaps);
+    gst_object_unref (e);
+    return;
+  }
+  g_object_set (e, "search-range", 16, "in-flight", 1, NULL);
+  hn = gst_harness_new_with_element (e, "sink", "src");
+  gst_harness_set_src_caps_str (hn, "video/x-raw(memory:CUDAMemory),"
+      "format=I420,width=320,height=240,framerate=30/1");
+  b0 = make_frame (GST_VIDEO_FORMAT_I420, 320, 240, 300, 200, 0);
+  b1 = make_frame (GST_VIDEO_FORMAT_I420, 320, 240, 305, 197, 0);
+  GST_BUFFER_PTS (b0) = 0;
+  GST_BUFFER_PTS (b1) = GST_SECOND / 30;
+  b0 = push_pull (hn, b0);
+  b1 = push_pull (hn, b1);
+  checked = check_true_motion_in (get_meta (b1),
+      GST_MOTION_VECTOR_PARTITION_16X16, 320, 240, 5, -3, FALSE);
+  fail_unless (checked >= 200, "only %u cells exact", checked);
+  caps = gst_pad_get_current_caps (hn->sinkpad);
+  fail_unless (gst_caps_features_contains (gst_caps_get_features (caps, 0),
+          "memory:CUDAMemory"), "%" GST_PTR_FORMAT, caps);
+  gst_caps_unref (caps);
+  gst_buffer_unref (b0);
+  gst_buffer_unref (b1);
+  gst_harness_teardown (hn);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
 static void
 run_shift (const gchar * format, guint w, guint h, guint range,
     guint partitions, gint dx, gint dy, guint min_checked)
@@ -987,14 +1033,23 @@ GST_END_TEST;
  * carries on. */
 GST_START_TEST (test_backend_reopen_failure)
 {
-  GstHarness *h = harness_deep (2);
-  GstBus *bus = harness_bus (h);
+  GstElement *e = gst_element_factory_make ("gpumotionest", NULL);
+  GstHarness *h;
+  GstBus *bus;
   GstSegment seg;
   GstBuffer *b;
 
+  /* device-id is taken in NULL or READY only: no GPU has index 4242, on
+   * any machine, and "auto" starts on the CPU */
+  g_object_set (e, "device-id", 4242, "search-range", 8, "in-flight", 2,
+      NULL);
+  h = gst_harness_new_with_element (e, "sink", "src");
+  gst_harness_set_src_caps_str (h,
+      "video/x-raw,format=I420,width=64,height=48,framerate=30/1");
+  bus = harness_bus (h);
   push_frames (h, 0, 3);
   pull_checked (h, 0, 2, FALSE);
-  g_object_set (h->element, "backend", 2 /* cuda */ , "device-id", 4242, NULL);
+  g_object_set (h->element, "backend", 2 /* cuda */ , NULL);
   b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 103, 100, 0);
   fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_ERROR);
   /* the frame in flight was finished, not lost */
@@ -1032,6 +1087,7 @@ GST_START_TEST (test_backend_reopen_failure)
   }
   release_bus (bus);
   gst_harness_teardown (h);
+  gst_object_unref (e);
 }
 
 GST_END_TEST;
@@ -1061,12 +1117,20 @@ GST_START_TEST (test_auto_fallback_warns_once)
   g_object_set (e, "threads", 1, NULL);
   push_frames (h, 3, 2);
   pull_checked (h, 3, 2, FALSE);
-  g_object_set (e, "device-id", 4243, NULL);
+  g_object_set (e, "backend", 0 /* auto, again */ , NULL);
   push_frames (h, 5, 2);
   pull_checked (h, 5, 2, FALSE);
   g_object_get (e, "active-backend", &name, NULL);
   fail_unless_equals_string (name, "cpu");
   g_free (name);
+  /* device-id is refused while streaming: the shared CUDA context was
+   * chosen for the device asked for when streaming started */
+  {
+    gint id = 0;
+    g_object_set (e, "device-id", 0, NULL);
+    g_object_get (e, "device-id", &id, NULL);
+    fail_unless_equals_int (id, 4242);
+  }
 
   msg = pop_message (bus, GST_MESSAGE_WARNING);
   fail_unless (msg != NULL, "no warning");
@@ -1816,6 +1880,7 @@ gpumotionest_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_shift_16x16);
+  tcase_add_test (tc, test_cuda_caps_system_memory);
   tcase_add_test (tc, test_fast_methods_shift);
   tcase_add_test (tc, test_full_range_limit);
   tcase_add_test (tc, test_shift_all_shapes);

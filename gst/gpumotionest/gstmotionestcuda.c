@@ -1,0 +1,232 @@
+/* gpumotionest — the element's side of GStreamer's CUDA library (see
+ * gstmotionestcuda.h).
+ *
+ * GStreamer's CUDA elements (nvh264dec, cudaupload, cudaconvert) each hold
+ * a GstCudaContext and share it through GstContext: whoever opens first
+ * makes one, the others find it through the CONTEXT query or the bin.  We
+ * do the same, so that the decoder's device frames are readable by our
+ * kernels (device memory belongs to a context) and a GPU carries one
+ * context, not one per element.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "gstmotionestcuda.h"
+
+#if HAVE_GST_CUDA
+#include <gst/cuda/gstcudautils.h>
+#include <gst/cuda/gstcudabufferpool.h>
+
+GST_DEBUG_CATEGORY_EXTERN (gst_gpu_motion_est_debug);
+#define GST_CAT_DEFAULT gst_gpu_motion_est_debug
+
+gboolean
+gst_motion_est_cuda_available (void)
+{
+  return TRUE;
+}
+
+void
+gst_motion_est_cuda_set_context (GstElement * element, GstContext * context,
+    gint device_id, GstObject ** cuda_context)
+{
+  gst_cuda_handle_set_context (element, context, device_id,
+      (GstCudaContext **) cuda_context);
+}
+
+gboolean
+gst_motion_est_cuda_query_context (GstElement * element, GstQuery * query,
+    GstObject * cuda_context)
+{
+  if (GST_QUERY_TYPE (query) != GST_QUERY_CONTEXT || !cuda_context)
+    return FALSE;
+  return gst_cuda_handle_context_query (element, query,
+      GST_CUDA_CONTEXT (cuda_context));
+}
+
+static GstCudaContext *
+buffer_context (GstBuffer * buffer)
+{
+  GstMemory *mem;
+
+  if (!buffer || gst_buffer_n_memory (buffer) == 0)
+    return NULL;
+  mem = gst_buffer_peek_memory (buffer, 0);
+  return gst_is_cuda_memory (mem) ? GST_CUDA_MEMORY_CAST (mem)->context : NULL;
+}
+
+static gint
+context_device (GstCudaContext * ctx)
+{
+  guint device = 0;
+
+  g_object_get (ctx, "cuda-device-id", &device, NULL);
+  return (gint) device;
+}
+
+gboolean
+gst_motion_est_cuda_ensure_context (GstElement * element, gint device_id,
+    GstBuffer * buffer, GstObject ** cuda_context)
+{
+  GstCudaContext *from_buffer = buffer_context (buffer);
+
+  /* The incoming frames' device decides where "any device" searches: the
+   * kernels then read them where they are. */
+  if (from_buffer && (device_id < 0
+          || context_device (from_buffer) == device_id)
+      && *cuda_context != GST_OBJECT (from_buffer)) {
+    GST_INFO_OBJECT (element, "searching in the context of the frames "
+        "(device %d)", context_device (from_buffer));
+    gst_object_replace (cuda_context, GST_OBJECT (from_buffer));
+    return TRUE;
+  }
+  if (*cuda_context && (device_id < 0
+          || context_device (GST_CUDA_CONTEXT (*cuda_context)) == device_id))
+    return TRUE;
+  gst_clear_object (cuda_context);
+  /* no driver: the library would assert rather than fail */
+  if (!gst_cuda_load_library ())
+    return FALSE;
+  return gst_cuda_ensure_element_context (element, device_id,
+      (GstCudaContext **) cuda_context);
+}
+
+gboolean
+gst_motion_est_cuda_should_follow (GstBuffer * buffer,
+    GstObject * cuda_context, gint device_id)
+{
+  GstCudaContext *ctx = buffer_context (buffer);
+
+  return cuda_context && ctx && GST_OBJECT (ctx) != cuda_context
+      && (device_id < 0 || context_device (ctx) == device_id);
+}
+
+void
+gst_motion_est_cuda_push (gpointer cuda_context)
+{
+  if (cuda_context)
+    gst_cuda_context_push (GST_CUDA_CONTEXT (cuda_context));
+}
+
+void
+gst_motion_est_cuda_pop (gpointer cuda_context)
+{
+  if (cuda_context)
+    gst_cuda_context_pop (NULL);
+}
+
+GstMapFlags
+gst_motion_est_cuda_map_flags (GstBuffer * buffer, GstObject * cuda_context)
+{
+  GstCudaContext *ctx = buffer_context (buffer);
+
+  /* every memory of the buffer: a plane elsewhere could not be read */
+  if (!ctx || GST_OBJECT (ctx) != cuda_context)
+    return 0;
+  for (guint i = 1; i < gst_buffer_n_memory (buffer); i++) {
+    GstMemory *mem = gst_buffer_peek_memory (buffer, i);
+    if (!gst_is_cuda_memory (mem)
+        || GST_CUDA_MEMORY_CAST (mem)->context != ctx)
+      return 0;
+  }
+  return GST_MAP_CUDA;
+}
+
+gboolean
+gst_motion_est_cuda_caps_are_cuda (GstCaps * caps)
+{
+  GstCapsFeatures *features;
+
+  if (!caps || gst_caps_is_empty (caps) || gst_caps_is_any (caps))
+    return FALSE;
+  features = gst_caps_get_features (caps, 0);
+  return features && gst_caps_features_contains (features,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+}
+
+GstBufferPool *
+gst_motion_est_cuda_pool_new (GstObject * cuda_context, GstCaps * caps,
+    guint size)
+{
+  GstBufferPool *pool;
+  GstStructure *config;
+
+  if (!cuda_context)
+    return NULL;
+  pool = gst_cuda_buffer_pool_new (GST_CUDA_CONTEXT (cuda_context));
+  config = gst_buffer_pool_get_config (pool);
+  gst_buffer_pool_config_set_params (config, caps, size, 0, 0);
+  gst_buffer_pool_config_add_option (config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  if (!gst_buffer_pool_set_config (pool, config)) {
+    gst_object_unref (pool);
+    return NULL;
+  }
+  return pool;
+}
+
+#else /* !HAVE_GST_CUDA */
+
+gboolean
+gst_motion_est_cuda_available (void)
+{
+  return FALSE;
+}
+
+void
+gst_motion_est_cuda_set_context (GstElement * element, GstContext * context,
+    gint device_id, GstObject ** cuda_context)
+{
+}
+
+gboolean
+gst_motion_est_cuda_query_context (GstElement * element, GstQuery * query,
+    GstObject * cuda_context)
+{
+  return FALSE;
+}
+
+gboolean
+gst_motion_est_cuda_ensure_context (GstElement * element, gint device_id,
+    GstBuffer * buffer, GstObject ** cuda_context)
+{
+  return FALSE;
+}
+
+gboolean
+gst_motion_est_cuda_should_follow (GstBuffer * buffer,
+    GstObject * cuda_context, gint device_id)
+{
+  return FALSE;
+}
+
+void
+gst_motion_est_cuda_push (gpointer cuda_context)
+{
+}
+
+void
+gst_motion_est_cuda_pop (gpointer cuda_context)
+{
+}
+
+GstMapFlags
+gst_motion_est_cuda_map_flags (GstBuffer * buffer, GstObject * cuda_context)
+{
+  return 0;
+}
+
+gboolean
+gst_motion_est_cuda_caps_are_cuda (GstCaps * caps)
+{
+  return FALSE;
+}
+
+GstBufferPool *
+gst_motion_est_cuda_pool_new (GstObject * cuda_context, GstCaps * caps,
+    guint size)
+{
+  return NULL;
+}
+
+#endif
