@@ -44,6 +44,10 @@
 typedef struct {
   cudaStream_t stream;
   cudaEvent_t kernel_start, kernel_end; /* timing of the kernels */
+  /* the frame's last operation: collect() sleeps on it (blocking sync)
+   * rather than spinning, so that many sessions sharing a GPU leave the
+   * CPU to the threads that have work */
+  cudaEvent_t done;
 
   /* page-locked staging of the frame and of the cells */
   uint8_t *stage;
@@ -231,6 +235,8 @@ cuda_close (MESession *s)
       cudaEventDestroy (sl->kernel_start);
     if (sl->kernel_end)
       cudaEventDestroy (sl->kernel_end);
+    if (sl->done)
+      cudaEventDestroy (sl->done);
     if (sl->stream)
       cudaStreamDestroy (sl->stream);
   }
@@ -316,7 +322,10 @@ cuda_open (const MEBackendOptions *options, GError **error)
             "cudaStreamCreate", error) ||
         !check (
             cudaEventCreate (&sl->kernel_start), "cudaEventCreate", error) ||
-        !check (cudaEventCreate (&sl->kernel_end), "cudaEventCreate", error))
+        !check (cudaEventCreate (&sl->kernel_end), "cudaEventCreate", error) ||
+        !check (cudaEventCreateWithFlags (&sl->done,
+                    cudaEventBlockingSync | cudaEventDisableTiming),
+            "cudaEventCreate", error))
       goto fail;
   }
   for (int i = 0; i < NFRAMES; i++)
@@ -686,6 +695,8 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
     }
   }
 
+  CHECK (cudaEventRecord (sl->done, st), "cudaEventRecord");
+
   /* only a predictive search leaves temporal predictors for the next */
   s->temporal_ok = sl->has_reference &&
                    params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
@@ -709,7 +720,7 @@ cuda_collect (MESession *s, GError **error)
   Slot *sl = &s->slots[s->collected % SLOTS];
   s->collected++;
   CHECK (select_device (s), "cudaSetDevice");
-  CHECK (cudaStreamSynchronize (sl->stream), "search");
+  CHECK (cudaEventSynchronize (sl->done), "search");
 
   MEField *out = sl->out;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {

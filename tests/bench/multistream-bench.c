@@ -12,6 +12,7 @@
  *
  *   multistream-bench [--streams 1,32,128] [--seconds S] [--memory cuda|system]
  *                     [--width W] [--height H] [--props "search-range=16"]
+ *                     [--prime]
  *
  * Prints, per stream count, the aggregate frames/s, the slowest and fastest
  * stream, and how many distinct CUDA contexts the instances searched in.
@@ -30,12 +31,18 @@
 #define CUDA_CONTEXT_TYPE "gst.cuda.context"
 
 static GstBuffer *frames[N_FRAMES];
+/* --prime: every stream first submits two frames, so that its session has
+ * grown its buffers, and all streams start together afterwards */
+static gboolean prime;
+static gint go;
 static GstContext *cuda_context;        /* the frames', with --memory cuda */
 
 typedef struct {
   GstElement *src, *me;
   guint64 next;                 /* frames pushed */
   gint done;                    /* frames that left gpumotionest */
+  gint64 first_out;             /* when the first frame left; 0: none */
+  gint waiting;                 /* primed, held until `go` */
 } Branch;
 
 static GstBuffer *
@@ -111,8 +118,14 @@ static void
 need_data (GstAppSrc * src, guint length, gpointer user_data)
 {
   Branch *b = user_data;
+  GstBuffer *buf;
+
+  if (prime && !g_atomic_int_get (&go) && b->next >= 2) {
+    g_atomic_int_set (&b->waiting, 1);
+    return;
+  }
   /* a new buffer sharing the frame's memory: the element adds its meta */
-  GstBuffer *buf = gst_buffer_copy (frames[b->next % N_FRAMES]);
+  buf = gst_buffer_copy (frames[b->next % N_FRAMES]);
 
   GST_BUFFER_PTS (buf) = b->next * GST_SECOND / 30;
   GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
@@ -124,7 +137,8 @@ static GstPadProbeReturn
 count_out (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
 {
   Branch *b = user_data;
-  g_atomic_int_inc (&b->done);
+  if (g_atomic_int_add (&b->done, 1) == 0)
+    b->first_out = g_get_monotonic_time ();
   return GST_PAD_PROBE_OK;
 }
 
@@ -142,7 +156,7 @@ count_contexts (Branch * br, guint n)
       const GValue *v;
       gst_query_parse_context (q, &ctx);
       v = ctx ? gst_structure_get_value (gst_context_get_structure (ctx),
-          "cuda-context") : NULL;
+          CUDA_CONTEXT_TYPE) : NULL;
       if (v && !g_ptr_array_find (seen, g_value_get_object (v), NULL))
         g_ptr_array_add (seen, g_value_get_object (v));
     }
@@ -185,8 +199,41 @@ run (guint n, GstCaps * caps, const char *props, double seconds)
         NULL);
     gst_object_unref (pad);
   }
+  gint64 start;
+  guint started = 0;
+  g_atomic_int_set (&go, 0);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
-  g_usleep (G_USEC_PER_SEC);    /* warm-up: sessions open, buffers grow */
+  if (prime) {
+    /* every stream has submitted its two frames (or 30 s) */
+    gint64 until = g_get_monotonic_time () + 30 * G_USEC_PER_SEC;
+    guint held = 0;
+    while (g_get_monotonic_time () < until) {
+      held = 0;
+      for (guint i = 0; i < n; i++)
+        held += g_atomic_int_get (&br[i].waiting);
+      if (held == n)
+        break;
+      g_usleep (G_USEC_PER_SEC / 20);
+    }
+    g_usleep (G_USEC_PER_SEC / 2);      /* their submits have returned */
+    g_atomic_int_set (&go, 1);
+    for (guint i = 0; i < n; i++)
+      if (g_atomic_int_get (&br[i].waiting))
+        need_data (GST_APP_SRC (br[i].src), 0, &br[i]);
+  }
+  start = g_get_monotonic_time ();
+  /* warm-up: every session open and past its first frames (buffers
+   * grown), or 30 s */
+  while (g_get_monotonic_time () - start < 30 * G_USEC_PER_SEC) {
+    started = 0;
+    for (guint i = 0; i < n; i++)
+      started += g_atomic_int_get (&br[i].done) >= 8;
+    if (started == n)
+      break;
+    g_usleep (G_USEC_PER_SEC / 20);
+  }
+  double warm = (g_get_monotonic_time () - start) / 1e6;
+  g_usleep (G_USEC_PER_SEC / 2);
   for (guint i = 0; i < n; i++)
     before[i] = g_atomic_int_get (&br[i].done);
   gint64 t0 = g_get_monotonic_time ();
@@ -206,10 +253,25 @@ run (guint n, GstCaps * caps, const char *props, double seconds)
     if (me)
       g_object_get (me, "active-backend", &backend, NULL);
     printf ("%5u streams  %10.1f frames/s  per stream %8.1f .. %8.1f  "
-        "backend %s, %u CUDA context(s)\n", n, total, lo, hi,
-        backend ? backend : "?", count_contexts (br, n));
+        "backend %s, %u CUDA context(s), %u started in %.1f s\n", n, total,
+        lo, hi, backend ? backend : "?", count_contexts (br, n), started,
+        warm);
     fflush (stdout);
     g_free (backend);
+  }
+  {
+    /* when the streams gave their first frame, from PLAYING (or the
+     * primed start) */
+    const double at[] = { 0.5, 1, 2, 5, 10, 30 };
+    printf ("        first frame out by");
+    for (guint k = 0; k < G_N_ELEMENTS (at); k++) {
+      guint c = 0;
+      for (guint i = 0; i < n; i++)
+        c += br[i].first_out
+            && (br[i].first_out - start) / 1e6 <= at[k];
+      printf ("  %.1f s: %u", at[k], c);
+    }
+    printf ("\n");
   }
   {
     GstBus *bus = gst_element_get_bus (pipe);
@@ -242,6 +304,8 @@ main (int argc, char **argv)
         "Where the frames are: cuda or system (cuda)", "M"},
     {"width", 0, 0, G_OPTION_ARG_INT, &width, "Frame width", "W"},
     {"height", 0, 0, G_OPTION_ARG_INT, &height, "Frame height", "H"},
+    {"prime", 0, 0, G_OPTION_ARG_NONE, &prime,
+        "Every stream submits two frames first; then all start", NULL},
     {"props", 0, 0, G_OPTION_ARG_STRING, &props,
         "gpumotionest properties (\"backend=cuda search-range=16\")", "P"},
     {NULL}

@@ -54,8 +54,9 @@ pad_cuda_context (GstPad * pad)
     GstContext *ctx = NULL;
     gst_query_parse_context (q, &ctx);
     if (ctx) {
+      /* the library names the field after the context type */
       const GValue *v = gst_structure_get_value (gst_context_get_structure
-          (ctx), "cuda-context");
+          (ctx), CUDA_CONTEXT_TYPE);
       if (v && G_VALUE_HOLDS_OBJECT (v))
         obj = g_value_dup_object (v);
     }
@@ -232,7 +233,7 @@ main (int argc, char **argv)
         g_print ("%ux%u %-12s %-20s depth %u: %u buffers, %u in CUDA memory, "
             "%u metas differ%s\n", w, h, methods[m], what, depth,
             r->metas->len, r->cuda_buffers, diff,
-            !k && r->me_context == r->upload_context
+            !k && r->me_context && r->me_context == r->upload_context
             ? ", cudaupload's context" : "");
         failures += diff;
         compared += r->metas->len;
