@@ -6,7 +6,13 @@
  * slot's page-locked staging copy) into a device frame buffer, the border
  * fill, then, when there is a reference, the key reset, the search, the
  * prediction and the download of the cells; and returns.  collect() waits
- * for the oldest slot's stream and hands its cells over.
+ * for the oldest slot's last operation (sleeping, not spinning) and hands
+ * its cells over.
+ *
+ * Every call runs in the CUDA context current on the calling thread when
+ * the caller asks so (MEBackendOptions.current_cuda_context: the element
+ * pushes the context it shares with the pipeline); otherwise the session
+ * selects its device's primary context itself.
  *
  * Device frames form a ring of SLOTS + 1 buffers: frame n lives in buffer
  * n % (SLOTS + 1) and is the reference of frame n + 1, whose stream waits
