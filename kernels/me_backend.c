@@ -13,16 +13,22 @@ G_DEFINE_QUARK (me-backend-error-quark, me_backend_error);
 extern const MEBackendOps me_backend_cpu;
 #if HAVE_CUDA
 extern const MEBackendOps me_backend_cuda;
+extern const MEBackendOps me_backend_cuda_multi;
 #define ME_BACKEND_CUDA (&me_backend_cuda)
+#define ME_BACKEND_CUDA_MULTI (&me_backend_cuda_multi)
 #else
 #define ME_BACKEND_CUDA NULL
+#define ME_BACKEND_CUDA_MULTI NULL
 #endif
 
 /* One line per backend, in the order "auto" tries them.  The ids are the
- * element's enum values and never change; 0 is "auto". */
+ * element's enum values and never change; 0 is "auto".  Backends after
+ * "cpu", which always opens, are only had by name. */
 static const MEBackendEntry registry[] = {
   {2, "cuda", "NVIDIA GPU (CUDA)", ME_BACKEND_CUDA},
   {1, "cpu", "CPU (SIMD, all cores)", &me_backend_cpu},
+  {3, "cuda-multi", "Several NVIDIA GPUs (CUDA), frames split across the "
+        "devices property's list", ME_BACKEND_CUDA_MULTI},
 };
 
 const MEBackendEntry *

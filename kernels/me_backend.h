@@ -45,6 +45,9 @@ typedef enum {
   ME_BACKEND_ERROR_UNSUPPORTED,   /* valid, but not something it can do */
 } MEBackendError;
 
+/* Most devices one session may be split over (MEBackendOptions.devices). */
+#define ME_MAX_DEVICES 16
+
 /* One 8-bit luma plane.  `data` must stay readable until the frame has been
  * collected; the backend never writes to it.  With `on_device` it is a CUDA
  * device pointer in the context current on the calling thread, which only
@@ -128,6 +131,11 @@ typedef struct {
   void (*enter) (gpointer context_data);
   void (*leave) (gpointer context_data);
   gpointer context_data;
+  /* Backends that split frames over several devices: the devices to use,
+   * in order (a device may be named twice: two sessions on one device);
+   * n_devices 0: every device there is. */
+  int devices[ME_MAX_DEVICES];
+  unsigned n_devices;
 } MEBackendOptions;
 
 void me_backend_options_init (MEBackendOptions * options);
@@ -169,6 +177,15 @@ typedef struct {
    * (< 0: none), and a name for the device the session runs on. */
   double (*last_device_ms) (MESession * s);
   const char *(*device_name) (MESession * s);
+
+  /* Optional: takes the frame as the reference of the next one without
+   * searching it (upload and border only).  It counts as a frame in
+   * flight and is collected like one, with no field to complete; `luma`
+   * must stay readable until then.  What a backend needs to be split
+   * over several devices: each device searches some frames and is handed
+   * the frames before them as references only. */
+  gboolean (*submit_reference) (MESession * s, const MEPlane * luma,
+      GError ** error);
 } MEBackendOps;
 
 /* ---- the registry --------------------------------------------------------- */

@@ -44,6 +44,7 @@ enum
   PROP_0,
   PROP_BACKEND,
   PROP_DEVICE_ID,
+  PROP_DEVICES,
   PROP_SEARCH_RANGE,
   PROP_PARTITIONS,
   PROP_METHOD,
@@ -59,6 +60,7 @@ enum
 
 #define DEFAULT_BACKEND 0        /* auto */
 #define DEFAULT_DEVICE_ID -1
+#define DEFAULT_DEVICES "all"
 #define DEFAULT_SEARCH_RANGE 16
 #define DEFAULT_PARTITIONS GST_MOTION_VECTOR_PARTITIONS_16X16
 #define DEFAULT_METHOD GST_MOTION_VECTOR_METHOD_FULL
@@ -69,7 +71,7 @@ enum
 #define DEFAULT_MODE_DECISION FALSE
 #define DEFAULT_IN_FLIGHT 0
 #define DEFAULT_THREADS 0
-#define MAX_IN_FLIGHT 16
+#define MAX_IN_FLIGHT 64      /* 4 on each of 16 GPUs (cuda-multi) */
 
 struct _GstGpuMotionEst
 {
@@ -78,6 +80,7 @@ struct _GstGpuMotionEst
   /* properties, under the object lock */
   gint backend_choice;          /* a registry id, 0 for auto */
   gint device_id;
+  gchar *devices;               /* "all" or a list, for cuda-multi */
   guint threads;
   guint search_range;
   GstMotionVectorPartitionFlags partitions;
@@ -318,6 +321,36 @@ cuda_session_context (GstGpuMotionEst * self, gint device_id,
   return ctx;
 }
 
+/* The devices property: "all" (n = 0) or device numbers separated by
+ * commas, in order; a number may repeat. */
+static gboolean
+parse_devices (const gchar * str, int *devices, unsigned *n, GError ** error)
+{
+  g_auto (GStrv) parts = NULL;
+  g_autofree gchar *trimmed = g_strstrip (g_strdup (str ? str : "all"));
+
+  *n = 0;
+  if (!g_ascii_strcasecmp (trimmed, "all"))
+    return TRUE;
+  parts = g_strsplit (trimmed, ",", -1);
+  if (!parts[0])                /* "" */
+    goto bad;
+  for (guint i = 0; parts[i]; i++) {
+    guint64 v;
+    if (*n == ME_MAX_DEVICES || !g_ascii_string_to_unsigned (g_strstrip
+            (parts[i]), 10, 0, G_MAXINT, &v, NULL))
+      goto bad;
+    devices[(*n)++] = (int) v;
+  }
+  return TRUE;
+
+bad:
+  g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+      "devices \"%s\" is neither \"all\" nor a list of at most %d device "
+      "numbers such as \"0,1\"", str, ME_MAX_DEVICES);
+  return FALSE;
+}
+
 /* Opens the backend the properties ask for: that one, or for "auto" the
  * first of the registry that can do the search asked for and opens here.
  * A CUDA backend runs in the pipeline's shared CUDA context when there is
@@ -352,6 +385,13 @@ open_backend (GstGpuMotionEst * self, GstBuffer * first)
   choice = self->backend_choice;
   options.device = self->device_id;
   options.threads = self->threads;
+  if (!parse_devices (self->devices, options.devices, &options.n_devices,
+          &error)) {
+    GST_OBJECT_UNLOCK (self);
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("%s", error->message),
+        (NULL));
+    return FALSE;
+  }
   in_flight = self->in_flight;
   self->backend_dirty = FALSE;
   self->depth_dirty = FALSE;
@@ -1019,6 +1059,18 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
       self->device_id = g_value_get_int (value);
       self->backend_dirty = TRUE;
       break;
+    case PROP_DEVICES:
+      /* as device-id: the GPUs are chosen as streaming starts */
+      if (GST_STATE (self) > GST_STATE_READY) {
+        GST_WARNING_OBJECT (self, "devices can only be set in NULL or "
+            "READY: \"%s\" kept, \"%s\" ignored", self->devices,
+            g_value_get_string (value));
+        break;
+      }
+      g_free (self->devices);
+      self->devices = g_value_dup_string (value);
+      self->backend_dirty = TRUE;
+      break;
     case PROP_SEARCH_RANGE:
       self->search_range = g_value_get_uint (value);
       break;
@@ -1078,6 +1130,9 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
     case PROP_DEVICE_ID:
       g_value_set_int (value, self->device_id);
       break;
+    case PROP_DEVICES:
+      g_value_set_string (value, self->devices);
+      break;
     case PROP_SEARCH_RANGE:
       g_value_set_uint (value, self->search_range);
       break;
@@ -1127,6 +1182,7 @@ gst_gpu_motion_est_finalize (GObject * object)
 
   close_backend (self);
   gst_clear_object (&self->cuda_context);
+  g_free (self->devices);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1158,6 +1214,11 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           "pipeline's shared CUDA context, else the first (set in NULL or "
           "READY, as GStreamer's CUDA elements take it)",
           -1, G_MAXINT, DEFAULT_DEVICE_ID, rw | GST_PARAM_MUTABLE_READY));
+  g_object_class_install_property (gobject_class, PROP_DEVICES,
+      g_param_spec_string ("devices", "Devices",
+          "GPUs the cuda-multi backend splits frames over: \"all\", or "
+          "device numbers such as \"0,1\" (set in NULL or READY)",
+          DEFAULT_DEVICES, rw | GST_PARAM_MUTABLE_READY));
   g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
       g_param_spec_uint ("search-range", "Search range",
           "Largest vector component searched, in pixels (±range); method "
@@ -1240,6 +1301,7 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
 {
   self->backend_choice = DEFAULT_BACKEND;
   self->device_id = DEFAULT_DEVICE_ID;
+  self->devices = g_strdup (DEFAULT_DEVICES);
   self->search_range = DEFAULT_SEARCH_RANGE;
   self->partitions = DEFAULT_PARTITIONS;
   self->method = DEFAULT_METHOD;

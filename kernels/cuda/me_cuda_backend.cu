@@ -574,9 +574,9 @@ ensure_slot (Slot *sl, size_t stage, size_t cells, GError **error)
   return TRUE;
 }
 
+/* Whether another frame may be submitted, and the device selected. */
 static gboolean
-cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
-    MEField *out, GError **error)
+begin_submit (MESession *s, GError **error)
 {
   if (s->submitted - s->collected >= s->depth) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
@@ -584,6 +584,61 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
     return FALSE;
   }
   CHECK (select_device (s), "cudaSetDevice");
+  return TRUE;
+}
+
+/* Enqueues the upload of `luma` into device frame `cur` and its border
+ * fill on the slot's stream.  Device memory and page-locked host memory
+ * are copied as they are; anything else through the slot's staging copy,
+ * so that the caller's memory is no longer read when this returns. */
+static gboolean
+upload_frame (Slot *sl, const MEPlane *luma, const MECudaGeometry *g,
+    uint8_t *cur, GError **error)
+{
+  const gboolean src_direct =
+      luma->on_device || me_cuda_host_is_pinned (luma->data);
+  if (!ensure_slot (
+          sl, src_direct ? 0 : (size_t)g->width * g->height, 0, error))
+    return FALSE;
+  const uint8_t *src = luma->data;
+  size_t spitch = luma->stride;
+  if (!src_direct) {
+    for (unsigned y = 0; y < g->height; y++)
+      memcpy (sl->stage + (size_t)y * g->width,
+          luma->data + (size_t)y * luma->stride, g->width);
+    src = sl->stage;
+    spitch = g->width;
+  }
+  CHECK (cudaMemcpy2DAsync (cur + ME_CUDA_PAD * g->pitch + ME_CUDA_PAD,
+             g->pitch, src, spitch, g->width, g->height,
+             luma->on_device ? cudaMemcpyDeviceToDevice
+                             : cudaMemcpyHostToDevice,
+             sl->stream),
+      "frame upload");
+  CHECK (me_cuda_launch_pad (cur, g, sl->stream), "border fill kernel");
+  return TRUE;
+}
+
+/* The frame becomes the reference of the next one (its size, no temporal
+ * predictors unless the caller says so) and counts as submitted. */
+static void
+end_submit (MESession *s, const MECudaGeometry *g, gboolean temporal_ok)
+{
+  s->temporal_ok = temporal_ok;
+  s->temporal_cols = g->mb_cols;
+  s->temporal_rows = g->mb_rows;
+  s->have_ref = TRUE;
+  s->ref_width = g->width;
+  s->ref_height = g->height;
+  s->submitted++;
+}
+
+static gboolean
+cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
+    MEField *out, GError **error)
+{
+  if (!begin_submit (s, error))
+    return FALSE;
 
   MECudaGeometry g;
   me_cuda_geometry_init (&g, luma->width, luma->height);
@@ -591,15 +646,10 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
   Slot *sl = &s->slots[s->submitted % SLOTS];
   const size_t ncells = gst_motion_vector_grid_offsets (
       (GstMotionVectorPartitionFlags)parts, g.mb_cols, g.mb_rows, sl->offsets);
-  /* device memory, or page-locked host memory: copied as it is */
-  const gboolean src_direct =
-      luma->on_device || me_cuda_host_is_pinned (luma->data);
 
   const gboolean hier =
       params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
-  if (!ensure_frames (s, &g, error) ||
-      !ensure_slot (
-          sl, src_direct ? 0 : (size_t)g.width * g.height, ncells, error) ||
+  if (!ensure_frames (s, &g, error) || !ensure_slot (sl, 0, ncells, error) ||
       (hier && !ensure_pyramids (s, &g, error)) ||
       (params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE &&
           !ensure_guides (s, (size_t)g.mb_cols * g.mb_rows, error)))
@@ -610,23 +660,8 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
   uint8_t *cur = s->frames[f];
   cudaStream_t st = sl->stream;
 
-  /* upload */
-  const uint8_t *src = luma->data;
-  size_t spitch = luma->stride;
-  if (!src_direct) {
-    for (unsigned y = 0; y < g.height; y++)
-      memcpy (sl->stage + (size_t)y * g.width,
-          luma->data + (size_t)y * luma->stride, g.width);
-    src = sl->stage;
-    spitch = g.width;
-  }
-  CHECK (cudaMemcpy2DAsync (cur + ME_CUDA_PAD * g.pitch + ME_CUDA_PAD, g.pitch,
-             src, spitch, g.width, g.height,
-             luma->on_device ? cudaMemcpyDeviceToDevice
-                             : cudaMemcpyHostToDevice,
-             st),
-      "frame upload");
-  CHECK (me_cuda_launch_pad (cur, &g, st), "border fill kernel");
+  if (!upload_frame (sl, luma, &g, cur, error))
+    return FALSE;
   s->pyramid_ok[f] = FALSE;
   if (hier) {
     /* the pyramid is part of this frame's search: timed with it */
@@ -704,14 +739,40 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
   CHECK (cudaEventRecord (sl->done, st), "cudaEventRecord");
 
   /* only a predictive search leaves temporal predictors for the next */
-  s->temporal_ok = sl->has_reference &&
-                   params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
-  s->temporal_cols = g.mb_cols;
-  s->temporal_rows = g.mb_rows;
-  s->have_ref = TRUE;
-  s->ref_width = g.width;
-  s->ref_height = g.height;
-  s->submitted++;
+  end_submit (s, &g,
+      sl->has_reference &&
+          params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE);
+  return TRUE;
+}
+
+/* A frame for the next one to search against, not searched itself: the
+ * upload and the border of cuda_submit(), in a slot of its own so that it
+ * is collected in order with the others.  A pyramid is made later, by the
+ * next frame's stream, if that one searches hierarchically. */
+static gboolean
+cuda_submit_reference (MESession *s, const MEPlane *luma, GError **error)
+{
+  if (!begin_submit (s, error))
+    return FALSE;
+
+  MECudaGeometry g;
+  me_cuda_geometry_init (&g, luma->width, luma->height);
+  Slot *sl = &s->slots[s->submitted % SLOTS];
+  const unsigned f = s->submitted % NFRAMES;
+  if (!ensure_frames (s, &g, error) ||
+      !upload_frame (sl, luma, &g, s->frames[f], error))
+    return FALSE;
+  s->pyramid_ok[f] = FALSE;
+  CHECK (cudaEventRecord (s->frame_ready[f], sl->stream), "cudaEventRecord");
+  sl->out = NULL;
+  sl->has_reference = FALSE;
+  sl->direct = TRUE;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    sl->grid[p] = NULL;
+    sl->grid_cells[p] = 0;
+  }
+  CHECK (cudaEventRecord (sl->done, sl->stream), "cudaEventRecord");
+  end_submit (s, &g, FALSE);
   return TRUE;
 }
 
@@ -729,6 +790,8 @@ cuda_collect (MESession *s, GError **error)
   CHECK (cudaEventSynchronize (sl->done), "search");
 
   MEField *out = sl->out;
+  if (!out) /* a reference only: nothing to hand over, nothing timed */
+    return TRUE;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     if (!sl->grid[p])
       continue;
@@ -804,4 +867,5 @@ extern "C" const MEBackendOps me_backend_cuda = {
     me_cuda_host_free,
     cuda_last_device_ms,
     cuda_device_name,
+    cuda_submit_reference,
 };

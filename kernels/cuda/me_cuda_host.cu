@@ -39,3 +39,14 @@ me_cuda_host_free (void *ptr)
   else
     g_free (ptr);
 }
+
+int
+me_cuda_device_count (void)
+{
+  int n = 0;
+  if (cudaGetDeviceCount (&n) != cudaSuccess) {
+    cudaGetLastError ();
+    return 0;
+  }
+  return n;
+}

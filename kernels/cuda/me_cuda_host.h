@@ -1,4 +1,4 @@
-/* gpumotionest — host memory for the CUDA backend.
+/* gpumotionest — host memory for the CUDA backend, and the devices there are.
  *
  * Frames in page-locked (pinned) host memory are uploaded by DMA straight
  * from where they lie, with no staging copy, and result grids in pinned
@@ -23,6 +23,9 @@ void me_cuda_host_free (void *ptr);
 /* TRUE when `ptr` lies in page-locked memory known to CUDA (allocated by
  * CUDA or registered with it). */
 gboolean me_cuda_host_is_pinned (const void *ptr);
+
+/* How many CUDA devices this process sees; 0 without a driver or GPU. */
+int me_cuda_device_count (void);
 
 G_END_DECLS
 

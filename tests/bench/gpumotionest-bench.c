@@ -19,9 +19,13 @@
  * run prints how a method's cost grows with the range.  The ceiling ratio
  * counts full search's work, so it is printed for `full` only.
  *
+ * --backend cuda-multi splits the frames over --devices (default: every
+ * GPU); its "kernel" column is one GPU's rate, the depth columns are the
+ * whole.
+ *
  * Usage: gpumotionest-bench [--backend NAME] [--quick] [--seconds S]
  *                           [--depth-sweep] [--method NAME] [--ranges LIST]
- *                           [--shapes 16x16|all]
+ *                           [--shapes 16x16|all] [--devices LIST]
  */
 #include "config.h"
 
@@ -36,7 +40,7 @@
 #include "vsad-ceiling.h"
 #endif
 
-#define NFRAMES 8
+#define NFRAMES 16        /* the deepest depth timed */
 
 typedef struct {
   const MEBackendOps *ops;
@@ -153,6 +157,7 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
   params.metric = bench_metric;
   params.lambda = bench_lambda;
   params.method = bench_method;
+  depth = MIN (depth, NFRAMES);
   me_backend_reset (b->backend);
   me_backend_set_in_flight (b->backend, depth);
   *kernel_fps = 0;
@@ -201,6 +206,8 @@ main (int argc, char **argv)
   gboolean ranges_given = FALSE;
   const char *method_name = "full";
   int only_parts = 0;           /* --shapes: 0 both, else that set alone */
+  int devices[ME_MAX_DEVICES];
+  unsigned n_devices = 0;
 
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--backend") && i + 1 < argc)
@@ -242,13 +249,18 @@ main (int argc, char **argv)
       i++;
       only_parts = !strcmp (argv[i], "all") ? GST_MOTION_VECTOR_PARTITIONS_ALL
           : GST_MOTION_VECTOR_PARTITIONS_16X16;
+    } else if (!strcmp (argv[i], "--devices") && i + 1 < argc) {
+      gchar **list = g_strsplit (argv[++i], ",", ME_MAX_DEVICES);
+      for (n_devices = 0; list[n_devices]; n_devices++)
+        devices[n_devices] = atoi (list[n_devices]);
+      g_strfreev (list);
     } else if (!strcmp (argv[i], "--metric") && i + 1 < argc)
       bench_metric = !strcmp (argv[++i], "satd") ? ME_METRIC_SATD
           : ME_METRIC_SAD;
     else {
       fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
           "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd] "
-          "[--lambda N] [--method NAME] [--ranges R1,R2,..] [--shapes 16x16|all]\n",
+          "[--lambda N] [--method NAME] [--ranges R1,R2,..] [--shapes 16x16|all] [--devices LIST]\n",
           argv[0]);
       return 2;
     }
@@ -265,6 +277,8 @@ main (int argc, char **argv)
     me_backend_options_init (&options);
     options.stats = bench_stats;
     options.stats_data = &b;
+    memcpy (options.devices, devices, n_devices * sizeof (int));
+    options.n_devices = n_devices;
     b.backend = me_backend_open (b.ops, &options, &error);
   }
   if (!b.backend) {
@@ -275,9 +289,10 @@ main (int argc, char **argv)
 
   double ceiling = 0;
   gboolean is_cuda = strcmp (backend, "cuda") == 0;
+  if (me_backend_device_name (b.backend))
+    printf ("device: %s\n", me_backend_device_name (b.backend));
 #if HAVE_CUDA
   if (is_cuda) {
-    printf ("device: %s\n", me_backend_device_name (b.backend));
     if (!me_cuda_vsad_ceiling (-1, &ceiling, &error)) {
       printf ("ceiling: %s\n", error->message);
       g_clear_error (&error);

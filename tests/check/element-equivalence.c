@@ -16,6 +16,8 @@
  *  - a real pipeline, videotestsrc ! gpumotionest ! appsink, with a
  *    flushing seek while playing.
  *
+ * --devices LIST sets the devices property (cuda-multi splits frames over
+ * them; "0,0,0" gives three sessions on one GPU).
  * --method NAME runs both with that search method (default full); with
  * `predictive` the scripted DISCONT, seek and caps change also check that
  * every backend drops its temporal predictors at the same frames.
@@ -238,6 +240,7 @@ compare_outputs (Tally * t, GPtrArray * ref, GPtrArray * out,
 
 static const gchar *backend_name = "cpu";
 static const gchar *method_name = "full";
+static const gchar *devices = "all";
 
 /* The element starts on "auto" and is switched to `backend`, which opens
  * at the first frame: whether it could is known only then. */
@@ -248,6 +251,7 @@ open_harness (const gchar * backend, guint depth)
 
   gst_util_set_object_arg (G_OBJECT (h->element), "backend", backend);
   gst_util_set_object_arg (G_OBJECT (h->element), "method", method_name);
+  g_object_set (h->element, "devices", devices, NULL);
   g_object_set (h->element, "in-flight", depth, "search-range", 16,
       "partitions", GST_MOTION_VECTOR_PARTITIONS_ALL, "mode-decision", TRUE,
       NULL);
@@ -349,9 +353,9 @@ run_pipeline (const gchar * backend, guint depth)
   gchar *desc = g_strdup_printf ("videotestsrc pattern=ball "
       "motion=sweep ! video/x-raw,format=I420,width=320,height=240,"
       "framerate=30/1 ! gpumotionest name=me backend=%s in-flight=%u "
-      "method=%s search-range=24 partitions=all mode-decision=true ! appsink "
-      "name=sink sync=false",
-      backend, depth, method_name);
+      "method=%s devices=%s search-range=24 partitions=all "
+      "mode-decision=true ! appsink name=sink sync=false",
+      backend, depth, method_name, devices);
   GError *err = NULL;
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstElement *sink;
@@ -419,6 +423,8 @@ main (int argc, char **argv)
       backend_name = argv[i + 1];
     else if (strcmp (argv[i], "--method") == 0)
       method_name = argv[i + 1];
+    else if (strcmp (argv[i], "--devices") == 0)
+      devices = argv[i + 1];
   }
   if (strcmp (backend_name, "cpu") != 0)
     first_depth = 1;

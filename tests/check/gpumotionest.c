@@ -1645,6 +1645,108 @@ GST_START_TEST (test_backend_values_and_threads)
 
 GST_END_TEST;
 
+/* The devices property (cuda-multi): "all" by default; a list that is not
+ * one is a clear error when streaming starts, whatever the backend;
+ * devices that are not there are the backend's open error; and it is
+ * taken in NULL and READY only. */
+static GstMessage *
+start_with_devices (const gchar * backend, const gchar * devices)
+{
+  GstElement *e = gst_element_factory_make ("gpumotionest", NULL);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+
+  gst_util_set_object_arg (G_OBJECT (e), "backend", backend);
+  g_object_set (e, "devices", devices, NULL);
+  gst_element_set_bus (e, bus);
+  fail_unless_equals_int (gst_element_set_state (e, GST_STATE_PAUSED),
+      GST_STATE_CHANGE_FAILURE);
+  msg = pop_message (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL, "backend %s, devices \"%s\": no error", backend,
+      devices);
+  fail_unless (pop_message (bus, GST_MESSAGE_ERROR) == NULL);
+  gst_element_set_state (e, GST_STATE_NULL);
+  release_bus (bus);
+  gst_object_unref (e);
+  return msg;
+}
+
+GST_START_TEST (test_devices_property)
+{
+  const gchar *bad[] = { "0,x", "", "-1", "0,,1", "one", "0,1," };
+  GParamSpec *pspec;
+  GEnumClass *ec;
+  GstHarness *h;
+  GstMessage *msg;
+  gchar *value = NULL;
+
+  h = gst_harness_new ("gpumotionest");
+  pspec = g_object_class_find_property (G_OBJECT_GET_CLASS (h->element),
+      "backend");
+  ec = g_type_class_ref (pspec->value_type);
+  fail_unless (g_enum_get_value_by_nick (ec, "cuda-multi") != NULL);
+  fail_unless_equals_int (g_enum_get_value_by_nick (ec, "cuda-multi")->value,
+      3);
+  g_type_class_unref (ec);
+  g_object_get (h->element, "devices", &value, NULL);
+  fail_unless_equals_string (value, "all");
+  g_free (value);
+  /* set while playing: kept as it was */
+  g_object_set (h->element, "devices", "5", NULL);
+  g_object_get (h->element, "devices", &value, NULL);
+  fail_unless_equals_string (value, "all");
+  g_free (value);
+  gst_harness_teardown (h);
+
+  /* not a list: an error naming the property, on the CPU too */
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++) {
+    g_autoptr (GError) err = NULL;
+
+    msg = start_with_devices ("cpu", bad[i]);
+    gst_message_parse_error (msg, &err, NULL);
+    fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_SETTINGS), "%s", err->message);
+    fail_unless (strstr (err->message, "devices") != NULL, "%s",
+        err->message);
+    gst_message_unref (msg);
+  }
+
+  /* a list with spaces is a list; the CPU backend does not use it */
+  {
+    GstElement *e = gst_element_factory_make ("gpumotionest", NULL);
+    GstBuffer *b;
+
+    g_object_set (e, "devices", " 0 , 1 ", "search-range", 4, "in-flight", 1,
+        NULL);
+    gst_util_set_object_arg (G_OBJECT (e), "backend", "cpu");
+    h = gst_harness_new_with_element (e, "sink", "src");
+    gst_harness_set_src_caps_str (h,
+        "video/x-raw,format=I420,width=32,height=32,framerate=30/1");
+    b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 32, 32, 0, 0, 0));
+    fail_unless (get_meta (b) != NULL);
+    gst_buffer_unref (b);
+    gst_harness_teardown (h);
+    gst_object_unref (e);
+  }
+
+  /* a device that is not there: the backend's open error, naming CUDA
+   * (without a GPU or a CUDA build as well) */
+  {
+    g_autoptr (GError) err = NULL;
+
+    msg = start_with_devices ("cuda-multi", "0,4242");
+    gst_message_parse_error (msg, &err, NULL);
+    GST_INFO ("cuda-multi on 0,4242: %s", err->message);
+    fail_unless (g_error_matches (err, GST_RESOURCE_ERROR,
+            GST_RESOURCE_ERROR_OPEN_READ), "%s", err->message);
+    fail_unless (strstr (err->message, "cuda") != NULL
+        || strstr (err->message, "CUDA") != NULL, "%s", err->message);
+    gst_message_unref (msg);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- the partition decision (mode-decision) ------------------------------ */
 
 /* Bits of the macroblock type of each uniform partitioning, written out
@@ -1914,6 +2016,7 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_drain_query);
   tcase_add_test (tc, test_latency_with_frames_in_flight);
   tcase_add_test (tc, test_backend_values_and_threads);
+  tcase_add_test (tc, test_devices_property);
   tcase_add_test (tc, test_mode_decision);
   tcase_add_test (tc, test_mode_decision_absent);
   return s;

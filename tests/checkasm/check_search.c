@@ -822,6 +822,8 @@ checkasm_open_backend (const char *name, GError ** error)
 
   me_backend_options_init (&options);
   options.threads = checkasm.threads;
+  memcpy (options.devices, checkasm.devices, sizeof (options.devices));
+  options.n_devices = checkasm.n_devices;
   if (strcmp (name, "cpu-c") == 0) {
     options.simd = 0;
     options.threads = 1;

@@ -1,7 +1,7 @@
 /* gpumotionest — checkasm driver.
  *
  *   checkasm [--seed N] [--test dsp|search|backend] [--backend NAME] [--bench]
- *            [--input FILE --size WxH] [--threads N]
+ *            [--input FILE --size WxH] [--threads N] [--devices LIST]
  *
  * Without arguments: the DSP routines of every SIMD level against their C
  * versions, the CPU backend against a naive full search, and every other
@@ -11,6 +11,8 @@
  * "cpu") on the frames of a raw I420 file of the given size.  "cpu-c" names
  * the CPU backend restricted to its C routines and one thread.  --threads
  * sets the CPU backend's threads (0, the default: one per core).
+ * --devices 0,1 gives cuda-multi the devices to split over (default 0,0,0:
+ * three sessions on the first GPU, the split without a second one).
  */
 #include "config.h"
 
@@ -53,7 +55,13 @@ main (int argc, char **argv)
       checkasm.backend = argv[++i];
     else if (!strcmp (argv[i], "--bench"))
       checkasm.bench = TRUE;
-    else if (!strcmp (argv[i], "--threads") && i + 1 < argc)
+    else if (!strcmp (argv[i], "--devices") && i + 1 < argc) {
+      gchar **list = g_strsplit (argv[++i], ",", ME_MAX_DEVICES);
+      checkasm.n_devices = 0;
+      for (guint k = 0; list[k]; k++)
+        checkasm.devices[checkasm.n_devices++] = atoi (list[k]);
+      g_strfreev (list);
+    } else if (!strcmp (argv[i], "--threads") && i + 1 < argc)
       checkasm.threads = (unsigned) strtoul (argv[++i], NULL, 0);
     else if (!strcmp (argv[i], "--input") && i + 1 < argc)
       input = argv[++i];
@@ -63,10 +71,12 @@ main (int argc, char **argv)
     else {
       fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|backend] "
           "[--backend NAME] [--bench [--input FILE --size WxH]] "
-          "[--threads N]\n", argv[0]);
+          "[--threads N] [--devices LIST]\n", argv[0]);
       return 2;
     }
   }
+  if (!checkasm.n_devices)
+    checkasm.n_devices = 3;     /* three sessions on device 0 */
   printf ("checkasm: seed %u\n", seed);
   checkasm.rand = g_rand_new_with_seed (seed);
 

@@ -13,6 +13,11 @@ typedef struct {
   gboolean bench;
   const char *backend;          /* --backend: compare only this one */
   unsigned threads;             /* --threads: CPU threads, 0 for all */
+  /* --devices: what backends split over several devices get (default
+   * three sessions on device 0, so that the split is checked on a machine
+   * with one GPU) */
+  int devices[ME_MAX_DEVICES];
+  unsigned n_devices;
   unsigned failures;
 } CheckasmState;
 
