@@ -57,7 +57,7 @@ multi_close (MESession * m)
 {
   for (unsigned i = 0; i < m->n; i++)
     m->inner->close (m->s[i]);
-  g_queue_free_full (&m->flights, g_free);
+  g_queue_clear_full (&m->flights, g_free);
   g_free (m);
 }
 
@@ -149,8 +149,7 @@ multi_reset (MESession * m)
 {
   for (unsigned i = 0; i < m->n; i++)
     m->inner->reset (m->s[i]);
-  g_queue_free_full (&m->flights, g_free);
-  g_queue_init (&m->flights);
+  g_queue_clear_full (&m->flights, g_free);
   m->next = 0;
 }
 
