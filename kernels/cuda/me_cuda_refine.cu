@@ -260,11 +260,29 @@ __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
  * same grid).  So every block sees exactly the final vectors the CPU's
  * raster order gives it.  F's distortion is in its key; W's, zero's and P's
  * are computed in one round after the wait.  Keys written by other warps
- * are read past the L1 (volatile), after a fence that pairs with the
- * writer's.  Measured and dropped: costing W and zero before the wait (it
+ * are read past the L1 (volatile), after an acquire load of the progress
+ * word that pairs with the writer's release store.  Measured and dropped: costing W and zero before the wait (it
  * lengthens every step of the chain), and grouping rows per thread block
  * with progress in shared memory (faster for 16x16 only; racecheck cannot
  * follow the flag). */
+/* The step's hand-over: the writer's keys, then its progress with release
+ * semantics; the reader's progress with acquire semantics, then (after
+ * __syncwarp(), which orders its lanes after lane 0) the keys.  GPU scope,
+ * no full fence on either side: the fences were most of a step's time. */
+static __device__ __forceinline__ unsigned
+load_acquire (const unsigned *p)
+{
+  unsigned v;
+  asm volatile ("ld.acquire.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+static __device__ __forceinline__ void
+store_release (unsigned *p, unsigned v)
+{
+  asm volatile ("st.release.gpu.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
+}
+
 typedef struct {
   RefineArgs r;
   unsigned mb_rows;
@@ -294,8 +312,8 @@ __launch_bounds__ (REFINE_WARPS * 32) rate_kernel (const RateArgs ra)
   const int n4 = (bw / 4) * (bh / 4);
   const int cols = (int)a.mb_cols * (16 / bw);
   volatile uint64_t *out = a.out[p];
-  volatile unsigned *above = ra.progress + t - 1;
-  volatile unsigned *mine = ra.progress + t;
+  const unsigned *above = ra.progress + t - 1;
+  unsigned *mine = ra.progress + t;
 
   for (int gx = 0; gx < cols; gx++) {
     const unsigned i = (unsigned)(gy * cols + gx);
@@ -308,10 +326,9 @@ __launch_bounds__ (REFINE_WARPS * 32) rate_kernel (const RateArgs ra)
     if (gy > 0) {
       const unsigned need = (unsigned)min (gx + 2, cols);
       if (lane == 0)
-        while (*above < need)
+        while (load_acquire (above) < need)
           ;
       __syncwarp ();
-      __threadfence ();
     }
     const uint64_t ka = out[nb.a >= 0 ? nb.a : 0];
     const uint64_t kb = out[nb.b >= 0 ? nb.b : 0];
@@ -335,8 +352,7 @@ __launch_bounds__ (REFINE_WARPS * 32) rate_kernel (const RateArgs ra)
     __syncwarp ();
     if (lane == 0) {
       out[i] = best;
-      __threadfence ();
-      *mine = (unsigned)gx + 1;
+      store_release (mine, (unsigned)gx + 1);
     }
     __syncwarp ();
   }

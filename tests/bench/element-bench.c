@@ -9,9 +9,10 @@
  * backend stages through its own pinned buffers.
  *
  *   element-bench [--backend auto|cpu|cuda] [--seconds S] [--plain] [--quick]
- *                 [--range R] [--props "..."]
+ *                 [--range R] [--size WxH] [--props "..."]
  *
- * --quick runs 1080p at R=32 (--range picks another range).
+ * --quick runs 1080p at R=32 (--range picks another range, --size another
+ * size and implies --quick).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,7 +177,7 @@ main (int argc, char **argv)
   double seconds = 2.0;
   gboolean plain = FALSE, quick = FALSE;
   unsigned quick_range = 32;
-  static const Size sizes[] = { {1280, 720}, {1920, 1080}, {3840, 2160} };
+  Size sizes[] = { {1280, 720}, {1920, 1080}, {3840, 2160} };
   static const unsigned ranges[] = { 16, 32, 64 };
   static const char *shapes[] = { "16x16", "all" };
 
@@ -192,11 +193,15 @@ main (int argc, char **argv)
       quick = TRUE;
     else if (!strcmp (argv[i], "--range") && i + 1 < argc)
       quick_range = (unsigned) atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--size") && i + 1 < argc
+        && sscanf (argv[++i], "%ux%u", &sizes[1].w, &sizes[1].h) == 2)
+      quick = TRUE;             /* the quick run's size, replaced */
     else if (!strcmp (argv[i], "--props") && i + 1 < argc)
       extra_props = argv[++i];
     else {
       fprintf (stderr, "usage: %s [--backend auto|cpu|cuda] [--seconds S] "
-          "[--plain] [--quick] [--range R] [--props \"subpel=quarter ...\"]\n",
+          "[--plain] [--quick] [--range R] [--size WxH] "
+          "[--props \"subpel=quarter ...\"]\n",
           argv[0]);
       return 2;
     }
