@@ -18,19 +18,9 @@
 
 #include "me_cost.h"
 #include "me_cuda_kernels.h"
+#include "me_cuda_vsad.cuh"
 
 #define ME_FULL_MASK 0xffffffffu
-
-/* d = c + sum over the 4 bytes of |a - b|: one VABSDIFF4 instruction. */
-static __device__ __forceinline__ uint32_t
-me_vsad4 (uint32_t a, uint32_t b, uint32_t c)
-{
-  uint32_t d;
-  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
-      : "=r"(d)
-      : "r"(a), "r"(b), "r"(c));
-  return d;
-}
 
 /* Sub-block sums per candidate (NB) and partition sums (NI, in the shape
  * table's block order, GST_MOTION_VECTOR_PARTITION_FIRST) for split BS. */

@@ -23,6 +23,7 @@
 
 #include "me_cost.h"
 #include "me_cuda_kernels.h"
+#include "me_cuda_vsad.cuh"
 
 #define FULL_MASK 0xffffffffu
 #define SEARCH_THREADS 128
@@ -107,17 +108,6 @@ typedef struct {
   unsigned partitions;
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT]; /* per requested grid */
 } SearchArgs;
-
-/* d = c + sum over the 4 bytes of |a - b|: one VABSDIFF4 instruction. */
-static __device__ __forceinline__ uint32_t
-vsad4 (uint32_t a, uint32_t b, uint32_t c)
-{
-  uint32_t d;
-  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
-      : "=r"(d)
-      : "r"(a), "r"(b), "r"(c));
-  return d;
-}
 
 static __device__ __forceinline__ void
 keep_min (uint32_t &best, uint32_t sad, uint32_t tie)
@@ -245,7 +235,7 @@ search_group (const uint32_t (&c)[16][4], const uint32_t *row, size_t wpitch,
 #pragma unroll
       for (int k = 0; k < 4; k++) {
         const int b = (ci / BS) * (16 / BS) + (k * 4) / BS;
-        acc[b][i] = vsad4 (c[ci][k], r[k], acc[b][i]);
+        acc[b][i] = me_vsad4 (c[ci][k], r[k], acc[b][i]);
       }
     }
   }

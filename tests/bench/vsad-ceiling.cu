@@ -3,21 +3,12 @@
 #include <stdint.h>
 
 #include "me_backend.h"
+#include "cuda/me_cuda_vsad.cuh"  /* the instruction the kernels use */
 #include "vsad-ceiling.h"
 
 #define CEIL_THREADS 256
 #define CEIL_CHAINS 8
 #define CEIL_UNROLL 16
-
-static __device__ __forceinline__ uint32_t
-vsad4 (uint32_t a, uint32_t b, uint32_t c)
-{
-  uint32_t d;
-  asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;"
-      : "=r"(d)
-      : "r"(a), "r"(b), "r"(c));
-  return d;
-}
 
 /* CEIL_CHAINS independent accumulator chains per thread, operands from
  * memory so nothing folds; each loop trip issues CEIL_UNROLL x CEIL_CHAINS
@@ -39,7 +30,7 @@ __launch_bounds__ (CEIL_THREADS)
     for (int u = 0; u < CEIL_UNROLL; u++)
 #pragma unroll
       for (int k = 0; k < CEIL_CHAINS; k++)
-        acc[k] = vsad4 (a[k], b[k], acc[k]);
+        acc[k] = me_vsad4 (a[k], b[k], acc[k]);
   }
   uint32_t sum = 0;
 #pragma unroll
