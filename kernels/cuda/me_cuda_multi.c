@@ -105,13 +105,13 @@ multi_open (const MEBackendOptions * options, GError ** error)
       goto fail;
     }
     m->n = i + 1;
-    /* the CUDA backend checks its own depth; the wrapper's is the limit */
-    inner->set_in_flight (m->s[i], inner->max_in_flight (m->s[i]));
+    /* alone, the session is the wrapper; else it takes what the wrapper's
+     * depth lets through */
+    inner->set_in_flight (m->s[i], n == 1 ? inner->default_in_flight (m->s[i])
+        : inner->max_in_flight (m->s[i]));
     g_string_append_printf (name, "%s%d: %s", i ? ", " : "", devices[i],
         inner->device_name (m->s[i]));
   }
-  if (n == 1)
-    inner->set_in_flight (m->s[0], inner->default_in_flight (m->s[0]));
   g_strlcpy (m->device_name, name->str, sizeof (m->device_name));
   g_string_free (name, TRUE);
   m->depth = n * DEPTH_PER_DEVICE;
@@ -220,18 +220,6 @@ multi_device_name (MESession * m)
   return m->device_name;
 }
 
-static void *
-multi_host_alloc (size_t size)
-{
-  return me_backend_cuda.host_alloc (size);
-}
-
-static void
-multi_host_free (void *ptr)
-{
-  me_backend_cuda.host_free (ptr);
-}
-
 const MEBackendOps me_backend_cuda_multi = {
   .name = "cuda-multi",
   .caps = {
@@ -256,8 +244,8 @@ const MEBackendOps me_backend_cuda_multi = {
   .submit = multi_submit,
   .collect = multi_collect,
   .reset = multi_reset,
-  .host_alloc = multi_host_alloc,
-  .host_free = multi_host_free,
+  .host_alloc = me_cuda_host_alloc,
+  .host_free = me_cuda_host_free,
   .last_device_ms = multi_last_device_ms,
   .device_name = multi_device_name,
 };
