@@ -61,7 +61,8 @@ typedef struct {
   GstMotionVectorCell *host_cells;
   size_t host_cells_size; /* in cells */
   /* device keys and cells */
-  uint64_t *keys; /* cells_size integer keys, then cells_size more */
+  uint64_t *keys; /* cells_size integer keys, cells_size more, then
+                   * cells_size words */
   GstMotionVectorCell *cells;
   size_t cells_size; /* in cells, for keys and cells alike */
   uint8_t *hpel;     /* the reference's half-sample planes, 3 frames */
@@ -565,8 +566,8 @@ ensure_slot (Slot *sl, size_t stage, size_t cells, GError **error)
     g_clear_pointer (&sl->cells, cudaFree);
     sl->cells_size = 0;
     /* two sets of keys: the integer winners, and stage 3's when it keeps
-     * them (lambda) */
-    if (!device_alloc ((void **)&sl->keys, cells * 16, "search keys", error) ||
+     * them (lambda); then a word per cell for the rate decision */
+    if (!device_alloc ((void **)&sl->keys, cells * 20, "search keys", error) ||
         !device_alloc ((void **)&sl->cells, cells * 16, "result cells", error))
       return FALSE;
     sl->cells_size = cells;
@@ -717,7 +718,9 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
         final_keys = sl->keys + sl->cells_size;
       CHECK (me_cuda_launch_refine (cur, s->frames[prev], sl->hpel, &g, parts,
                  params->refine, params->metric, params->search_range,
-                 params->lambda, sl->keys, final_keys, sl->progress, st),
+                 params->lambda, sl->keys, final_keys,
+                 (uint32_t *)(sl->keys + 2 * sl->cells_size), sl->progress,
+                 st),
           "refinement kernel");
     }
     CHECK (me_cuda_launch_finish (final_keys, sl->cells, &g, parts, st),

@@ -123,13 +123,14 @@ cudaError_t me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
 
 /* Stage 3: refines the integer keys `keys` into `out` (MERefine,
  * MEMetric; the same array but with lambda); with lambda, then the
- * rate-constrained choice in decoding order, which needs `progress`,
- * ME_CUDA_PROGRESS_WORDS unsigned words of device memory.  `hpel` may be
- * NULL when refine is ME_REFINE_NONE. */
+ * rate-constrained choice in decoding order, which needs `zero`, one word
+ * per cell (laid out as the keys), and `progress`, ME_CUDA_PROGRESS_WORDS
+ * unsigned words of device memory, and leaves `keys` overwritten.  `hpel`
+ * may be NULL when refine is ME_REFINE_NONE. */
 cudaError_t me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *hpel, const MECudaGeometry *g, unsigned partitions,
     int refine, int metric, unsigned range, unsigned lambda, uint64_t *keys,
-    uint64_t *out, unsigned *progress, cudaStream_t stream);
+    uint64_t *out, uint32_t *zero, unsigned *progress, cudaStream_t stream);
 
 /* Words of `progress` for a frame: one per row of every grid and one more;
  * 4x4 rows of an 8192-row frame, times seven shapes, fit. */

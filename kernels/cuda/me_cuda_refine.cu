@@ -80,6 +80,9 @@ typedef struct {
   size_t pitch;
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT]; /* integer winners */
   uint64_t *out[GST_MOTION_VECTOR_PARTITION_COUNT];  /* refined keys */
+  /* with lambda: the zero vector's distortion per block (and `keys` gets
+   * W re-costed by the metric), for the rate decision */
+  uint32_t *zero[GST_MOTION_VECTOR_PARTITION_COUNT];
   unsigned cells[GST_MOTION_VECTOR_PARTITION_COUNT];
   unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1]; /* warp ranges */
   unsigned mb_cols;
@@ -238,6 +241,17 @@ __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
   /* the integer winner, re-costed, then the rings */
   const Round r0 = { me_key_qx (k0), me_key_qy (k0), 2, 0, 0, 0, 0, 0, 1 };
   uint64_t best = round_best (a, live, bx, by, bw, n4, L, lane, r0, 0, 0, 0);
+  if (a.zero[p]) {
+    /* what the rate decision needs besides F, costed here in parallel so
+     * that its ordered chain does not: W's and zero's distortion */
+    const Round rz = { 0, 0, 2, 0, 0, 0, 0, 0, 1 };
+    const uint64_t kz =
+        round_best (a, live, bx, by, bw, n4, L, lane, rz, 0, 0, 0);
+    if (live && lane % L == 0) {
+      a.keys[p][i] = best;
+      a.zero[p][i] = me_key_cost (kz);
+    }
+  }
   rings (a, live, bx, by, bw, n4, L, lane, 0, 0, 0, &best);
   if (live && lane % L == 0)
     a.out[p][i] = best;
@@ -245,30 +259,37 @@ __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
 
 /* ---- the rate-constrained choice: a wavefront --------------------------- */
 
-/* After the refinement (the integer winner W in `keys`, the refined F in
- * `out`), each block chooses among F, W, zero and its prediction P by
- * distortion + lambda x bits (MVD against P), P being the H.264 prediction
- * from its neighbours' final choices: so blocks are decided in decoding
- * order.
+/* After the refinement (F in `out`; W re-costed by the metric in `keys`;
+ * the zero vector's distortion in `zero`), each block chooses among F, W,
+ * zero and its prediction P by distortion + lambda x bits (MVD against P),
+ * P being the H.264 prediction from its neighbours' final choices: so
+ * blocks are decided in decoding order.  The neighbours A, B, C and D of
+ * every shape lie at (gx - 1, gy), (gx, gy - 1), (gx + 1, gy - 1) and
+ * (gx - 1, gy - 1) of the same grid, so a block may be decided once its
+ * left neighbour is and the row above has decided up to gx + 1.
  *
- * One warp per grid row, rows handed out in the order warps start (a
- * ticket), so that the row a warp waits for is always held by a warp that
- * runs.  Along its row a warp decides block after block; before block gx
- * it waits until the row above has decided blocks up to gx + 1, which
- * covers the neighbours A, B, C and D of every shape (they lie at
- * (gx - 1, gy), (gx, gy - 1), (gx + 1, gy - 1), (gx - 1, gy - 1) of the
- * same grid).  So every block sees exactly the final vectors the CPU's
- * raster order gives it.  F's distortion is in its key; W's, zero's and P's
- * are computed in one round after the wait.  Keys written by other warps
- * are read past the L1 (volatile), after an acquire load of the progress
- * word that pairs with the writer's release store.  Measured and dropped: costing W and zero before the wait (it
- * lengthens every step of the chain), and grouping rows per thread block
- * with progress in shared memory (faster for 16x16 only; racecheck cannot
- * follow the flag). */
-/* The step's hand-over: the writer's keys, then its progress with release
- * semantics; the reader's progress with acquire semantics, then (after
- * __syncwarp(), which orders its lanes after lane 0) the keys.  GPU scope,
- * no full fence on either side: the fences were most of a step's time. */
+ * Rows are handed to groups of lanes, one row per group of n4 lanes (n4 =
+ * the shape's 4x4 sub-blocks, so 32 rows of 4x4 blocks per warp, 2 of
+ * 16x16).  At step s the group of local row r decides block s - 2r: two
+ * blocks behind the row above, which is what the dependencies allow.  A
+ * group takes the row above's decisions from the group before it by
+ * shuffles (each keeps its last three), so inside a warp a step costs no
+ * memory round trip; of F, W and zero every distortion is known before the
+ * chain, and P's is computed only when P is none of them.  The first group
+ * reads the last row of the warp before from memory, up to 32 blocks at a
+ * time (one per lane), as many as that warp has published when it needs
+ * one more: a warp runs at the pace of the one before, a few steps behind,
+ * and the further behind it is, the rarer its waits on memory.
+ *
+ * Each warp is a thread block of its own and takes a ticket when it starts,
+ * so the warp one waits for always runs.  Small blocks because the chain
+ * lasts long while doing little: a one-warp block fits in the registers
+ * the search kernels of other frames leave free on a multiprocessor, where
+ * a block of eight warps would hold back one of theirs for the whole
+ * chain.  Publication: the last group stores its keys, then the
+ * warp's progress word with release semantics; the reader's lane 0 takes
+ * it with acquire semantics, and its lanes read the keys after
+ * __syncwarp(), which orders them after lane 0. */
 static __device__ __forceinline__ unsigned
 load_acquire (const unsigned *p)
 {
@@ -283,17 +304,61 @@ store_release (unsigned *p, unsigned v)
   asm volatile ("st.release.gpu.u32 [%0], %1;" : : "l"(p), "r"(v) : "memory");
 }
 
+/* A quarter-pel vector in one word, and back. */
+static __device__ __forceinline__ uint32_t
+vec_pack (uint64_t key)
+{
+  return ((uint32_t)me_key_qx (key) & 0xffffu) |
+         ((uint32_t)me_key_qy (key) << 16);
+}
+
+static __device__ __forceinline__ int
+vec_x (uint32_t v)
+{
+  return (int)(int16_t)(v & 0xffffu);
+}
+
+static __device__ __forceinline__ int
+vec_y (uint32_t v)
+{
+  return (int)v >> 16;
+}
+
+/* Lanes that decide one row of blocks with n4 4x4 sub-blocks each: one
+ * per sub-block.  Fewer lanes per row give fewer warps but cost P's
+ * sub-blocks one after another on the chain; measured on an H100 (1080p
+ * R = 32, quarter SATD, lambda 5, kernel frames/s, 16x16 / all shapes):
+ * 16 lanes 1302 / 313, 4 lanes 1051 / 320, 1 lane 540 / 302. */
+#define RATE_ROW_LANES 16
+static __host__ __device__ constexpr int
+rate_row_lanes (int n4)
+{
+  return n4 < RATE_ROW_LANES ? n4 : RATE_ROW_LANES;
+}
+
+/* What the rate decision of cell i of grid p needs from before it: F, W
+ * (both keys with their distortion) and zero's distortion. */
+static __device__ __forceinline__ void
+rate_cell (const RefineArgs &a, int p, bool live, unsigned i, uint64_t *kf,
+    uint64_t *kw, uint32_t *d0)
+{
+  *kf = live ? a.out[p][i] : 0;
+  *kw = live ? a.keys[p][i] : 0;
+  *d0 = live ? a.zero[p][i] : 0;
+}
+
 typedef struct {
   RefineArgs r;
   unsigned mb_rows;
   uint32_t lambda;
-  unsigned row_first[GST_MOTION_VECTOR_PARTITION_COUNT + 1];
-  unsigned *progress; /* per row of every grid: blocks decided */
+  unsigned rows[GST_MOTION_VECTOR_PARTITION_COUNT];
+  unsigned warp_first[GST_MOTION_VECTOR_PARTITION_COUNT + 1];
+  unsigned *progress; /* per warp: blocks its last row has decided */
   unsigned *ticket;
 } RateArgs;
 
 __global__ void
-__launch_bounds__ (REFINE_WARPS * 32) rate_kernel (const RateArgs ra)
+__launch_bounds__ (32) rate_kernel (const RateArgs ra)
 {
   const RefineArgs &a = ra.r;
   const int lane = threadIdx.x % 32;
@@ -301,60 +366,136 @@ __launch_bounds__ (REFINE_WARPS * 32) rate_kernel (const RateArgs ra)
   if (lane == 0)
     t = atomicAdd (ra.ticket, 1u);
   t = __shfl_sync (FULL_MASK, t, 0);
-  if (t >= ra.row_first[GST_MOTION_VECTOR_PARTITION_COUNT])
+  if (t >= ra.warp_first[GST_MOTION_VECTOR_PARTITION_COUNT])
     return;
   int p = 0;
-  while (t >= ra.row_first[p + 1])
+  while (t >= ra.warp_first[p + 1])
     p++;
-  const int gy = (int)(t - ra.row_first[p]);
+  const unsigned wi = t - ra.warp_first[p]; /* the warp's place in its grid */
   const int bw = GST_MOTION_VECTOR_PARTITION_W (p);
   const int bh = GST_MOTION_VECTOR_PARTITION_H (p);
   const int n4 = (bw / 4) * (bh / 4);
+  const int L = rate_row_lanes (n4); /* lanes per row */
+  const int rpw = 32 / L;            /* rows per warp */
+  const int r = lane / L, sub = lane % L;
   const int cols = (int)a.mb_cols * (16 / bw);
+  const int gy = (int)wi * rpw + r;
+  const bool row_live = gy < (int)ra.rows[p];
   volatile uint64_t *out = a.out[p];
-  const unsigned *above = ra.progress + t - 1;
+  const unsigned *before = ra.progress + t - 1;
   unsigned *mine = ra.progress + t;
 
-  for (int gx = 0; gx < cols; gx++) {
+  uint32_t l1 = 0, l2 = 0, l3 = 0; /* this row at gx - 1, gx - 2, gx - 3 */
+  uint32_t win = 0;      /* the row above, block base + lane */
+  int base = 0, end = 0; /* the window holds blocks base .. end - 1 */
+  /* the block's own keys, loaded a step ahead: they do not depend on
+   * the chain, so their latency stays off it */
+  uint64_t kf, kw;
+  uint32_t d0;
+  rate_cell (a, p, row_live && r == 0, gy * cols, &kf, &kw, &d0);
+  MEMvpredNeighbours nb_next =
+      me_mvpred_neighbours (p, -2 * r, gy, (int)a.mb_cols, (int)ra.mb_rows);
+  for (int s = 0; s < cols + 2 * (rpw - 1); s++) {
+    const int gx = s - 2 * r;
+    const bool live = row_live && gx >= 0 && gx < cols;
     const unsigned i = (unsigned)(gy * cols + gx);
-    const int bx = gx * bw, by = gy * bh;
-    /* what does not depend on the neighbours, before waiting for them */
-    const uint64_t kw = a.keys[p][i];
-    const uint64_t kf = out[i];
-    const MEMvpredNeighbours nb =
-        me_mvpred_neighbours (p, gx, gy, (int)a.mb_cols, (int)ra.mb_rows);
-    if (gy > 0) {
-      const unsigned need = (unsigned)min (gx + 2, cols);
-      if (lane == 0)
-        while (load_acquire (above) < need)
-          ;
-      __syncwarp ();
+    const uint64_t cf = kf, cw = kw;
+    const uint32_t c0 = d0;
+    rate_cell (a, p, row_live && gx + 1 >= 0 && gx + 1 < cols, i + 1, &kf,
+        &kw, &d0);
+    const MEMvpredNeighbours nb = nb_next;
+    nb_next =
+        me_mvpred_neighbours (p, gx + 1, gy, (int)a.mb_cols, (int)ra.mb_rows);
+
+    /* the row above: from the group before, or, for the first group,
+     * from the warp before, through a window of up to 32 blocks refilled
+     * when step s needs a block beyond it with as many as that warp has
+     * published (so the further it is ahead, the rarer the waits) */
+    uint32_t ud = __shfl_up_sync (FULL_MASK, l3, L);
+    uint32_t ub = __shfl_up_sync (FULL_MASK, l2, L);
+    uint32_t uc = __shfl_up_sync (FULL_MASK, l1, L);
+    if (wi > 0 && s < cols) {
+      const int need = min (s + 2, cols);
+      if (need > end) {
+        unsigned seen = 0;
+        if (lane == 0)
+          while ((seen = load_acquire (before)) < (unsigned)need)
+            ;
+        __syncwarp ();
+        seen = __shfl_sync (FULL_MASK, seen, 0);
+        base = max (s - 1, 0);
+        end = min ((int)seen, base + 32);
+        win = base + lane < end
+                  ? vec_pack (out[(size_t)(gy - r - 1) * cols + base + lane])
+                  : 0;
+      }
+      const uint32_t wd = __shfl_sync (FULL_MASK, win, max (s - 1 - base, 0));
+      const uint32_t wb = __shfl_sync (FULL_MASK, win, s - base);
+      const uint32_t wc = __shfl_sync (FULL_MASK, win, min (s + 1 - base, 31));
+      if (r == 0) {
+        ud = wd;
+        ub = wb;
+        uc = wc;
+      }
     }
-    const uint64_t ka = out[nb.a >= 0 ? nb.a : 0];
-    const uint64_t kb = out[nb.b >= 0 ? nb.b : 0];
-    const uint64_t kc = out[nb.c >= 0 ? nb.c : 0];
-    int px, py;
-    me_mvpred_combine (p, gx, gy, nb, me_key_qx (ka), me_key_qy (ka),
-        me_key_qx (kb), me_key_qy (kb), me_key_qx (kc), me_key_qy (kc), &px,
-        &py);
-    /* W, P (inside the window) and zero by distortion + rate, in one
-     * round; F by its distortion + rate */
-    const Round r0 = { me_key_qx (kw), me_key_qy (kw), 0,
-      max (-a.range4, min (a.range4, px)), max (-a.range4, min (a.range4, py)),
-      0, 0, 0, 3 };
-    uint64_t best = round_best (a, true, bx, by, bw, n4, 32, lane, r0,
-        ra.lambda, px, py);
-    const int fx = me_key_qx (kf), fy = me_key_qy (kf);
-    const uint64_t kfr =
-        me_key_qpel (me_key_cost (kf) + me_mv_rate (ra.lambda, fx, fy, px, py),
-            fx, fy);
-    best = kfr < best ? kfr : best;
-    __syncwarp ();
-    if (lane == 0) {
-      out[i] = best;
-      store_release (mine, (unsigned)gx + 1);
+
+    int px = 0, py = 0, cx = 0, cy = 0;
+    bool need_p = false;
+    if (live) {
+      /* nb.c is C, or D when C is not available */
+      const int top = (int)i - cols;
+      const uint32_t va = l1, vb = ub;
+      const uint32_t vc = nb.c == top + 1 ? uc : ud;
+      me_mvpred_combine (p, gx, gy, nb, vec_x (va), vec_y (va), vec_x (vb),
+          vec_y (vb), vec_x (vc), vec_y (vc), &px, &py);
+      cx = max (-a.range4, min (a.range4, px));
+      cy = max (-a.range4, min (a.range4, py));
+      const bool is_f = cx == me_key_qx (cf) && cy == me_key_qy (cf);
+      const bool is_w = cx == me_key_qx (cw) && cy == me_key_qy (cw);
+      need_p = !is_f && !is_w && (cx | cy) != 0;
     }
-    __syncwarp ();
+    /* P's distortion, by the row's lanes, when some row needs it */
+    uint32_t dp = 0;
+    if (__any_sync (FULL_MASK, need_p)) {
+      if (need_p)
+        for (int b = sub; b < n4; b += L)
+          dp += sub_cost (a, gx * bw + 4 * (b % (bw / 4)),
+              gy * bh + 4 * (b / (bw / 4)), cx, cy);
+      for (int off = 1; off < L; off <<= 1)
+        dp += __shfl_xor_sync (FULL_MASK, dp, off);
+    }
+
+    uint64_t best = ME_KEY_NONE;
+    if (live) {
+      const int fx = me_key_qx (cf), fy = me_key_qy (cf);
+      const int wx = me_key_qx (cw), wy = me_key_qy (cw);
+      const uint32_t lam = ra.lambda;
+      const uint64_t jf =
+          me_key_qpel (me_key_cost (cf) + me_mv_rate (lam, fx, fy, px, py),
+              fx, fy);
+      const uint64_t jw =
+          me_key_qpel (me_key_cost (cw) + me_mv_rate (lam, wx, wy, px, py),
+              wx, wy);
+      const uint64_t jz =
+          me_key_qpel (c0 + me_mv_rate (lam, 0, 0, px, py), 0, 0);
+      best = jf < jw ? jf : jw;
+      best = jz < best ? jz : best;
+      if (need_p) {
+        const uint64_t jp =
+            me_key_qpel (dp + me_mv_rate (lam, cx, cy, px, py), cx, cy);
+        best = jp < best ? jp : best;
+      }
+      if (sub == 0) {
+        out[i] = best;
+        if (r == rpw - 1)
+          store_release (mine, (unsigned)gx + 1);
+      }
+    }
+    /* shifted on every step, so that one step past the row's end the row
+     * below still finds blocks gx and gx - 1 where it looks */
+    l3 = l2;
+    l2 = l1;
+    l1 = live ? vec_pack (best) : 0;
   }
 }
 
@@ -362,7 +503,7 @@ cudaError_t
 me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *hpel, const MECudaGeometry *g, unsigned partitions,
     int refine, int metric, unsigned range, unsigned lambda, uint64_t *keys,
-    uint64_t *out, unsigned *progress, cudaStream_t stream)
+    uint64_t *out, uint32_t *zero, unsigned *progress, cudaStream_t stream)
 {
   RefineArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -382,29 +523,34 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   a.satd = metric == ME_METRIC_SATD;
   a.range4 = 4 * (int)range;
 
-  /* the refinement, every block at once */
-  unsigned n = 0, rows = 0;
+  /* the refinement, every block at once; the rate decision's warps, a
+   * run of 32 / n4 rows each */
+  unsigned n = 0, warps = 0;
   RateArgs ra;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     const int n4 = GST_MOTION_VECTOR_PARTITION_W (p) / 4 *
         (GST_MOTION_VECTOR_PARTITION_H (p) / 4);
     const unsigned per_warp = 32 / group_lanes (n4);
     a.first[p] = n;
-    ra.row_first[p] = rows;
+    ra.warp_first[p] = warps;
     a.keys[p] = keys + offsets[p];
     a.out[p] = out + offsets[p];
+    a.zero[p] = lambda ? zero + offsets[p] : NULL;
     a.cells[p] = 0;
+    ra.rows[p] = 0;
     if (partitions & (1u << p)) {
+      ra.rows[p] =
+          gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g->mb_rows);
       a.cells[p] = gst_motion_vector_grid_cols ((GstMotionVectorPartition)p,
                        g->mb_cols) *
-          gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g->mb_rows);
-      rows += gst_motion_vector_grid_rows ((GstMotionVectorPartition)p,
-          g->mb_rows);
+          ra.rows[p];
+      const unsigned rpw = 32 / (unsigned)rate_row_lanes (n4);
+      warps += (ra.rows[p] + rpw - 1) / rpw;
     }
     n += (a.cells[p] + per_warp - 1) / per_warp;
   }
   a.first[GST_MOTION_VECTOR_PARTITION_COUNT] = n;
-  ra.row_first[GST_MOTION_VECTOR_PARTITION_COUNT] = rows;
+  ra.warp_first[GST_MOTION_VECTOR_PARTITION_COUNT] = warps;
   refine_kernel<<<(n + REFINE_WARPS - 1) / REFINE_WARPS, REFINE_WARPS * 32, 0,
       stream>>> (a);
   cudaError_t e = cudaGetLastError ();
@@ -416,11 +562,10 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   ra.mb_rows = g->mb_rows;
   ra.lambda = lambda;
   ra.progress = progress;
-  ra.ticket = progress + rows;
-  e = cudaMemsetAsync (progress, 0, (rows + 1) * sizeof (unsigned), stream);
+  ra.ticket = progress + warps;
+  e = cudaMemsetAsync (progress, 0, (warps + 1) * sizeof (unsigned), stream);
   if (e != cudaSuccess)
     return e;
-  rate_kernel<<<(rows + REFINE_WARPS - 1) / REFINE_WARPS, REFINE_WARPS * 32, 0,
-      stream>>> (ra);
+  rate_kernel<<<warps, 32, 0, stream>>> (ra);
   return cudaGetLastError ();
 }
