@@ -21,6 +21,9 @@
  * --method NAME runs both with that search method (default full); with
  * `predictive` the scripted DISCONT, seek and caps change also check that
  * every backend drops its temporal predictors at the same frames.
+ * --qp N adds quarter-pel SATD refinement and the rate-constrained
+ * decision at that quantiser, whose order of decisions is the GPU's most
+ * intricate schedule.
  *
  * Exits 77 (skip) when the backend asked for cannot run here.
  */
@@ -241,6 +244,18 @@ compare_outputs (Tally * t, GPtrArray * ref, GPtrArray * out,
 static const gchar *backend_name = "cpu";
 static const gchar *method_name = "full";
 static const gchar *devices = "all";
+static gint qp = -1;
+
+/* The encoder-grade stages (--qp), or the integer search alone. */
+static void
+set_stages (GstElement * me)
+{
+  if (qp < 0)
+    return;
+  gst_util_set_object_arg (G_OBJECT (me), "subpel", "quarter");
+  gst_util_set_object_arg (G_OBJECT (me), "metric", "satd");
+  g_object_set (me, "qp", qp, NULL);
+}
 
 /* The element starts on "auto" and is switched to `backend`, which opens
  * at the first frame: whether it could is known only then. */
@@ -255,6 +270,7 @@ open_harness (const gchar * backend, guint depth)
   g_object_set (h->element, "in-flight", depth, "search-range", 16,
       "partitions", GST_MOTION_VECTOR_PARTITIONS_ALL, "mode-decision", TRUE,
       NULL);
+  set_stages (h->element);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=200,"
       "height=120,framerate=30/1");
   return h;
@@ -367,6 +383,11 @@ run_pipeline (const gchar * backend, guint depth)
   if (!pipe)
     g_error ("%s", err->message);
   g_free (desc);
+  {
+    GstElement *me = gst_bin_get_by_name (GST_BIN (pipe), "me");
+    set_stages (me);
+    gst_object_unref (me);
+  }
   sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
   gst_element_set_state (pipe, GST_STATE_PAUSED);
   gst_element_get_state (pipe, NULL, NULL, GST_CLOCK_TIME_NONE);
@@ -425,9 +446,15 @@ main (int argc, char **argv)
       method_name = argv[i + 1];
     else if (strcmp (argv[i], "--devices") == 0)
       devices = argv[i + 1];
+    else if (strcmp (argv[i], "--qp") == 0)
+      qp = atoi (argv[i + 1]);
   }
   if (strcmp (backend_name, "cpu") != 0)
     first_depth = 1;
+  if (qp < 0)
+    g_print ("method %s, integer SAD\n", method_name);
+  else
+    g_print ("method %s, quarter pel, SATD, qp %d\n", method_name, qp);
   make_world ();
 
   ref = run_script ("cpu", 1, &usable);
