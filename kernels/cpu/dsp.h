@@ -42,6 +42,13 @@
   void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
       int n, uint32_t * sad)
 
+/* sad[i] = SAD of the whole block at ref + off[i], i < n: candidates
+ * scattered anywhere, as a fast method's steps leave them.  Reads only the
+ * 16 x 16 bytes of each candidate. */
+#define decl_sad16_points_fn(name) \
+  void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
+      int n, const ptrdiff_t * off, uint32_t * sad)
+
 /* out[b * out_stride + i] = SAD of 4x4 sub-block b (= 4 * row + column) at
  * candidate i, for i < n: one array of candidates per sub-block.  Writes
  * nothing else.  May read up to 32 bytes past the last candidate's bytes on
@@ -95,6 +102,7 @@
       ptrdiff_t ref_stride)
 
 typedef decl_sad16_row_fn (*me_sad16_row_fn);
+typedef decl_sad16_points_fn (*me_sad16_points_fn);
 typedef decl_sad8x8_fn (*me_sad8x8_fn);
 typedef decl_subpel_cost_fn (*me_subpel_cost_fn);
 typedef decl_hpel_row_fn (*me_hpel_row_fn);
@@ -105,6 +113,7 @@ typedef decl_min_key_fn (*me_min_key_fn);
 
 typedef struct {
   me_sad16_row_fn sad16_row;      /* 16x16 only: whole-block SADs */
+  me_sad16_points_fn sad16_points;        /* 16x16 only: the same, scattered */
   me_min_key_fn min_key;          /* 16x16 only: the best of them */
   me_sea_row_fn sea_row;          /* 16x16 only: lower bounds for pruning */
   me_sad4x4_row_fn sad4x4_row;    /* any shapes: 4x4 sub-block SADs */

@@ -19,6 +19,12 @@ static decl_sad16_row_fn (sad16_row_c)
   }
 }
 
+static decl_sad16_points_fn (sad16_points_c)
+{
+  for (int i = 0; i < n; i++)
+    sad16_row_c (cur, ref + off[i], ref_stride, 1, &sad[i]);
+}
+
 static decl_min_key_fn (min_key_c)
 {
   uint32_t best = UINT32_MAX;
@@ -143,6 +149,7 @@ void
 me_dsp_init_c (MEDsp * dsp)
 {
   dsp->sad16_row = sad16_row_c;
+  dsp->sad16_points = sad16_points_c;
   dsp->min_key = min_key_c;
   dsp->sea_row = sea_row_c;
   dsp->sad4x4_row = sad4x4_row_c;

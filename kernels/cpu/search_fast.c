@@ -180,6 +180,48 @@ walk_store (Walk * w, MESession * s, unsigned mbx, unsigned mby)
 
 /* ---- mods ---------------------------------------------------------------- */
 
+/* A later step of every column at once, 16x16 only: the columns' two
+ * candidates y ± step (those inside the window) in one call of the DSP's
+ * scattered SADs, so the current block is loaded once per step instead of
+ * once per candidate.  Each column then takes them in the order the
+ * one-column walk would (y - step first). */
+typedef struct {
+  ptrdiff_t *off;
+  int *col;                     /* column index x + R of each point */
+  int *dy;
+  uint32_t *sad;
+} ModsPoints;
+
+static void
+mods_step_16 (Walk * w, ModsPoints * pt, int step, uint64_t * best, int *y)
+{
+  const int R = w->R, W = 2 * R + 1;
+  int n = 0;
+
+  for (int c = 0; c < W; c++)
+    for (int d = -step; d <= step; d += 2 * step)
+      if (me_fast_inside (c - R, y[c] + d, R)) {
+        pt->off[n] = (ptrdiff_t) (y[c] + d) * w->stride + c - R;
+        pt->col[n] = c;
+        pt->dy[n++] = y[c] + d;
+      }
+  w->dsp->sad16_points (w->scratch->cur, w->ref, w->stride, n, pt->off,
+      pt->sad);
+  /* both points of a column are costed around the same y (y[c] moves only
+   * after both), as in the one-column walk */
+  for (int i = 0; i < n; i++) {
+    const int c = pt->col[i];
+    const uint64_t key = me_key (pt->sad[i], c - R, pt->dy[i]);
+    if (key < w->best[0])
+      w->best[0] = key;
+    if (key < best[c]) {
+      best[c] = key;
+      y[c + W] = pt->dy[i];     /* the column's next y, taken after the step */
+    }
+  }
+  memcpy (y, y + W, sizeof (int) * W);
+}
+
 /* Every column x searched along y in shrinking steps; the columns' winners
  * are the smallest keys of their columns, so the macroblock's guide winner
  * is the smallest of all, which visit() keeps. */
@@ -190,6 +232,11 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
   const int s1 = me_mods_first_step (R), k1 = me_mods_first_reach (R, s1);
   const int W = 2 * R + 1;
   uint64_t *first = g_new (uint64_t, (size_t) (2 * k1 + 1) * W);
+  uint64_t *best = g_new (uint64_t, W);
+  int *y = g_new (int, 2 * W);  /* each column's y, then its next y */
+  ModsPoints pt = { g_new (ptrdiff_t, 2 * W), g_new (int, 2 * W),
+    g_new (int, 2 * W), g_new (uint32_t, 2 * W)
+  };
   Walk w;
 
   for (unsigned mbx = 0; mbx < s->field->mb_cols; mbx++) {
@@ -197,29 +244,42 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
     /* step 1 of every column: whole rows y = k s1 */
     for (int k = -k1; k <= k1; k++)
       visit_row (&w, -R, k * s1, W, first + (size_t) (k + k1) * W);
-    for (int x = -R; x <= R; x++) {
-      uint64_t best = ME_KEY_NONE;
-      int y = 0;
+    for (int c = 0; c < W; c++) {
+      best[c] = ME_KEY_NONE;
+      y[c] = 0;
       for (int k = -k1; k <= k1; k++) {
-        const uint64_t key = first[(size_t) (k + k1) * W + x + R];
-        if (key < best) {
-          best = key;
-          y = k * s1;
+        const uint64_t key = first[(size_t) (k + k1) * W + c];
+        if (key < best[c]) {
+          best[c] = key;
+          y[c] = k * s1;
         }
       }
-      for (int step = s1 / 2; step >= 1; step /= 2) {
-        const int y0 = y;
+      y[c + W] = y[c];
+    }
+    for (int step = s1 / 2; step >= 1; step /= 2) {
+      if (w.only16) {
+        mods_step_16 (&w, &pt, step, best, y);
+        continue;
+      }
+      for (int c = 0; c < W; c++) {
+        const int y0 = y[c];
         for (int d = -step; d <= step; d += 2 * step) {
-          const uint64_t key = visit_inside (&w, x, y0 + d);
-          if (key < best) {
-            best = key;
-            y = y0 + d;
+          const uint64_t key = visit_inside (&w, c - R, y0 + d);
+          if (key < best[c]) {
+            best[c] = key;
+            y[c] = y0 + d;
           }
         }
       }
     }
     walk_store (&w, s, mbx, mby);
   }
+  g_free (pt.off);
+  g_free (pt.col);
+  g_free (pt.dy);
+  g_free (pt.sad);
+  g_free (y);
+  g_free (best);
   g_free (first);
 }
 

@@ -98,6 +98,40 @@ check_sad16_row (me_sad16_row_fn ref_fn, me_sad16_row_fn fn)
   return TRUE;
 }
 
+/* The same cases, with each candidate at a random place among the rows
+ * (anywhere its 16 x 16 bytes lie inside them, repeats allowed). */
+static gboolean
+check_sad16_points (me_sad16_points_fn ref_fn, me_sad16_points_fn fn)
+{
+  static guint8 cur[256] __attribute__((aligned (32)));
+  static guint8 ref[REF_SIZE];
+  static ptrdiff_t off[MAX_N];
+  uint32_t a[MAX_N + GUARD], b[MAX_N + GUARD];
+
+  for (int t = 0; t < N_TRIES; t++) {
+    int n, offset;
+    ptrdiff_t stride;
+    Fill how;
+    sad_case (t, &n, &stride, &offset, &how);
+    fill_pixels (cur, ref, sizeof (ref), how);
+    for (int i = 0; i < n; i++)
+      off[i] = g_rand_int_range (checkasm.rand, 0,
+          (gint32) (REF_SIZE - 15 * stride - 16 + 1));
+    memset (a, POISON, sizeof (a));
+    memset (b, POISON, sizeof (b));
+    ref_fn (cur, ref, stride, n, off, a);
+    fn (cur, ref, stride, n, off, b);
+    for (int i = 0; i < MAX_N + GUARD; i++) {
+      if (a[i] != b[i]) {
+        printf ("  n=%d stride=%td: sad[%d] = %u, C %u%s\n", n, stride, i,
+            b[i], a[i], i >= n ? " (written past n)" : "");
+        return FALSE;
+      }
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 check_sad4x4_row (me_sad4x4_row_fn ref_fn, me_sad4x4_row_fn fn)
 {
@@ -537,6 +571,7 @@ checkasm_check_dsp (void)
       checkasm_report (name, check_##fn (c.fn, o.fn)); \
     }
     CHECK (sad16_row);
+    CHECK (sad16_points);
     CHECK (min_key);
     CHECK (sea_row);
     CHECK (sad4x4_row);

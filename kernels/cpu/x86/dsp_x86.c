@@ -134,6 +134,40 @@ static decl_sad16_row_fn (sad16_row_avx2)
   }
 }
 
+/* Scattered candidates two at a time: row y of one in the low half, of the
+ * other in the high half, against the current row broadcast to both. */
+TARGET ("avx2")
+static decl_sad16_points_fn (sad16_points_avx2)
+{
+  __m256i c[16];
+  for (int y = 0; y < 16; y++)
+    c[y] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+            (cur + 16 * y)));
+
+  int i = 0;
+  for (; i + 2 <= n; i += 2) {
+    const uint8_t *a = ref + off[i], *b = ref + off[i + 1];
+    __m256i s0 = _mm256_setzero_si256 (), s1 = _mm256_setzero_si256 ();
+    for (int y = 0; y < 16; y += 2) {
+      const ptrdiff_t o0 = y * ref_stride, o1 = o0 + ref_stride;
+      const __m256i r0 = _mm256_inserti128_si256 (_mm256_castsi128_si256
+          (_mm_loadu_si128 ((const __m128i *) (a + o0))),
+          _mm_loadu_si128 ((const __m128i *) (b + o0)), 1);
+      const __m256i r1 = _mm256_inserti128_si256 (_mm256_castsi128_si256
+          (_mm_loadu_si128 ((const __m128i *) (a + o1))),
+          _mm_loadu_si128 ((const __m128i *) (b + o1)), 1);
+      s0 = _mm256_add_epi16 (s0, _mm256_sad_epu8 (c[y], r0));
+      s1 = _mm256_add_epi16 (s1, _mm256_sad_epu8 (c[y + 1], r1));
+    }
+    s0 = _mm256_add_epi16 (s0, s1);
+    s0 = _mm256_add_epi16 (s0, _mm256_shuffle_epi32 (s0, 0x4e));
+    sad[i] = (uint32_t) _mm256_cvtsi256_si32 (s0);
+    sad[i + 1] = (uint32_t) _mm256_extract_epi32 (s0, 4);
+  }
+  if (i < n)
+    sad[i] = sad16_one_avx2 (c, ref + off[i], ref_stride);
+}
+
 /* ---- SSE4.1 ------------------------------------------------------------ */
 
 TARGET ("sse4.1")
@@ -1024,6 +1058,7 @@ me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
   }
   if (flags & ME_CPU_FLAG_AVX2) {
     dsp->sad16_row = sad16_row_avx2;
+    dsp->sad16_points = sad16_points_avx2;
     dsp->min_key = min_key_avx2;
     dsp->sea_row = sea_row_avx2;
     dsp->sad4x4_row = sad4x4_row_avx2;
