@@ -132,8 +132,9 @@ cudaError_t me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
     int refine, int metric, unsigned range, unsigned lambda, uint64_t *keys,
     uint64_t *out, uint32_t *zero, unsigned *progress, cudaStream_t stream);
 
-/* Words of `progress` for a frame: one per row of every grid and one more;
- * 4x4 rows of an 8192-row frame, times seven shapes, fit. */
+/* Words of `progress` for a frame: one per macroblock row (predictive) or
+ * per warp of rows (the rate decision) and one more; 4x4 rows of an
+ * 8192-row frame, times seven shapes, fit. */
 #define ME_CUDA_PROGRESS_WORDS (7 * 2048 + 1)
 
 /* Turns keys into cells: vector, cost, H.264 prediction and MVD. */

@@ -70,6 +70,22 @@ sad_case (int t, int *n, ptrdiff_t * stride, int *offset, Fill * how)
  * read past its last candidate, plus the largest offset. */
 #define REF_SIZE (16 * MAX_STRIDE + 64)
 
+/* b (the routine under test) against a (C), guard included; offset -1:
+ * candidates not in a row. */
+static gboolean
+same_sads (const uint32_t * a, const uint32_t * b, int n, ptrdiff_t stride,
+    int offset)
+{
+  for (int i = 0; i < MAX_N + GUARD; i++) {
+    if (a[i] != b[i]) {
+      printf ("  n=%d stride=%td offset=%d: sad[%d] = %u, C %u%s\n", n,
+          stride, offset, i, b[i], a[i], i >= n ? " (written past n)" : "");
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 static gboolean
 check_sad16_row (me_sad16_row_fn ref_fn, me_sad16_row_fn fn)
 {
@@ -87,13 +103,8 @@ check_sad16_row (me_sad16_row_fn ref_fn, me_sad16_row_fn fn)
     memset (b, POISON, sizeof (b));
     ref_fn (cur, ref + offset, stride, n, a);
     fn (cur, ref + offset, stride, n, b);
-    for (int i = 0; i < MAX_N + GUARD; i++) {
-      if (a[i] != b[i]) {
-        printf ("  n=%d stride=%td offset=%d: sad[%d] = %u, C %u%s\n", n,
-            stride, offset, i, b[i], a[i], i >= n ? " (written past n)" : "");
-        return FALSE;
-      }
-    }
+    if (!same_sads (a, b, n, stride, offset))
+      return FALSE;
   }
   return TRUE;
 }
@@ -112,7 +123,7 @@ check_sad16_points (me_sad16_points_fn ref_fn, me_sad16_points_fn fn)
     int n, offset;
     ptrdiff_t stride;
     Fill how;
-    sad_case (t, &n, &stride, &offset, &how);
+    sad_case (t, &n, &stride, &offset, &how);   /* offset unused */
     fill_pixels (cur, ref, sizeof (ref), how);
     for (int i = 0; i < n; i++)
       off[i] = g_rand_int_range (checkasm.rand, 0,
@@ -121,13 +132,8 @@ check_sad16_points (me_sad16_points_fn ref_fn, me_sad16_points_fn fn)
     memset (b, POISON, sizeof (b));
     ref_fn (cur, ref, stride, n, off, a);
     fn (cur, ref, stride, n, off, b);
-    for (int i = 0; i < MAX_N + GUARD; i++) {
-      if (a[i] != b[i]) {
-        printf ("  n=%d stride=%td: sad[%d] = %u, C %u%s\n", n, stride, i,
-            b[i], a[i], i >= n ? " (written past n)" : "");
-        return FALSE;
-      }
-    }
+    if (!same_sads (a, b, n, stride, -1))
+      return FALSE;
   }
   return TRUE;
 }

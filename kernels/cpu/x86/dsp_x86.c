@@ -114,13 +114,21 @@ sad16_one_avx2 (const __m256i * c, const uint8_t * r, ptrdiff_t stride)
   return (uint32_t) _mm_cvtsi128_si32 (a0);
 }
 
+/* The current block's rows, each broadcast to both halves. */
+TARGET ("avx2")
+static inline void
+load_cur16_avx2 (const uint8_t * cur, __m256i c[16])
+{
+  for (int y = 0; y < 16; y++)
+    c[y] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
+            (cur + 16 * y)));
+}
+
 TARGET ("avx2")
 static decl_sad16_row_fn (sad16_row_avx2)
 {
   __m256i c[16];
-  for (int y = 0; y < 16; y++)
-    c[y] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
-            (cur + 16 * y)));
+  load_cur16_avx2 (cur, c);
 
   for (int base = 0; base < n; base += 32) {
     const int m = n - base < 32 ? n - base : 32;
@@ -140,9 +148,7 @@ TARGET ("avx2")
 static decl_sad16_points_fn (sad16_points_avx2)
 {
   __m256i c[16];
-  for (int y = 0; y < 16; y++)
-    c[y] = _mm256_broadcastsi128_si256 (_mm_loadu_si128 ((const __m128i *)
-            (cur + 16 * y)));
+  load_cur16_avx2 (cur, c);
 
   int i = 0;
   for (; i + 2 <= n; i += 2) {
