@@ -77,6 +77,7 @@ me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
 typedef struct {
   const uint8_t *cur;      /* pixel (0, 0) of the current frame */
   const uint8_t *plane[4]; /* pixel (0, 0) of F, H, V, C of the reference */
+  size_t plane_step;       /* from H to V and from V to C */
   size_t pitch;
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT]; /* integer winners */
   uint64_t *out[GST_MOTION_VECTOR_PARTITION_COUNT];  /* refined keys */
@@ -107,114 +108,254 @@ load4 (const uint8_t *p)
 {
   const uintptr_t a = (uintptr_t)p;
   const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
-  return __funnelshift_r (w[0], w[1], (unsigned)(a & 3) * 8);
+  return __funnelshift_r (__ldg (w), __ldg (w + 1), (unsigned)(a & 3) * 8);
+}
+
+/* me_subpel_pair() as four words of constants, one per fy, a byte per fx:
+ * a lookup of a few instructions where the switch would branch. */
+static __device__ __forceinline__ unsigned
+subpel_pair (int fx, int fy)
+{
+  uint32_t w[4];
+#pragma unroll
+  for (int j = 0; j < 4; j++) {
+    w[j] = 0;
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      w[j] |= me_subpel_pair (k, j) << (8 * k);
+  }
+  const uint32_t row = fy < 2 ? (fy == 0 ? w[0] : w[1])
+                              : (fy == 2 ? w[2] : w[3]);
+  return (row >> (8 * fx)) & 255u;
+}
+
+/* Sample plane v of the reference (F, or H, V, C one after another). */
+static __device__ __forceinline__ const uint8_t *
+plane_of (const RefineArgs &a, unsigned v)
+{
+  const unsigned k = ME_SP_PLANE (v);
+  return k == ME_HPEL_F ? a.plane[ME_HPEL_F]
+                        : a.plane[ME_HPEL_H] + (size_t)(k - 1) * a.plane_step;
+}
+
+/* The current frame's 4x4 block at (x0, y0) (x0 a multiple of 4). */
+static __device__ __forceinline__ void
+load_cur (const RefineArgs &a, int x0, int y0, uint32_t (&cw)[4])
+{
+  const uint8_t *c = a.cur + y0 * (int)a.pitch + x0;
+#pragma unroll
+  for (int y = 0; y < 4; y++)
+    cw[y] = __ldg ((const uint32_t *)(c + y * (int)a.pitch));
+}
+
+/* The prediction of the 4x4 block at (x0, y0) by the quarter-pel vector
+ * (qx, qy): rows of four pixels, each the rounded-up mean (__vavgu4) of
+ * the two samples me_subpel_pair() names.  Whole and half positions name
+ * one sample twice, and the mean of a sample with itself is the sample, so
+ * they read one plane: within a ring every candidate is of the same kind,
+ * so the branch does not split a warp. */
+static __device__ __forceinline__ void
+predict4x4 (
+    const RefineArgs &a, int x0, int y0, int qx, int qy, uint32_t (&pw)[4])
+{
+  const unsigned v = subpel_pair (qx & 3, qy & 3);
+  const unsigned va = v & 15, vb = v >> 4;
+  const int p = (int)a.pitch;
+  /* signed: a block near the top or the left edge reads above or left of
+   * pixel (0, 0) */
+  const int at = (y0 + (qy >> 2)) * p + x0 + (qx >> 2);
+  const uint8_t *pa =
+      plane_of (a, va) + (at + (int)ME_SP_DY (va) * p + (int)ME_SP_DX (va));
+  if (va == vb) {
+#pragma unroll
+    for (int y = 0; y < 4; y++)
+      pw[y] = load4 (pa + y * p);
+    return;
+  }
+  const uint8_t *pb =
+      plane_of (a, vb) + (at + (int)ME_SP_DY (vb) * p + (int)ME_SP_DX (vb));
+#pragma unroll
+  for (int y = 0; y < 4; y++)
+    pw[y] = __vavgu4 (load4 (pa + y * p), load4 (pb + y * p));
+}
+
+/* max(|lo|, |hi|) of the two 16-bit lanes of v (see satd4x4()). */
+static __device__ __forceinline__ int
+max_abs_lanes (int v)
+{
+  const int lo = (int)(int16_t)v;
+  const int hi = (v - lo) >> 16;
+  return max (abs (lo), abs (hi));
+}
+
+/* 4-point Hadamard transform of x, in place. */
+static __device__ __forceinline__ void
+hadamard4 (int (&x)[4])
+{
+  const int s01 = x[0] + x[1], d01 = x[0] - x[1];
+  const int s23 = x[2] + x[3], d23 = x[2] - x[3];
+  x[0] = s01 + s23;
+  x[1] = d01 + d23;
+  x[2] = s01 - s23;
+  x[3] = d01 - d23;
+}
+
+/* me_satd4x4() of current rows c against predicted rows p, two
+ * coefficients per instruction: a word lo + 65536 hi (lo signed, its
+ * borrow left in hi) stays exact under sums and differences, and every
+ * value here fits 16 signed bits, so columns 0 and 2 share a word, as do
+ * 1 and 3.  The rows are transformed first, then the first stage across
+ * columns; the second is not computed, since |a + b| + |a - b| =
+ * 2 max(|a|, |b|) and the 2 cancels me_satd4x4()'s halving. */
+static __device__ __forceinline__ uint32_t
+satd4x4 (const uint32_t (&c)[4], const uint32_t (&p)[4])
+{
+  int d02[4], d13[4];
+#pragma unroll
+  for (int y = 0; y < 4; y++) {
+    d02[y] = (int)__byte_perm (c[y], 0, 0x4240) -
+             (int)__byte_perm (p[y], 0, 0x4240);
+    d13[y] = (int)__byte_perm (c[y], 0, 0x4341) -
+             (int)__byte_perm (p[y], 0, 0x4341);
+  }
+  hadamard4 (d02);
+  hadamard4 (d13);
+  int sum = 0;
+#pragma unroll
+  for (int v = 0; v < 4; v++)
+    sum += max_abs_lanes (d02[v] + d13[v]) + max_abs_lanes (d02[v] - d13[v]);
+  return (uint32_t)sum;
+}
+
+/* Cost of predicted rows p against current rows c by the metric. */
+static __device__ __forceinline__ uint32_t
+cost4x4 (bool satd, const uint32_t (&c)[4], const uint32_t (&p)[4])
+{
+  if (satd)
+    return satd4x4 (c, p);
+  uint32_t s = 0;
+#pragma unroll
+  for (int y = 0; y < 4; y++)
+    s = __vsadu4 (c[y], p[y]) + s;
+  return s;
 }
 
 /* Cost of 4x4 sub-block (x0, y0) (frame pixels, x0 a multiple of 4) at
- * quarter-pel (qx, qy): rows of four pixels at a time, the prediction by
- * __vavgu4, which is (A + B + 1) >> 1 per byte. */
+ * quarter-pel (qx, qy). */
 static __device__ __forceinline__ uint32_t
 sub_cost (const RefineArgs &a, int x0, int y0, int qx, int qy)
 {
-  const unsigned v = me_subpel_pair (qx & 3, qy & 3);
-  const unsigned va = v & 15, vb = v >> 4;
-  const ptrdiff_t p = (ptrdiff_t)a.pitch;
-  const ptrdiff_t at = (ptrdiff_t)(y0 + (qy >> 2)) * p + x0 + (qx >> 2);
-  const uint8_t *pa =
-      a.plane[ME_SP_PLANE (va)] + at + ME_SP_DY (va) * p + ME_SP_DX (va);
-  const uint8_t *pb =
-      a.plane[ME_SP_PLANE (vb)] + at + ME_SP_DY (vb) * p + ME_SP_DX (vb);
-  const uint8_t *c = a.cur + (ptrdiff_t)y0 * p + x0;
   uint32_t cw[4], pw[4];
+  load_cur (a, x0, y0, cw);
+  predict4x4 (a, x0, y0, qx, qy, pw);
+  return cost4x4 (a.satd, cw, pw);
+}
+
+/* One lane's part of a block of grid P: the block's group of L lanes holds
+ * PER candidate slots of N4 lanes, one per 4x4 sub-block (sx, sy), whose
+ * current pixels the lane keeps for every candidate. */
+template <int P>
+struct RefineLane {
+  static constexpr int BW = GST_MOTION_VECTOR_PARTITION_W (P);
+  static constexpr int BH = GST_MOTION_VECTOR_PARTITION_H (P);
+  static constexpr int N4 = (BW / 4) * (BH / 4);
+  static constexpr int L = group_lanes (N4);
+  static constexpr int PER = L / N4;
+  bool live;
+  int gi; /* candidate slot */
+  int sx, sy;
+  uint32_t cw[4];
+
+  /* The block's cost for (qx, qy), summed over its slot's lanes. */
+  __device__ __forceinline__ uint32_t
+  cost (const RefineArgs &a, int qx, int qy) const
+  {
+    uint32_t pw[4];
+    predict4x4 (a, sx, sy, qx, qy, pw);
+    uint32_t s = cost4x4 (a.satd, cw, pw);
 #pragma unroll
-  for (int y = 0; y < 4; y++) {
-    cw[y] = *(const uint32_t *)(c + y * p);
-    pw[y] = __vavgu4 (load4 (pa + y * p), load4 (pb + y * p));
-  }
-  if (!a.satd) {
-    uint32_t s = 0;
-#pragma unroll
-    for (int y = 0; y < 4; y++)
-      s += __vsadu4 (cw[y], pw[y]);
+    for (int off = 1; off < N4; off <<= 1)
+      s += __shfl_xor_sync (FULL_MASK, s, off);
     return s;
   }
-  int d[16];
+
+  /* The smallest key among the block's slots. */
+  static __device__ __forceinline__ uint64_t
+  group_min (uint64_t key)
+  {
 #pragma unroll
-  for (int y = 0; y < 4; y++)
-#pragma unroll
-    for (int x = 0; x < 4; x++)
-      d[4 * y + x] =
-          (int)((cw[y] >> (8 * x)) & 255) - (int)((pw[y] >> (8 * x)) & 255);
-  return me_satd4x4 (d);
-}
-
-/* A round of candidates: the ring of 8 at `step` quarter pixels around
- * (cx, cy), preceded by (cx, cy) itself when `first` is 0; or, for the rate
- * decision's first round (step 0), the three vectors c, d and e. */
-typedef struct {
-  int cx, cy, step;
-  int dx, dy, ex, ey; /* step 0 only */
-  int first, n;
-} Round;
-
-static __device__ __forceinline__ void
-candidate (const Round &r, int i, int *qx, int *qy)
-{
-  if (r.step == 0) {
-    *qx = i == 0 ? r.cx : i == 1 ? r.dx : r.ex;
-    *qy = i == 0 ? r.cy : i == 1 ? r.dy : r.ey;
-    return;
-  }
-  const int k = i < 5 ? i - 1 : i; /* skip the centre, index 4 of 3x3 */
-  *qx = r.cx + (i == 0 ? 0 : (k % 3 - 1) * r.step);
-  *qy = r.cy + (i == 0 ? 0 : (k / 3 - 1) * r.step);
-}
-
-/* The best key of the round's candidates for the block of this lane's
- * group (L lanes), ranked by distortion + lambda x bits (MVD against
- * (px, py)); `live`: the group has a block.  Every lane of the warp takes
- * part in the shuffles. */
-static __device__ uint64_t
-round_best (const RefineArgs &a, bool live, int bx, int by, int bw, int n4,
-    int L, int lane, const Round &r, uint32_t lambda, int px, int py)
-{
-  const int per = L / n4, gl = lane % L, gi = gl / n4, sub = gl % n4;
-  const int sx = bx + 4 * (sub % (bw / 4)), sy = by + 4 * (sub / (bw / 4));
-  uint64_t best = ME_KEY_NONE;
-  for (int c0 = r.first; c0 < r.first + r.n; c0 += per) {
-    const int i = c0 + gi;
-    int qx, qy;
-    candidate (r, i, &qx, &qy);
-    const bool valid = live && i < r.first + r.n;
-    uint32_t s = valid ? sub_cost (a, sx, sy, qx, qy) : 0;
-    for (int off = 1; off < n4; off <<= 1)
-      s += __shfl_xor_sync (FULL_MASK, s, off);
-    if (lambda)
-      s += me_mv_rate (lambda, qx, qy, px, py);
-    uint64_t key = valid ? me_key_qpel (s, qx, qy) : ME_KEY_NONE;
-    for (int off = L / 2; off >= 1; off >>= 1) {
+    for (int off = L / 2; off >= N4; off >>= 1) {
       const uint64_t o = __shfl_xor_sync (FULL_MASK, key, off);
       key = o < key ? o : key;
     }
-    best = key < best ? key : best;
+    return key;
   }
-  return best;
-}
 
-/* The sub-pel rings asked for around *best. */
-static __device__ void
-rings (const RefineArgs &a, bool live, int bx, int by, int bw, int n4, int L,
-    int lane, uint32_t lambda, int px, int py, uint64_t *best)
-{
-  for (int step = 2; step >= 1; step--) {
-    if (a.refine < (step == 2 ? ME_REFINE_HALF : ME_REFINE_QUARTER))
-      return;
-    const Round r = { me_key_qx (*best), me_key_qy (*best), step, 0, 0, 0,
-      0, 1, 8 };
-    const uint64_t k = round_best (a, live, bx, by, bw, n4, L, lane, r, lambda,
-        px, py);
-    *best = k < *best ? k : *best;
+  /* The best of *best and the ring of 8 at `step` quarter pixels around
+   * it, 8 / PER candidates per lane. */
+  __device__ __forceinline__ void
+  ring (const RefineArgs &a, int step, uint64_t *best) const
+  {
+    const int cx = me_key_qx (*best), cy = me_key_qy (*best);
+    uint64_t mine = ME_KEY_NONE;
+#pragma unroll
+    for (int c0 = 0; c0 < 8; c0 += PER) {
+      const int j = c0 + gi;
+      const int k = j < 4 ? j : j + 1; /* 3x3 without its centre */
+      const int qx = cx + (k % 3 - 1) * step, qy = cy + (k / 3 - 1) * step;
+      const uint32_t s = cost (a, qx, qy);
+      const uint64_t key = live ? me_key_qpel (s, qx, qy) : ME_KEY_NONE;
+      mine = key < mine ? key : mine;
+    }
+    mine = group_min (mine);
+    *best = mine < *best ? mine : *best;
   }
+};
+
+template <int P>
+static __device__ __forceinline__ void
+refine_grid (const RefineArgs &a, unsigned w, int lane)
+{
+  typedef RefineLane<P> R;
+  R r;
+  const unsigned i = (w - a.first[P]) * (32 / R::L) + lane / R::L;
+  r.live = i < a.cells[P];
+  const unsigned cols = a.mb_cols * (16 / R::BW);
+  const int gl = lane % R::L, sub = gl % R::N4;
+  r.gi = gl / R::N4;
+  /* a lane without a block works on block 0 at the zero vector, which
+   * stays in the planes, and keeps nothing */
+  const int bx = r.live ? (int)(i % cols) * R::BW : 0;
+  const int by = r.live ? (int)(i / cols) * R::BH : 0;
+  r.sx = bx + 4 * (sub % (R::BW / 4));
+  r.sy = by + 4 * (sub / (R::BW / 4));
+  load_cur (a, r.sx, r.sy, r.cw);
+  const uint64_t k0 = r.live ? a.keys[P][i] : me_key (0, 0, 0);
+
+  /* the integer winner re-costed in slot 0 and, with lambda, the zero
+   * vector in slot 1, in one pass */
+  const bool zero = a.zero[P] != NULL;
+  const int qx = r.gi == 1 && zero ? 0 : me_key_qx (k0);
+  const int qy = r.gi == 1 && zero ? 0 : me_key_qy (k0);
+  const uint32_t s = r.cost (a, qx, qy);
+  const int head = lane - gl; /* the group's first lane */
+  const uint32_t sw = __shfl_sync (FULL_MASK, s, head);
+  uint64_t best = me_key_qpel (sw, me_key_qx (k0), me_key_qy (k0));
+  if (zero) {
+    /* what the rate decision needs besides F, costed here in parallel so
+     * that its ordered chain does not: W's and zero's distortion */
+    const uint32_t sz = __shfl_sync (FULL_MASK, s, head + R::N4);
+    if (r.live && gl == 0) {
+      a.keys[P][i] = best;
+      a.zero[P][i] = me_key_cost (me_key_qpel (sz, 0, 0));
+    }
+  }
+  if (a.refine >= ME_REFINE_HALF)
+    r.ring (a, 2, &best);
+  if (a.refine >= ME_REFINE_QUARTER)
+    r.ring (a, 1, &best);
+  if (r.live && gl == 0)
+    a.out[P][i] = best;
 }
 
 __global__ void
@@ -227,34 +368,15 @@ __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
   int p = 0;
   while (w >= a.first[p + 1])
     p++;
-  const int bw = GST_MOTION_VECTOR_PARTITION_W (p);
-  const int bh = GST_MOTION_VECTOR_PARTITION_H (p);
-  const int n4 = (bw / 4) * (bh / 4);
-  const int L = group_lanes (n4);
-  const unsigned i = (w - a.first[p]) * (32 / L) + lane / L;
-  const bool live = i < a.cells[p];
-  const unsigned cols = a.mb_cols * (16 / bw);
-  const int bx = live ? (int)(i % cols) * bw : 0;
-  const int by = live ? (int)(i / cols) * bh : 0;
-  const uint64_t k0 = live ? a.keys[p][i] : 0;
-
-  /* the integer winner, re-costed, then the rings */
-  const Round r0 = { me_key_qx (k0), me_key_qy (k0), 2, 0, 0, 0, 0, 0, 1 };
-  uint64_t best = round_best (a, live, bx, by, bw, n4, L, lane, r0, 0, 0, 0);
-  if (a.zero[p]) {
-    /* what the rate decision needs besides F, costed here in parallel so
-     * that its ordered chain does not: W's and zero's distortion */
-    const Round rz = { 0, 0, 2, 0, 0, 0, 0, 0, 1 };
-    const uint64_t kz =
-        round_best (a, live, bx, by, bw, n4, L, lane, rz, 0, 0, 0);
-    if (live && lane % L == 0) {
-      a.keys[p][i] = best;
-      a.zero[p][i] = me_key_cost (kz);
-    }
+  switch (p) {
+    case 0: refine_grid<0> (a, w, lane); break;
+    case 1: refine_grid<1> (a, w, lane); break;
+    case 2: refine_grid<2> (a, w, lane); break;
+    case 3: refine_grid<3> (a, w, lane); break;
+    case 4: refine_grid<4> (a, w, lane); break;
+    case 5: refine_grid<5> (a, w, lane); break;
+    default: refine_grid<6> (a, w, lane); break;
   }
-  rings (a, live, bx, by, bw, n4, L, lane, 0, 0, 0, &best);
-  if (live && lane % L == 0)
-    a.out[p][i] = best;
 }
 
 /* ---- the rate-constrained choice: a wavefront --------------------------- */
@@ -517,6 +639,7 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   a.plane[ME_HPEL_H] = hpel + origin;
   a.plane[ME_HPEL_V] = hpel + plane + origin;
   a.plane[ME_HPEL_C] = hpel + 2 * plane + origin;
+  a.plane_step = plane;
   a.pitch = g->pitch;
   a.mb_cols = g->mb_cols;
   a.refine = refine;
