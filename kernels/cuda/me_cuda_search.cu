@@ -115,6 +115,19 @@ keep_min (uint32_t &best, uint32_t sad, uint32_t tie)
   best = min (best, (sad << 9) | tie);
 }
 
+/* keep_min() of a sum already shifted left by 9: sums of shifted sums stay
+ * shifted (a 16x16 SAD of 65280 still fits), so the shape minima cost one
+ * add-and-min each, a single instruction on Hopper (VIADDMNMX). */
+static __device__ __forceinline__ void
+keep_min9 (uint32_t &best, uint32_t sad9, uint32_t tie)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  best = __viaddmin_u32 (sad9, tie, best);
+#else
+  best = min (best, sad9 + tie);
+#endif
+}
+
 /* Sub-blocks of BS x BS pixels per macroblock, and running minima kept. */
 template <int BS>
 struct Gran;
@@ -138,6 +151,7 @@ static __device__ __forceinline__ void
 update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
     uint32_t (&best)[Gran<BS>::NI], unsigned parts)
 {
+  /* below, every sum is shifted left by 9 (keep_min9()) */
   uint32_t s8[4];
   if constexpr (BS == 16) {
     keep_min (best[0], acc[0][i], tie);
@@ -145,20 +159,23 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
   } else if constexpr (BS == 8) {
 #pragma unroll
     for (int b = 0; b < 4; b++)
-      s8[b] = acc[b][i];
+      s8[b] = acc[b][i] << 9;
   } else {
     /* 4x4 sub-blocks, b = row * 4 + col; 8x4 and 4x8 from pairs of them */
-    uint32_t s84[8], s48[8];
+    uint32_t s4[16], s84[8], s48[8];
+#pragma unroll
+    for (int b = 0; b < 16; b++)
+      s4[b] = acc[b][i] << 9;
 #pragma unroll
     for (int r = 0; r < 4; r++)
 #pragma unroll
       for (int c = 0; c < 2; c++)
-        s84[r * 2 + c] = acc[r * 4 + 2 * c][i] + acc[r * 4 + 2 * c + 1][i];
+        s84[r * 2 + c] = s4[r * 4 + 2 * c] + s4[r * 4 + 2 * c + 1];
 #pragma unroll
     for (int r = 0; r < 2; r++)
 #pragma unroll
       for (int c = 0; c < 4; c++)
-        s48[r * 4 + c] = acc[2 * r * 4 + c][i] + acc[(2 * r + 1) * 4 + c][i];
+        s48[r * 4 + c] = s4[2 * r * 4 + c] + s4[(2 * r + 1) * 4 + c];
 #pragma unroll
     for (int r = 0; r < 2; r++)
 #pragma unroll
@@ -167,17 +184,17 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
     if (parts & GST_MOTION_VECTOR_PARTITIONS_4X4) {
 #pragma unroll
       for (int b = 0; b < 16; b++)
-        keep_min (best[shape_base (6) + b], acc[b][i], tie);
+        keep_min9 (best[shape_base (6) + b], s4[b], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_8X4) {
 #pragma unroll
       for (int b = 0; b < 8; b++)
-        keep_min (best[shape_base (4) + b], s84[b], tie);
+        keep_min9 (best[shape_base (4) + b], s84[b], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_4X8) {
 #pragma unroll
       for (int b = 0; b < 8; b++)
-        keep_min (best[shape_base (5) + b], s48[b], tie);
+        keep_min9 (best[shape_base (5) + b], s48[b], tie);
     }
   }
   if constexpr (BS != 16) {
@@ -186,18 +203,18 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
     if (parts & GST_MOTION_VECTOR_PARTITIONS_8X8) {
 #pragma unroll
       for (int b = 0; b < 4; b++)
-        keep_min (best[shape_base (3) + b], s8[b], tie);
+        keep_min9 (best[shape_base (3) + b], s8[b], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_16X8) {
-      keep_min (best[shape_base (1)], s168[0], tie);
-      keep_min (best[shape_base (1) + 1], s168[1], tie);
+      keep_min9 (best[shape_base (1)], s168[0], tie);
+      keep_min9 (best[shape_base (1) + 1], s168[1], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_8X16) {
-      keep_min (best[shape_base (2)], s816[0], tie);
-      keep_min (best[shape_base (2) + 1], s816[1], tie);
+      keep_min9 (best[shape_base (2)], s816[0], tie);
+      keep_min9 (best[shape_base (2) + 1], s816[1], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_16X16)
-      keep_min (best[0], s168[0] + s168[1], tie);
+      keep_min9 (best[0], s168[0] + s168[1], tie);
   }
 }
 
