@@ -266,9 +266,10 @@ me_backend_max_in_flight (MEBackend * b)
 }
 
 unsigned
-me_backend_default_in_flight (MEBackend * b)
+me_backend_default_in_flight (MEBackend * b, const MESearchParams * params)
 {
-  return b->ops->default_in_flight ? b->ops->default_in_flight (b->session)
+  return b->ops->default_in_flight ?
+      b->ops->default_in_flight (b->session, params)
       : b->ops->max_in_flight (b->session);
 }
 

@@ -153,9 +153,11 @@ typedef struct {
   void (*close) (MESession * s);
 
   /* How many frames may be submitted before one must be collected, and
-   * the depth that suits this backend best (optional: max when NULL). */
+   * the depth that suits this backend best for searches like params
+   * (NULL: the integer search) (optional: max when NULL). */
   unsigned (*max_in_flight) (MESession * s);
-  unsigned (*default_in_flight) (MESession * s);
+  unsigned (*default_in_flight) (MESession * s,
+      const MESearchParams * params);
   /* Sets how many frames to keep in flight (1 .. max_in_flight). */
   void (*set_in_flight) (MESession * s, unsigned depth);
 
@@ -218,8 +220,10 @@ const char *me_backend_name (const MEBackend * b);
 const char *me_backend_device_name (const MEBackend * b);
 
 unsigned me_backend_max_in_flight (MEBackend * b);
-/* The backend's preferred depth. */
-unsigned me_backend_default_in_flight (MEBackend * b);
+/* The backend's preferred depth for searches like params (NULL: the
+ * integer search). */
+unsigned me_backend_default_in_flight (MEBackend * b,
+    const MESearchParams * params);
 void me_backend_set_in_flight (MEBackend * b, unsigned depth);
 
 /* Validates the frame and parameters (me_check_input) and the backend's

@@ -93,6 +93,7 @@ struct _GstGpuMotionEst
   guint in_flight;
   gboolean backend_dirty;       /* backend or device changed: reopen */
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
+  gboolean depth_rate;          /* the depth was chosen for a lambda */
 
   /* streaming state, touched only from the streaming thread and while
    * streaming is stopped (start, stop, flush-stop); backend and depth are
@@ -278,14 +279,18 @@ close_backend (GstGpuMotionEst * self)
 }
 
 /* Sets how many frames the backend keeps in flight: the property, or the
- * backend's own choice for 0.  Only with no frame in flight. */
+ * backend's own choice for searches like params for 0.  Only with no frame
+ * in flight. */
 static void
-apply_depth (GstGpuMotionEst * self, guint in_flight)
+apply_depth (GstGpuMotionEst * self, guint in_flight,
+    const MESearchParams * params)
 {
   guint max = me_backend_max_in_flight (self->backend);
   guint depth;
 
-  depth = in_flight ? in_flight : me_backend_default_in_flight (self->backend);
+  depth = in_flight ? in_flight :
+      me_backend_default_in_flight (self->backend, params);
+  self->depth_rate = params->lambda != 0;
   depth = CLAMP (depth, 1, max);
   me_backend_set_in_flight (self->backend, depth);
   GST_OBJECT_LOCK (self);
@@ -443,7 +448,7 @@ open_backend (GstGpuMotionEst * self, GstBuffer * first)
   self->opened_params = params;
   self->cells = gst_cell_pool_new (me_backend_get_ops (backend));
   self->prev_pts = GST_CLOCK_TIME_NONE;
-  apply_depth (self, in_flight);
+  apply_depth (self, in_flight, &params);
   GST_INFO_OBJECT (self, "using the %s backend%s%s", me_backend_name (backend),
       me_backend_device_name (backend) ? " on " : "",
       me_backend_device_name (backend) ? me_backend_device_name (backend) : "");
@@ -663,8 +668,10 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     GST_INFO_OBJECT (self, "frames in another CUDA context: following them");
     reopen = TRUE;
   }
-  redepth = self->depth_dirty && !reopen;
   in_flight = self->in_flight;
+  /* the backend's own depth depends on whether a lambda is set */
+  redepth = (self->depth_dirty || (!in_flight
+          && (params.lambda != 0) != self->depth_rate)) && !reopen;
   self->depth_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
 
@@ -673,7 +680,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     ret = collect_all (self);
     if (ret != GST_FLOW_OK)
       goto drop;
-    apply_depth (self, in_flight);
+    apply_depth (self, in_flight, &params);
   }
 
   /* Frames already in flight were searched against their own references;

@@ -822,7 +822,8 @@ cpu_max_in_flight (MESession * s)
 
 /* Searching happens in submit(): holding frames back gains nothing. */
 static unsigned
-cpu_default_in_flight (MESession * s)
+cpu_default_in_flight (MESession * s,
+    const MESearchParams * params G_GNUC_UNUSED)
 {
   return 1;
 }

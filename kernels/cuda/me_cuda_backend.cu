@@ -356,10 +356,15 @@ cuda_max_in_flight (MESession *s G_GNUC_UNUSED)
   return SLOTS;
 }
 
+/* With the rate decision a frame spends most of its time in the ordered
+ * chain, which keeps few multiprocessors busy: the other frames in flight
+ * fill the chip meanwhile, so the gain goes on up to the most slots
+ * (docs/rate.md, "Frames in flight"). */
 static unsigned
-cuda_default_in_flight (MESession *s G_GNUC_UNUSED)
+cuda_default_in_flight (
+    MESession *s G_GNUC_UNUSED, const MESearchParams *params)
 {
-  return DEFAULT_DEPTH;
+  return params && params->lambda ? SLOTS : DEFAULT_DEPTH;
 }
 
 static void

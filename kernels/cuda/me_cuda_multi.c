@@ -107,7 +107,7 @@ multi_open (const MEBackendOptions * options, GError ** error)
     m->n = i + 1;
     /* alone, the session is the wrapper; else it takes what the wrapper's
      * depth lets through */
-    inner->set_in_flight (m->s[i], n == 1 ? inner->default_in_flight (m->s[i])
+    inner->set_in_flight (m->s[i], n == 1 ? inner->default_in_flight (m->s[i], NULL)
         : inner->max_in_flight (m->s[i]));
     g_string_append_printf (name, "%s%d: %s", i ? ", " : "", devices[i],
         inner->device_name (m->s[i]));
@@ -130,9 +130,9 @@ multi_max_in_flight (MESession * m)
 }
 
 static unsigned
-multi_default_in_flight (MESession * m)
+multi_default_in_flight (MESession * m, const MESearchParams * params)
 {
-  return m->n == 1 ? m->inner->default_in_flight (m->s[0]) :
+  return m->n == 1 ? m->inner->default_in_flight (m->s[0], params) :
       m->n * DEPTH_PER_DEVICE;
 }
 

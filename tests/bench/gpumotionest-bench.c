@@ -285,7 +285,11 @@ main (int argc, char **argv)
     printf ("backend %s unavailable: %s\n", backend, error->message);
     return 77;
   }
-  unsigned depth_default = me_backend_default_in_flight (b.backend);
+  MESearchParams depth_params;
+  me_search_params_init (&depth_params);
+  depth_params.lambda = bench_lambda;
+  unsigned depth_default =
+      me_backend_default_in_flight (b.backend, &depth_params);
 
   double ceiling = 0;
   gboolean is_cuda = strcmp (backend, "cuda") == 0;
