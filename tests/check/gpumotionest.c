@@ -544,6 +544,35 @@ GST_START_TEST (test_depth_change_keeps_reference)
 
 GST_END_TEST;
 
+/* Under in-flight=0 the backend's depth follows whether a lambda is set
+ * (CUDA keeps more frames in flight for the rate decision): switching qp
+ * on and off mid-stream finishes the frames in flight first, and no frame
+ * is lost, reordered or cut from its reference. */
+GST_START_TEST (test_lambda_switch_keeps_frames)
+{
+  GstHarness *h = harness_deep (0);
+
+  push_frames (h, 0, 3);
+  g_object_set (h->element, "qp", 26, NULL);
+  push_frames (h, 3, 3);
+  g_object_set (h->element, "lambda", 0, NULL);
+  push_frames (h, 6, 3);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (guint i = 0; i < 9; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstMotionVectorMeta *m = get_meta (out);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+    fail_unless_equals_int (! !(m->flags &
+            GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE), i == 0);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (gst_harness_buffers_in_queue (h), 0);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* A flush drops what is in flight and the reference; the stream goes on. */
 GST_START_TEST (test_flush_with_frames_in_flight)
 {
@@ -1994,6 +2023,7 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_passthrough_order);
   tcase_add_test (tc, test_eos_drains_in_flight);
   tcase_add_test (tc, test_depth_change_keeps_reference);
+  tcase_add_test (tc, test_lambda_switch_keeps_frames);
   tcase_add_test (tc, test_flush_with_frames_in_flight);
   tcase_add_test (tc, test_caps_change_with_frames_in_flight);
   tcase_add_test (tc, test_discont_resets);
