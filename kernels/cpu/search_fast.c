@@ -178,6 +178,16 @@ walk_store (Walk * w, MESession * s, unsigned mbx, unsigned mby)
   me_cpu_store_mb (s, mbx, mby, w->only16, w->best);
 }
 
+/* Scattered candidates of one macroblock, for one call of the DSP's
+ * sad16_points (16x16 only): the current block is loaded once for all of
+ * them instead of once per candidate. */
+typedef struct {
+  ptrdiff_t *off;               /* of each point from candidate (0, 0) */
+  int *x;                       /* mods: its column x + R; else its dx */
+  int *dy;
+  uint32_t *sad;
+} Points;
+
 /* ---- mods ---------------------------------------------------------------- */
 
 /* A later step of every column at once, 16x16 only: the columns' two
@@ -185,15 +195,8 @@ walk_store (Walk * w, MESession * s, unsigned mbx, unsigned mby)
  * scattered SADs, so the current block is loaded once per step instead of
  * once per candidate.  Each column then takes them in the order the
  * one-column walk would (y - step first). */
-typedef struct {
-  ptrdiff_t *off;
-  int *col;                     /* column index x + R of each point */
-  int *dy;
-  uint32_t *sad;
-} ModsPoints;
-
 static void
-mods_step_16 (Walk * w, ModsPoints * pt, int step, uint64_t * best, int *y)
+mods_step_16 (Walk * w, Points * pt, int step, uint64_t * best, int *y)
 {
   const int R = w->R, W = 2 * R + 1;
   int n = 0;
@@ -202,7 +205,7 @@ mods_step_16 (Walk * w, ModsPoints * pt, int step, uint64_t * best, int *y)
     for (int d = -step; d <= step; d += 2 * step)
       if (me_fast_inside (c - R, y[c] + d, R)) {
         pt->off[n] = (ptrdiff_t) (y[c] + d) * w->stride + c - R;
-        pt->col[n] = c;
+        pt->x[n] = c;
         pt->dy[n++] = y[c] + d;
       }
   w->dsp->sad16_points (w->scratch->cur, w->ref, w->stride, n, pt->off,
@@ -210,7 +213,7 @@ mods_step_16 (Walk * w, ModsPoints * pt, int step, uint64_t * best, int *y)
   /* both points of a column are costed around the same y (y[c] moves only
    * after both), as in the one-column walk */
   for (int i = 0; i < n; i++) {
-    const int c = pt->col[i];
+    const int c = pt->x[i];
     const uint64_t key = me_key (pt->sad[i], c - R, pt->dy[i]);
     if (key < w->best[0])
       w->best[0] = key;
@@ -234,7 +237,7 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
   uint64_t *first = g_new (uint64_t, (size_t) (2 * k1 + 1) * W);
   uint64_t *best = g_new (uint64_t, W);
   int *y = g_new (int, 2 * W);  /* each column's y, then its next y */
-  ModsPoints pt = { g_new (ptrdiff_t, 2 * W), g_new (int, 2 * W),
+  Points pt = { g_new (ptrdiff_t, 2 * W), g_new (int, 2 * W),
     g_new (int, 2 * W), g_new (uint32_t, 2 * W)
   };
   Walk w;
@@ -275,7 +278,7 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
     walk_store (&w, s, mbx, mby);
   }
   g_free (pt.off);
-  g_free (pt.col);
+  g_free (pt.x);
   g_free (pt.dy);
   g_free (pt.sad);
   g_free (y);
@@ -439,6 +442,12 @@ level0_row (MESession * s, Scratch * scratch, unsigned mby)
   const int d = ME_HIER_REFINE, dn = ME_HIER_NEIGHBOUR_REFINE;
   const MEField *f = s->field;
   uint64_t keys[2 * ME_HIER_REFINE + 1];
+  enum { MAX_POINTS = 1 + ME_HIER_NEIGHBOURS * (2 * ME_HIER_NEIGHBOUR_REFINE
+        + 1) * (2 * ME_HIER_NEIGHBOUR_REFINE + 1) };
+  ptrdiff_t off[MAX_POINTS];
+  int xs[MAX_POINTS], dys[MAX_POINTS];
+  uint32_t sad[MAX_POINTS];
+  Points pts = { off, xs, dys, sad };
   Walk w;
 
   for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
@@ -452,16 +461,42 @@ level0_row (MESession * s, Scratch * scratch, unsigned mby)
       for (int x = x0; x <= x1; x++)
         seen_put (&w, x, y, keys[x - x0]);
     }
-    visit_once (&w, 0, 0);
-    for (int i = 0; i < ME_HIER_NEIGHBOURS; i++) {
+    /* the rest are scattered: for 16x16 they are gathered, each once, and
+     * costed in one call of the DSP's scattered SADs */
+    int n = 0;
+    for (int i = -1; i < ME_HIER_NEIGHBOURS; i++) {
       size_t at;
-      if (!neighbour (f, mbx, mby, i, &at))
+      if (i >= 0 && !neighbour (f, mbx, mby, i, &at))
         continue;
-      const int nx = 2 * s->level1[2 * at], ny = 2 * s->level1[2 * at + 1];
-      for (int oy = -dn; oy <= dn; oy++)
-        for (int ox = -dn; ox <= dn; ox++)
-          if (me_fast_inside (nx + ox, ny + oy, R))
-            visit_once (&w, nx + ox, ny + oy);
+      const int r = i < 0 ? 0 : dn;
+      const int nx = i < 0 ? 0 : 2 * s->level1[2 * at];
+      const int ny = i < 0 ? 0 : 2 * s->level1[2 * at + 1];
+      for (int oy = -r; oy <= r; oy++)
+        for (int ox = -r; ox <= r; ox++) {
+          const int dx = nx + ox, dy = ny + oy;
+          if (!me_fast_inside (dx, dy, R))
+            continue;
+          if (!w.only16) {
+            visit_once (&w, dx, dy);
+            continue;
+          }
+          guint32 v;
+          const unsigned h = seen_slot (dx, dy, &v);
+          if (w.seen_vec[h] == v)
+            continue;
+          w.seen_vec[h] = v;
+          pts.off[n] = (ptrdiff_t) dy * w.stride + dx;
+          pts.dy[n] = dy;
+          pts.x[n++] = dx;
+        }
+    }
+    if (n > 0) {
+      s->dsp.sad16_points (scratch->cur, w.ref, w.stride, n, pts.off,
+          pts.sad);
+      for (int i = 0; i < n; i++) {
+        const uint64_t key = me_key (pts.sad[i], pts.x[i], pts.dy[i]);
+        w.best[0] = key < w.best[0] ? key : w.best[0];
+      }
     }
     walk_store (&w, s, mbx, mby);
   }
