@@ -32,11 +32,18 @@ me_mods_first_reach (int range, int s1)
 
 /* ---- hierarchical -------------------------------------------------------- */
 
-#define ME_HIER_REFINE 2        /* levels 1 and 0: ±2 around the doubled vector */
-/* levels 1 and 0 also try ±1 around each of the 8 neighbouring
- * macroblocks' doubled vectors of the level below */
-#define ME_HIER_NEIGHBOUR_REFINE 1
+/* Levels 1 and 0 cost the union of squares around doubled winners of the
+ * level below: +-ME_HIER_REFINE around the macroblock's own and
+ * +-ME_HIER_NEIGHBOUR_REFINE around each of its 8 neighbours' */
+#define ME_HIER_REFINE 3
+#define ME_HIER_NEIGHBOUR_REFINE 3
 #define ME_HIER_NEIGHBOURS 8
+/* the macroblock's own centre and its neighbours' */
+#define ME_HIER_CENTRES (1 + ME_HIER_NEIGHBOURS)
+/* candidates of a level-0 set at most: the squares and the zero vector */
+#define ME_HIER_SET_MAX ((2 * ME_HIER_REFINE + 1) * (2 * ME_HIER_REFINE + 1) \
+    + ME_HIER_NEIGHBOURS * (2 * ME_HIER_NEIGHBOUR_REFINE + 1) \
+    * (2 * ME_HIER_NEIGHBOUR_REFINE + 1) + 1)
 
 /* The dx (k = 0) and dy (k = 1) of neighbour i, 0 <= i < 8: left, right,
  * top, bottom, then the corners. */

@@ -142,16 +142,6 @@ seen_slot (int dx, int dy, guint32 * v)
   return (*v * 2654435761u) >> 26;
 }
 
-/* Notes a candidate costed some other way (a row) as seen. */
-static void
-seen_put (Walk * w, int dx, int dy, uint64_t key)
-{
-  guint32 v;
-  const unsigned h = seen_slot (dx, dy, &v);
-  w->seen_vec[h] = v;
-  w->seen_key[h] = key;
-}
-
 /* visit(), or the key of a candidate already seen. */
 static uint64_t
 visit_once (Walk * w, int dx, int dy)
@@ -183,7 +173,7 @@ walk_store (Walk * w, MESession * s, unsigned mbx, unsigned mby)
  * them instead of once per candidate. */
 typedef struct {
   ptrdiff_t *off;               /* of each point from candidate (0, 0) */
-  int *x;                       /* mods: its column x + R; else its dx */
+  int *x;                       /* its column x + R */
   int *dy;
   uint32_t *sad;
 } Points;
@@ -374,132 +364,194 @@ coarse_row (MESession * s, Scratch * scratch, unsigned sby)
   }
 }
 
-/* Whether neighbour i of macroblock (mbx, mby) is in the grid; its index. */
-static gboolean
-neighbour (const MEField * f, unsigned mbx, unsigned mby, int i, size_t * at)
+/* The centres of a macroblock's set at levels 1 and 0: the doubled
+ * winners `v` of the level below of the macroblock (centre 0) and of its
+ * neighbours inside the grid (1 .. 8), n of them, each once: a centre
+ * equal to an earlier one adds nothing to the union of squares, and most
+ * neighbours agree.  Returns n. */
+static int
+hier_centres (const MEField * f, const gint16 * v, unsigned mbx,
+    unsigned mby, int cx[ME_HIER_CENTRES], int cy[ME_HIER_CENTRES])
 {
-  const int x = (int) mbx + me_hier_neighbour (i, 0);
-  const int y = (int) mby + me_hier_neighbour (i, 1);
-  if (x < 0 || y < 0 || x >= (int) f->mb_cols || y >= (int) f->mb_rows)
-    return FALSE;
-  *at = (size_t) y * f->mb_cols + x;
-  return TRUE;
+  int n = 0;
+  for (int i = 0; i < ME_HIER_CENTRES; i++) {
+    const int x = (int) mbx + (i ? me_hier_neighbour (i - 1, 0) : 0);
+    const int y = (int) mby + (i ? me_hier_neighbour (i - 1, 1) : 0);
+    if (x < 0 || y < 0 || x >= (int) f->mb_cols || y >= (int) f->mb_rows)
+      continue;
+    const gint16 *at = v + 2 * ((size_t) y * f->mb_cols + x);
+    const int vx = 2 * at[0], vy = 2 * at[1];
+    int j = 0;
+    while (j < n && (cx[j] != vx || cy[j] != vy))
+      j++;
+    if (j < n)
+      continue;
+    cx[n] = vx;
+    cy[n++] = vy;
+  }
+  return n;
 }
 
-/* Level 1 of one macroblock row: around the doubled level-2 winners of the
- * macroblock (±2) and of its neighbours (±1); into s->level1. */
+/* The vectors of one macroblock's set listed so far, one bit each over the
+ * window [-R, R]^2, a row of words per dy, and the words set, to clear
+ * them for the next macroblock: each member of the union of squares is
+ * costed once. */
+typedef struct {
+  guint64 *bits;
+  int R, words;
+  guint32 touched[ME_HIER_SET_MAX];
+  int n;
+} VecSet;
+
+static void
+vecset_init (VecSet * v, int R)
+{
+  v->R = R;
+  v->words = (2 * R + 1 + 63) / 64 + 1;    /* + 1: a run may cross a word */
+  v->bits = g_new0 (guint64, (size_t) (2 * R + 1) * v->words);
+  v->n = 0;
+}
+
+/* Lists the run (x0 + k, y), 0 <= k < n <= 32, inside the window; returns
+ * the runs's members that were not listed yet (bit k). */
+static guint32
+vecset_take (VecSet * v, int x0, int y, int n)
+{
+  const guint32 base = (guint32) ((y + v->R) * v->words);
+  const unsigned b = (unsigned) (x0 + v->R), w = b >> 6, sh = b & 63;
+  const guint64 want = (G_GUINT64_CONSTANT (1) << n) - 1;
+  guint64 *row = v->bits + base;
+  guint64 had = row[w] >> sh;
+
+  row[w] |= want << sh;
+  v->touched[v->n++] = base + w;
+  if (sh + n > 64) {
+    had |= row[w + 1] << (64 - sh);
+    row[w + 1] |= want >> (64 - sh);
+    v->touched[v->n++] = base + w + 1;
+  }
+  return (guint32) (~had & want);
+}
+
+static void
+vecset_clear (VecSet * v)
+{
+  for (int i = 0; i < v->n; i++)
+    v->bits[v->touched[i]] = 0;
+  v->n = 0;
+}
+
+/* Level 1 of one macroblock row: the union of the squares around the
+ * doubled level-2 winners; into s->level1. */
 static void
 level1_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   const PaddedPlane *cl = s->cur->level[0], *rl = s->ref->level[0];
-  /* seen_slot() is defined for Walk; the same hash serves here */
   const int R1 = me_hier_range (s->params->search_range, 1);
   const MEField *f = s->field;
+  VecSet set;
 
+  vecset_init (&set, R1);
   for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
     const size_t me = (size_t) mby * f->mb_cols + mbx;
     const guint8 *rb = rl->origin + (ptrdiff_t) 8 * mby * rl->stride + 8 * mbx;
-    guint8 c[64];
-    /* candidates seen: neighbours mostly share their vectors */
-    guint32 seen[64];
+    int cx[ME_HIER_CENTRES], cy[ME_HIER_CENTRES];
+    const int nc = hier_centres (f, s->guide, mbx, mby, cx, cy);
     uint64_t best = ME_KEY_NONE;
+    guint8 c[64];
 
     for (int y = 0; y < 8; y++)
       memcpy (c + 8 * y, cl->origin + ((ptrdiff_t) 8 * mby + y) * cl->stride
           + 8 * mbx, 8);
-    memset (seen, 0xff, sizeof (seen));
-    for (int i = -1; i < ME_HIER_NEIGHBOURS; i++) {
-      size_t at = me;
-      if (i >= 0 && !neighbour (f, mbx, mby, i, &at))
-        continue;
-      const int d = i < 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
-      const int cx = 2 * s->guide[2 * at], cy = 2 * s->guide[2 * at + 1];
-      for (int oy = -d; oy <= d; oy++)
-        for (int ox = -d; ox <= d; ox++) {
-          const int dx = cx + ox, dy = cy + oy;
-          guint32 v;
-          const unsigned h = seen_slot (dx, dy, &v);
-          if (!me_fast_inside (dx, dy, R1) || seen[h] == v)
-            continue;
-          seen[h] = v;
-          const uint64_t key = me_key (s->dsp.sad8x8 (c, rb + (ptrdiff_t) dy
-                  * rl->stride + dx, rl->stride), dx, dy);
-          best = key < best ? key : best;
+    for (int i = 0; i < nc; i++) {
+      const int d = i == 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
+      const int x0 = MAX (cx[i] - d, -R1), x1 = MIN (cx[i] + d, R1);
+      for (int y = MAX (cy[i] - d, -R1); y <= MIN (cy[i] + d, R1)
+          && x0 <= x1; y++) {
+        /* with one centre the square is the set */
+        guint32 fresh = nc > 1 ? vecset_take (&set, x0, y, x1 - x0 + 1)
+            : (1u << (x1 - x0 + 1)) - 1;
+        for (; fresh; fresh &= fresh - 1) {
+          const int x = x0 + __builtin_ctz (fresh);
+          const uint32_t sad = s->dsp.sad8x8 (c, rb + (ptrdiff_t) y
+              * rl->stride + x, rl->stride);
+          /* a larger cost loses whatever the vector (me_cost.h's key) */
+          if (sad <= me_key_cost (best)) {
+            const uint64_t key = me_key (sad, x, y);
+            best = key < best ? key : best;
+          }
         }
+      }
     }
+    vecset_clear (&set);
     s->level1[2 * me] = me_key_dx (best);
     s->level1[2 * me + 1] = me_key_dy (best);
   }
+  g_free (set.bits);
 }
 
-/* Level 0 of one macroblock row: V is the square around the doubled
- * level-1 winner (±2, in rows), the zero vector, and ±1 around the
- * neighbours' doubled level-1 winners. */
+/* Level 0 of one macroblock row: the union of the squares around the
+ * doubled level-1 winners, and the zero vector.  For 16x16 they are
+ * gathered and costed in one call of the DSP's scattered SADs (which loads
+ * the current block once); for more shapes by runs along rows. */
 static void
 level0_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   const int R = s->params->search_range;
-  const int d = ME_HIER_REFINE, dn = ME_HIER_NEIGHBOUR_REFINE;
   const MEField *f = s->field;
-  uint64_t keys[2 * ME_HIER_REFINE + 1];
-  enum { MAX_POINTS = 1 + ME_HIER_NEIGHBOURS * (2 * ME_HIER_NEIGHBOUR_REFINE
-        + 1) * (2 * ME_HIER_NEIGHBOUR_REFINE + 1) };
-  ptrdiff_t off[MAX_POINTS];
-  int xs[MAX_POINTS], dys[MAX_POINTS];
-  uint32_t sad[MAX_POINTS];
-  Points pts = { off, xs, dys, sad };
+  uint64_t keys[2 * MAX (ME_HIER_REFINE, ME_HIER_NEIGHBOUR_REFINE) + 1];
+  ptrdiff_t off[ME_HIER_SET_MAX];
+  int xs[ME_HIER_SET_MAX], dys[ME_HIER_SET_MAX];
+  uint32_t sad[ME_HIER_SET_MAX];
+  VecSet set;
   Walk w;
 
+  vecset_init (&set, R);
   for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
-    const size_t me = (size_t) mby * f->mb_cols + mbx;
-    const int cx = 2 * s->level1[2 * me], cy = 2 * s->level1[2 * me + 1];
-    const int x0 = MAX (cx - d, -R), x1 = MIN (cx + d, R);
+    int cx[ME_HIER_CENTRES + 1], cy[ME_HIER_CENTRES + 1];
+    int nc = hier_centres (f, s->level1, mbx, mby, cx, cy);
 
+    /* the zero vector as a square of one after the others */
+    cx[nc] = cy[nc] = 0;
+    nc++;
     walk_init (&w, s, scratch, mbx, mby);
-    for (int y = MAX (cy - d, -R); y <= MIN (cy + d, R) && x0 <= x1; y++) {
-      visit_row (&w, x0, y, x1 - x0 + 1, keys);
-      for (int x = x0; x <= x1; x++)
-        seen_put (&w, x, y, keys[x - x0]);
-    }
-    /* the rest are scattered: for 16x16 they are gathered, each once, and
-     * costed in one call of the DSP's scattered SADs */
     int n = 0;
-    for (int i = -1; i < ME_HIER_NEIGHBOURS; i++) {
-      size_t at;
-      if (i >= 0 && !neighbour (f, mbx, mby, i, &at))
-        continue;
-      const int r = i < 0 ? 0 : dn;
-      const int nx = i < 0 ? 0 : 2 * s->level1[2 * at];
-      const int ny = i < 0 ? 0 : 2 * s->level1[2 * at + 1];
-      for (int oy = -r; oy <= r; oy++)
-        for (int ox = -r; ox <= r; ox++) {
-          const int dx = nx + ox, dy = ny + oy;
-          if (!me_fast_inside (dx, dy, R))
-            continue;
-          if (!w.only16) {
-            visit_once (&w, dx, dy);
-            continue;
-          }
-          guint32 v;
-          const unsigned h = seen_slot (dx, dy, &v);
-          if (w.seen_vec[h] == v)
-            continue;
-          w.seen_vec[h] = v;
-          pts.off[n] = (ptrdiff_t) dy * w.stride + dx;
-          pts.dy[n] = dy;
-          pts.x[n++] = dx;
+    for (int i = 0; i < nc; i++) {
+      const int d = i == 0 ? ME_HIER_REFINE : i < nc - 1 ?
+          ME_HIER_NEIGHBOUR_REFINE : 0;
+      const int x0 = MAX (cx[i] - d, -R), x1 = MIN (cx[i] + d, R);
+      for (int y = MAX (cy[i] - d, -R); y <= MIN (cy[i] + d, R) && x0 <= x1;
+          y++) {
+        guint32 fresh = vecset_take (&set, x0, y, x1 - x0 + 1);
+        for (; w.only16 && fresh; fresh &= fresh - 1) {
+          const int x = x0 + __builtin_ctz (fresh);
+          off[n] = (ptrdiff_t) y * w.stride + x;
+          xs[n] = x;
+          dys[n++] = y;
         }
-    }
-    if (n > 0) {
-      s->dsp.sad16_points (scratch->cur, w.ref, w.stride, n, pts.off,
-          pts.sad);
-      for (int i = 0; i < n; i++) {
-        const uint64_t key = me_key (pts.sad[i], pts.x[i], pts.dy[i]);
-        w.best[0] = key < w.best[0] ? key : w.best[0];
+        /* each run of members not yet listed in one pass */
+        while (fresh) {
+          const int k = __builtin_ctz (fresh);
+          int len = 0;
+          while (fresh >> (k + len) & 1)
+            len++;
+          visit_row (&w, x0 + k, y, len, keys);
+          fresh &= ~(((1u << len) - 1) << k);
+        }
       }
+    }
+    vecset_clear (&set);
+    if (n > 0) {
+      s->dsp.sad16_points (scratch->cur, w.ref, w.stride, n, off, sad);
+      for (int i = 0; i < n; i++)
+        if (sad[i] <= me_key_cost (w.best[0])) {
+          const uint64_t key = me_key (sad[i], xs[i], dys[i]);
+          w.best[0] = key < w.best[0] ? key : w.best[0];
+        }
     }
     walk_store (&w, s, mbx, mby);
   }
+  g_free (set.bits);
 }
 
 static void

@@ -1,6 +1,6 @@
 /* gpumotionest — method `hierarchical` on CUDA (docs/fast-search.md): a
- * three-level pyramid, full search at level 2, +-2 refinements at levels 1
- * and 0.
+ * three-level pyramid, full search at level 2, refinements around the
+ * doubled winners of the macroblock and its neighbours at levels 1 and 0.
  *
  * Pyramid.  Levels 1 and 2 of a device frame live in one buffer, each with
  * a border that holds its own edge samples replicated, so the searches read
@@ -15,12 +15,12 @@
  * 2's winners, then level 1's, one word per macroblock); one warp per
  * macroblock in each.  Level 2: the lanes share out the window's columns
  * and walk down them, four rows in registers, so each row loaded serves
- * four candidates.  Level 1: the 25 offsets of the macroblock's 5x5 square
- * and the 9 of each neighbour's 3x3 square, shared out to the lanes.  Level
- * 0: likewise with the zero vector, each candidate with every requested
- * shape's sums; the warp then reduces each partition.  Keys are unique, so
- * reductions in any order agree with the CPU's loops, and a candidate
- * costed twice (neighbours often share a vector) changes nothing.
+ * four candidates.  Levels 1 and 0: the warp first lists its set, the
+ * union of the squares around its own and its neighbours' doubled winners
+ * (and at level 0 the zero vector), each candidate once, in shared memory;
+ * the lanes then share out the list, at level 0 each candidate with every
+ * requested shape's sums, and the warp reduces each partition.  Keys are
+ * unique, so reductions in any order agree with the CPU's loops.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -189,36 +189,97 @@ vec_y (uint32_t v)
 #define SELF_SQUARE (SELF_SIDE * SELF_SIDE)
 #define NEIGHBOUR_SIDE (2 * ME_HIER_NEIGHBOUR_REFINE + 1)
 #define NEIGHBOUR_SQUARE (NEIGHBOUR_SIDE * NEIGHBOUR_SIDE)
+/* the squares' offsets, then the zero vector (level 0) */
+#define LEVEL_OFFSETS ME_HIER_SET_MAX
 
-/* Candidate i of a level-1 or level-0 set around the doubled winners in
- * `vecs`: i < SELF_SQUARE the macroblock's own square (+-ME_HIER_REFINE), then
- * NEIGHBOUR_SQUARE per neighbour (+-ME_HIER_NEIGHBOUR_REFINE), in
- * fast_rules.h's order of the neighbours.  FALSE for a
- * neighbour outside the grid. */
-static __device__ __forceinline__ bool
-level_candidate (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
-    int i, int *cx, int *cy)
+/* Whether candidate (x, y) of centre i's square is in the square of an
+ * earlier centre j < i that is present (bit j of `present`): centre 0 is
+ * the macroblock's own (+-ME_HIER_REFINE), 1 .. 8 its neighbours'
+ * (+-ME_HIER_NEIGHBOUR_REFINE).  Listing a square's candidates only where
+ * this is false costs each member of the union once. */
+static __device__ __forceinline__ int
+hier_listed (const int cx[ME_HIER_CENTRES], const int cy[ME_HIER_CENTRES],
+    unsigned present, int i, int x, int y)
 {
-  int x = mbx, y = mby, ox, oy;
-  if (i < SELF_SQUARE) {
-    ox = i % SELF_SIDE - ME_HIER_REFINE;
-    oy = i / SELF_SIDE - ME_HIER_REFINE;
-  } else {
-    const int j = i - SELF_SQUARE, n = j / NEIGHBOUR_SQUARE, k = j % NEIGHBOUR_SQUARE;
-    x += me_hier_neighbour (n, 0);
-    y += me_hier_neighbour (n, 1);
-    if (x < 0 || y < 0 || x >= (int)a.mb_cols || y >= (int)a.mb_rows)
-      return false;
-    ox = k % NEIGHBOUR_SIDE - ME_HIER_NEIGHBOUR_REFINE;
-    oy = k / NEIGHBOUR_SIDE - ME_HIER_NEIGHBOUR_REFINE;
+  int listed = 0;
+  for (int j = 0; j < ME_HIER_CENTRES; j++) {
+    const int r = j == 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
+    const int ax = x - cx[j], ay = y - cy[j];
+    listed |= j < i && (present >> j & 1) && ax >= -r && ax <= r
+        && ay >= -r && ay <= r;
   }
-  const uint32_t v = vecs[(size_t)y * a.mb_cols + x];
-  *cx = 2 * vec_x (v) + ox;
-  *cy = 2 * vec_y (v) + oy;
-  return true;
+  return listed;
 }
 
-#define LEVEL_CANDIDATES (SELF_SQUARE + NEIGHBOUR_SQUARE * ME_HIER_NEIGHBOURS)
+/* The candidates of a level-1 (zero = false) or level-0 set, each once,
+ * into the warp's `list` (packed vectors); returns how many, in every lane.
+ * The set is the union of the squares around the doubled winners `vecs` of
+ * the level below (the macroblock's, then its neighbours'), those inside
+ * [-range, range]^2; offset i of the squares is listed unless an earlier
+ * square holds it (hier_listed), so a warp costs the union, not the
+ * squares, and where neighbours agree (most of a frame) that is about one
+ * square instead of nine. */
+static __device__ __forceinline__ int
+level_list (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
+    int lane, int range, bool zero, uint32_t *list)
+{
+  int cx[ME_HIER_CENTRES], cy[ME_HIER_CENTRES];
+  unsigned present = 0;
+#pragma unroll
+  for (int j = 0; j < ME_HIER_CENTRES; j++) {
+    const int x = mbx + (j ? me_hier_neighbour (j - 1, 0) : 0);
+    const int y = mby + (j ? me_hier_neighbour (j - 1, 1) : 0);
+    cx[j] = cy[j] = 0;
+    if (x < 0 || y < 0 || x >= (int)a.mb_cols || y >= (int)a.mb_rows)
+      continue;
+    const uint32_t v = vecs[(size_t)y * a.mb_cols + x];
+    cx[j] = 2 * vec_x (v);
+    cy[j] = 2 * vec_y (v);
+    present |= 1u << j;
+  }
+
+  int n = 0;
+  const int offsets = zero ? LEVEL_OFFSETS : LEVEL_OFFSETS - 1;
+  for (int base = 0; base < offsets; base += 32) {
+    const int i = base + lane;
+    int centre, r, k;
+    if (i < SELF_SQUARE) {
+      centre = 0;
+      r = ME_HIER_REFINE;
+      k = i;
+    } else if (i < LEVEL_OFFSETS - 1) {
+      centre = 1 + (i - SELF_SQUARE) / NEIGHBOUR_SQUARE;
+      r = ME_HIER_NEIGHBOUR_REFINE;
+      k = (i - SELF_SQUARE) % NEIGHBOUR_SQUARE;
+    } else {
+      centre = ME_HIER_CENTRES; /* the zero vector: after every square */
+      r = 0;
+      k = 0;
+    }
+    /* the centre's vector without indexing the arrays by a variable, which
+     * would put them in local memory */
+    int ox = 0, oy = 0;
+#pragma unroll
+    for (int j = 0; j < ME_HIER_CENTRES; j++)
+      if (j == centre) {
+        ox = cx[j];
+        oy = cy[j];
+      }
+    const int side = 2 * r + 1;
+    const int dx = ox + k % side - r, dy = oy + k / side - r;
+    const bool take = i < offsets
+        && (centre == ME_HIER_CENTRES || (present >> centre & 1))
+        && me_fast_inside (dx, dy, range)
+        && !hier_listed (cx, cy, present, centre, dx, dy);
+    const unsigned mask = __ballot_sync (0xffffffffu, take);
+    if (take)
+      list[n + __popc (mask & ((1u << lane) - 1))] =
+          (uint32_t)(uint16_t)dx | (uint32_t)(uint16_t)dy << 16;
+    n += __popc (mask);
+  }
+  __syncwarp ();
+  return n;
+}
 
 /* Level 1: the 8x8 block at (cx, cy), as a key; none outside [-R1, R1]^2. */
 static __device__ __forceinline__ uint64_t
@@ -259,18 +320,20 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level2_kernel (const HierArgs a)
 __global__ void
 __launch_bounds__ (HIER_WARPS * 32) hier_level1_kernel (const HierArgs a)
 {
+  __shared__ uint32_t lists[HIER_WARPS][LEVEL_OFFSETS];
   const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
   const int lane = threadIdx.x & 31;
   if (mb >= a.n_mbs)
     return;
   const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
+  uint32_t *list = lists[threadIdx.x / 32];
+  const int n = level_list (a, a.vec2, mbx, mby, lane,
+      me_hier_range (a.range, 1), false, list);
   uint64_t best = ME_KEY_NONE;
-  for (int i = lane; i < LEVEL_CANDIDATES; i += 32) {
-    int cx, cy;
-    if (level_candidate (a, a.vec2, mbx, mby, i, &cx, &cy)) {
-      const uint64_t k = level1_key (a, mbx, mby, cx, cy);
-      best = k < best ? k : best;
-    }
+  for (int i = lane; i < n; i += 32) {
+    const uint32_t v = list[i];
+    const uint64_t k = level1_key (a, mbx, mby, vec_x (v), vec_y (v));
+    best = k < best ? k : best;
   }
   best = me_fast_warp_min (best);
   if (lane == 0)
@@ -281,26 +344,24 @@ template <int BS>
 __global__ void
 __launch_bounds__ (HIER_WARPS * 32) hier_level0_kernel (const HierArgs a)
 {
+  __shared__ uint32_t lists[HIER_WARPS][LEVEL_OFFSETS];
   const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
   const int lane = threadIdx.x & 31;
   if (mb >= a.n_mbs)
     return;
   const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
+  uint32_t *list = lists[threadIdx.x / 32];
+  const int n = level_list (a, a.vec1, mbx, mby, lane, a.range, true, list);
   uint64_t best[MeSplit<BS>::NI];
 #pragma unroll
-  for (int n = 0; n < MeSplit<BS>::NI; n++)
-    best[n] = ME_KEY_NONE;
+  for (int k = 0; k < MeSplit<BS>::NI; k++)
+    best[k] = ME_KEY_NONE;
   uint32_t c[16][4];
   me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
-  /* candidate LEVEL_CANDIDATES is the zero vector */
-  for (int i = lane; i <= LEVEL_CANDIDATES; i += 32) {
-    int cx = 0, cy = 0;
-    if (i < LEVEL_CANDIDATES
-        && !level_candidate (a, a.vec1, mbx, mby, i, &cx, &cy))
-      continue;
-    if (me_fast_inside (cx, cy, a.range))
-      me_fast_visit<BS> (
-          c, a.ref, a.pitch, mbx, mby, cx, cy, a.partitions, best);
+  for (int i = lane; i < n; i += 32) {
+    const uint32_t v = list[i];
+    me_fast_visit<BS> (c, a.ref, a.pitch, mbx, mby, vec_x (v), vec_y (v),
+        a.partitions, best);
   }
   me_fast_store<BS> (best, a.partitions, a.keys, a.mb_cols, mbx, mby);
 }

@@ -127,10 +127,10 @@ hierarchical_levels (const Img cl[3], const Img rl[3], int mb_cols,
   for (int mby = 0; mby < mb_rows; mby++)
     for (int mbx = 0; mbx < mb_cols; mbx++) {
       uint64_t b1 = ME_KEY_NONE;
-      /* the macroblock itself (±2), then the 8 around it (±1) */
+      /* ±3 around the macroblock's and each of its 8 neighbours' */
       for (int ny = -1; ny <= 1; ny++)
         for (int nx = -1; nx <= 1; nx++) {
-          const int x = mbx + nx, y = mby + ny, d = nx || ny ? 1 : 2;
+          const int x = mbx + nx, y = mby + ny, d = 3;
           if (x < 0 || y < 0 || x >= mb_cols || y >= mb_rows)
             continue;
           const int *c = v2 + 2 * (y * mb_cols + x);
@@ -153,7 +153,7 @@ hierarchical (Walk * w, const int *v1, int mbx, int mby, int mb_cols,
 {
   for (int ny = -1; ny <= 1; ny++)
     for (int nx = -1; nx <= 1; nx++) {
-      const int x = mbx + nx, y = mby + ny, d = nx || ny ? 1 : 2;
+      const int x = mbx + nx, y = mby + ny, d = 3;
       if (x < 0 || y < 0 || x >= mb_cols || y >= mb_rows)
         continue;
       const int *c = v1 + 2 * (y * mb_cols + x);
