@@ -95,15 +95,17 @@
   void (name) (const uint8_t * src, ptrdiff_t stride, int n, uint8_t * h, \
       uint8_t * v, uint8_t * c)
 
-/* SAD of the 8x8 block `cur` (8 bytes a row, contiguous) against the one at
- * `ref` (rows `ref_stride` apart): the hierarchical search's level 1. */
-#define decl_sad8x8_fn(name) \
-  uint32_t (name) (const uint8_t * cur, const uint8_t * ref, \
-      ptrdiff_t ref_stride)
+/* sad[i] = SAD of the 8x8 block `cur` (8 bytes a row, contiguous) against
+ * the one at ref + off[i] (rows `ref_stride` apart), i < n: the
+ * hierarchical search's level 1, whose candidates are scattered.  Reads
+ * only the 8 x 8 bytes of each candidate. */
+#define decl_sad8x8_points_fn(name) \
+  void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
+      int n, const ptrdiff_t * off, uint32_t * sad)
 
 typedef decl_sad16_row_fn (*me_sad16_row_fn);
 typedef decl_sad16_points_fn (*me_sad16_points_fn);
-typedef decl_sad8x8_fn (*me_sad8x8_fn);
+typedef decl_sad8x8_points_fn (*me_sad8x8_points_fn);
 typedef decl_subpel_cost_fn (*me_subpel_cost_fn);
 typedef decl_hpel_row_fn (*me_hpel_row_fn);
 typedef decl_sea_row_fn (*me_sea_row_fn);
@@ -117,7 +119,7 @@ typedef struct {
   me_min_key_fn min_key;          /* 16x16 only: the best of them */
   me_sea_row_fn sea_row;          /* 16x16 only: lower bounds for pruning */
   me_sad4x4_row_fn sad4x4_row;    /* any shapes: 4x4 sub-block SADs */
-  me_sad8x8_fn sad8x8;            /* hierarchical: level 1's blocks */
+  me_sad8x8_points_fn sad8x8_points;      /* hierarchical: level 1's blocks */
   me_part_min_fn part_min;        /* any shapes: the best per partition */
   me_hpel_row_fn hpel_row;        /* sub-pel: the half-sample planes */
   me_subpel_cost_fn subpel_cost;  /* sub-pel: one candidate's cost */

@@ -136,13 +136,16 @@ static decl_subpel_cost_fn (subpel_cost_c)
   return sum;
 }
 
-static decl_sad8x8_fn (sad8x8_c)
+static decl_sad8x8_points_fn (sad8x8_points_c)
 {
-  uint32_t sum = 0;
-  for (int y = 0; y < 8; y++)
-    for (int x = 0; x < 8; x++)
-      sum += abs (cur[8 * y + x] - ref[y * ref_stride + x]);
-  return sum;
+  for (int i = 0; i < n; i++) {
+    const uint8_t *r = ref + off[i];
+    uint32_t sum = 0;
+    for (int y = 0; y < 8; y++)
+      for (int x = 0; x < 8; x++)
+        sum += abs (cur[8 * y + x] - r[y * ref_stride + x]);
+    sad[i] = sum;
+  }
 }
 
 void
@@ -153,7 +156,7 @@ me_dsp_init_c (MEDsp * dsp)
   dsp->min_key = min_key_c;
   dsp->sea_row = sea_row_c;
   dsp->sad4x4_row = sad4x4_row_c;
-  dsp->sad8x8 = sad8x8_c;
+  dsp->sad8x8_points = sad8x8_points_c;
   dsp->part_min = part_min_c;
   dsp->hpel_row = hpel_row_c;
   dsp->subpel_cost = subpel_cost_c;

@@ -442,13 +442,17 @@ vecset_clear (VecSet * v)
 }
 
 /* Level 1 of one macroblock row: the union of the squares around the
- * doubled level-2 winners; into s->level1. */
+ * doubled level-2 winners, gathered and costed in one call of the DSP's
+ * scattered 8x8 SADs; into s->level1. */
 static void
 level1_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   const PaddedPlane *cl = s->cur->level[0], *rl = s->ref->level[0];
   const int R1 = me_hier_range (s->params->search_range, 1);
   const MEField *f = s->field;
+  ptrdiff_t off[ME_HIER_SET_MAX];
+  int xs[ME_HIER_SET_MAX], ys[ME_HIER_SET_MAX];
+  uint32_t sad[ME_HIER_SET_MAX];
   VecSet set;
 
   vecset_init (&set, R1);
@@ -459,6 +463,7 @@ level1_row (MESession * s, Scratch * scratch, unsigned mby)
     const int nc = hier_centres (f, s->guide, mbx, mby, cx, cy);
     uint64_t best = ME_KEY_NONE;
     guint8 c[64];
+    int n = 0;
 
     for (int y = 0; y < 8; y++)
       memcpy (c + 8 * y, cl->origin + ((ptrdiff_t) 8 * mby + y) * cl->stride
@@ -473,17 +478,20 @@ level1_row (MESession * s, Scratch * scratch, unsigned mby)
             : (1u << (x1 - x0 + 1)) - 1;
         for (; fresh; fresh &= fresh - 1) {
           const int x = x0 + __builtin_ctz (fresh);
-          const uint32_t sad = s->dsp.sad8x8 (c, rb + (ptrdiff_t) y
-              * rl->stride + x, rl->stride);
-          /* a larger cost loses whatever the vector (me_cost.h's key) */
-          if (sad <= me_key_cost (best)) {
-            const uint64_t key = me_key (sad, x, y);
-            best = key < best ? key : best;
-          }
+          off[n] = (ptrdiff_t) y * rl->stride + x;
+          xs[n] = x;
+          ys[n++] = y;
         }
       }
     }
     vecset_clear (&set);
+    s->dsp.sad8x8_points (c, rb, rl->stride, n, off, sad);
+    for (int i = 0; i < n; i++)
+      /* a larger cost loses whatever the vector (me_cost.h's key) */
+      if (sad[i] <= me_key_cost (best)) {
+        const uint64_t key = me_key (sad[i], xs[i], ys[i]);
+        best = key < best ? key : best;
+      }
     s->level1[2 * me] = me_key_dx (best);
     s->level1[2 * me + 1] = me_key_dy (best);
   }

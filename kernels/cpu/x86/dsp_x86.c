@@ -1031,27 +1031,59 @@ static decl_subpel_cost_fn (subpel_cost_avx2)
   return cost_4_avx2 (COST_ARGS, h, 1);
 }
 
-/* Two rows per psadbw. */
+/* Two rows per psadbw, the current block loaded once for all candidates. */
 TARGET ("sse2")
-static decl_sad8x8_fn (sad8x8_sse2)
+static decl_sad8x8_points_fn (sad8x8_points_sse2)
 {
-  __m128i acc = _mm_setzero_si128 ();
-  for (int y = 0; y < 8; y += 2) {
-    const __m128i c = _mm_loadu_si128 ((const __m128i *) (cur + 8 * y));
-    const __m128i r = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i *)
-            (ref + y * ref_stride)), _mm_loadl_epi64 ((const __m128i *)
-            (ref + (y + 1) * ref_stride)));
-    acc = _mm_add_epi64 (acc, _mm_sad_epu8 (c, r));
+  __m128i c[4];
+  for (int y = 0; y < 4; y++)
+    c[y] = _mm_loadu_si128 ((const __m128i *) (cur + 16 * y));
+  for (int i = 0; i < n; i++) {
+    const uint8_t *r = ref + off[i];
+    __m128i acc = _mm_setzero_si128 ();
+    for (int y = 0; y < 8; y += 2) {
+      const __m128i rr = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i *)
+              (r + y * ref_stride)), _mm_loadl_epi64 ((const __m128i *)
+              (r + (y + 1) * ref_stride)));
+      acc = _mm_add_epi64 (acc, _mm_sad_epu8 (c[y / 2], rr));
+    }
+    sad[i] = (uint32_t) (_mm_cvtsi128_si32 (acc)
+        + _mm_cvtsi128_si32 (_mm_unpackhi_epi64 (acc, acc)));
   }
-  return (uint32_t) (_mm_cvtsi128_si32 (acc)
-      + _mm_cvtsi128_si32 (_mm_unpackhi_epi64 (acc, acc)));
+}
+
+/* Four rows per psadbw: rows y .. y + 3 of a candidate in one register. */
+TARGET ("avx2")
+static decl_sad8x8_points_fn (sad8x8_points_avx2)
+{
+  const __m256i c0 = _mm256_loadu_si256 ((const __m256i *) cur);
+  const __m256i c1 = _mm256_loadu_si256 ((const __m256i *) (cur + 32));
+  for (int i = 0; i < n; i++) {
+    const uint8_t *r = ref + off[i];
+    __m256i rows[2];
+    for (int h = 0; h < 2; h++) {
+      const uint8_t *q = r + 4 * h * ref_stride;
+      const __m128i lo = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i *)
+              q), _mm_loadl_epi64 ((const __m128i *) (q + ref_stride)));
+      const __m128i hi = _mm_unpacklo_epi64 (_mm_loadl_epi64 ((const __m128i *)
+              (q + 2 * ref_stride)), _mm_loadl_epi64 ((const __m128i *)
+              (q + 3 * ref_stride)));
+      rows[h] = _mm256_inserti128_si256 (_mm256_castsi128_si256 (lo), hi, 1);
+    }
+    __m256i acc = _mm256_add_epi64 (_mm256_sad_epu8 (c0, rows[0]),
+        _mm256_sad_epu8 (c1, rows[1]));
+    const __m128i s = _mm_add_epi64 (_mm256_castsi256_si128 (acc),
+        _mm256_extracti128_si256 (acc, 1));
+    sad[i] = (uint32_t) (_mm_cvtsi128_si32 (s)
+        + _mm_cvtsi128_si32 (_mm_unpackhi_epi64 (s, s)));
+  }
 }
 
 void
 me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
 {
   if (flags & ME_CPU_FLAG_SSE2) {
-    dsp->sad8x8 = sad8x8_sse2;
+    dsp->sad8x8_points = sad8x8_points_sse2;
     dsp->sad16_row = sad16_row_sse2;
     dsp->sad4x4_row = sad4x4_row_sse2;
   }
@@ -1065,6 +1097,7 @@ me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
   if (flags & ME_CPU_FLAG_AVX2) {
     dsp->sad16_row = sad16_row_avx2;
     dsp->sad16_points = sad16_points_avx2;
+    dsp->sad8x8_points = sad8x8_points_avx2;
     dsp->min_key = min_key_avx2;
     dsp->sea_row = sea_row_avx2;
     dsp->sad4x4_row = sad4x4_row_avx2;
