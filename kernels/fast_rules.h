@@ -38,6 +38,11 @@ me_mods_first_reach (int range, int s1)
 #define ME_HIER_REFINE 3
 #define ME_HIER_NEIGHBOUR_REFINE 3
 #define ME_HIER_NEIGHBOURS 8
+/* a neighbour's centre equal to the macroblock's adds nothing to the union
+ * (both backends skip it) only while its square is no larger */
+#if ME_HIER_NEIGHBOUR_REFINE > ME_HIER_REFINE
+#error "a neighbour's square must not be larger than the macroblock's"
+#endif
 /* the macroblock's own centre and its neighbours' */
 #define ME_HIER_CENTRES (1 + ME_HIER_NEIGHBOURS)
 /* candidates of a level-0 set at most: the squares and the zero vector */

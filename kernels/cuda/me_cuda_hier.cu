@@ -17,7 +17,7 @@
  * and walk down them, four rows in registers, so each row loaded serves
  * four candidates.  Levels 1 and 0: the warp first lists its set, the
  * union of the squares around its own and its neighbours' doubled winners
- * (and at level 0 the zero vector), each candidate once, in shared memory;
+ * (and at level 0 the zero vector), in shared memory (level_list());
  * the lanes then share out the list, at level 0 each candidate with every
  * requested shape's sums, and the warp reduces each partition.  Keys are
  * unique, so reductions in any order agree with the CPU's loops.
@@ -185,46 +185,40 @@ vec_y (uint32_t v)
   return (int16_t)(v >> 16);
 }
 
-#define SELF_SIDE (2 * ME_HIER_REFINE + 1)
-#define SELF_SQUARE (SELF_SIDE * SELF_SIDE)
-#define NEIGHBOUR_SIDE (2 * ME_HIER_NEIGHBOUR_REFINE + 1)
-#define NEIGHBOUR_SQUARE (NEIGHBOUR_SIDE * NEIGHBOUR_SIDE)
-/* the squares' offsets, then the zero vector (level 0) */
+/* the squares' offsets and the zero vector, at most */
 #define LEVEL_OFFSETS ME_HIER_SET_MAX
 
-/* Whether candidate (x, y) of centre i's square is in the square of an
- * earlier centre j < i that is present (bit j of `present`): centre 0 is
- * the macroblock's own (+-ME_HIER_REFINE), 1 .. 8 its neighbours'
- * (+-ME_HIER_NEIGHBOUR_REFINE).  Listing a square's candidates only where
- * this is false costs each member of the union once. */
 static __device__ __forceinline__ int
-hier_listed (const int cx[ME_HIER_CENTRES], const int cy[ME_HIER_CENTRES],
-    unsigned present, int i, int x, int y)
+centre_reach (int j)
 {
-  int listed = 0;
-  for (int j = 0; j < ME_HIER_CENTRES; j++) {
-    const int r = j == 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
-    const int ax = x - cx[j], ay = y - cy[j];
-    listed |= j < i && (present >> j & 1) && ax >= -r && ax <= r
-        && ay >= -r && ay <= r;
-  }
-  return listed;
+  return j == 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
 }
 
-/* The candidates of a level-1 (zero = false) or level-0 set, each once,
- * into the warp's `list` (packed vectors); returns how many, in every lane.
+static __device__ __forceinline__ bool
+within (int x, int y, int cx, int cy, int r)
+{
+  return abs (x - cx) <= r && abs (y - cy) <= r;
+}
+
+/* The candidates of a level-1 (ZERO = false) or level-0 set into the
+ * warp's `list` (packed vectors); returns how many, in every lane.
  * The set is the union of the squares around the doubled winners `vecs` of
- * the level below (the macroblock's, then its neighbours'), those inside
- * [-range, range]^2; offset i of the squares is listed unless an earlier
- * square holds it (hier_listed), so a warp costs the union, not the
- * squares, and where neighbours agree (most of a frame) that is about one
- * square instead of nine. */
+ * the level below (centre 0 the macroblock's, 1 .. 8 its neighbours'),
+ * those inside [-range, range]^2.  The warp takes the distinct centres in
+ * turn (a centre equal to an earlier one adds nothing, since no square is
+ * larger than centre 0's); where neighbours agree (most of a frame) that
+ * is one square instead of nine.  With ONCE it lists only the offsets of a
+ * square that no earlier square holds, so each member of the union is
+ * costed once; level 1, whose 8x8 candidates cost less than that test,
+ * lists overlapping squares whole (a candidate costed twice changes no
+ * minimum). */
+template <bool ZERO, bool ONCE>
 static __device__ __forceinline__ int
 level_list (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
-    int lane, int range, bool zero, uint32_t *list)
+    int lane, int range, uint32_t *list)
 {
   int cx[ME_HIER_CENTRES], cy[ME_HIER_CENTRES];
-  unsigned present = 0;
+  unsigned fresh = 0;
 #pragma unroll
   for (int j = 0; j < ME_HIER_CENTRES; j++) {
     const int x = mbx + (j ? me_hier_neighbour (j - 1, 0) : 0);
@@ -235,47 +229,45 @@ level_list (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
     const uint32_t v = vecs[(size_t)y * a.mb_cols + x];
     cx[j] = 2 * vec_x (v);
     cy[j] = 2 * vec_y (v);
-    present |= 1u << j;
+    bool seen = false;
+#pragma unroll
+    for (int k = 0; k < j; k++)
+      seen |= (fresh >> k & 1) && cx[k] == cx[j] && cy[k] == cy[j];
+    if (!seen)
+      fresh |= 1u << j;
   }
 
   int n = 0;
-  const int offsets = zero ? LEVEL_OFFSETS : LEVEL_OFFSETS - 1;
-  for (int base = 0; base < offsets; base += 32) {
-    const int i = base + lane;
-    int centre, r, k;
-    if (i < SELF_SQUARE) {
-      centre = 0;
-      r = ME_HIER_REFINE;
-      k = i;
-    } else if (i < LEVEL_OFFSETS - 1) {
-      centre = 1 + (i - SELF_SQUARE) / NEIGHBOUR_SQUARE;
-      r = ME_HIER_NEIGHBOUR_REFINE;
-      k = (i - SELF_SQUARE) % NEIGHBOUR_SQUARE;
-    } else {
-      centre = ME_HIER_CENTRES; /* the zero vector: after every square */
-      r = 0;
-      k = 0;
-    }
-    /* the centre's vector without indexing the arrays by a variable, which
-     * would put them in local memory */
-    int ox = 0, oy = 0;
 #pragma unroll
-    for (int j = 0; j < ME_HIER_CENTRES; j++)
-      if (j == centre) {
-        ox = cx[j];
-        oy = cy[j];
-      }
-    const int side = 2 * r + 1;
-    const int dx = ox + k % side - r, dy = oy + k / side - r;
-    const bool take = i < offsets
-        && (centre == ME_HIER_CENTRES || (present >> centre & 1))
-        && me_fast_inside (dx, dy, range)
-        && !hier_listed (cx, cy, present, centre, dx, dy);
-    const unsigned mask = __ballot_sync (0xffffffffu, take);
-    if (take)
-      list[n + __popc (mask & ((1u << lane) - 1))] =
-          (uint32_t)(uint16_t)dx | (uint32_t)(uint16_t)dy << 16;
-    n += __popc (mask);
+  for (int j = 0; j <= ME_HIER_CENTRES; j++) {
+    /* j = ME_HIER_CENTRES: the zero vector, a square of one */
+    const bool square = j < ME_HIER_CENTRES;
+    if (square ? !(fresh >> j & 1) : !ZERO)
+      continue;
+    const int r = square ? centre_reach (j) : 0, side = 2 * r + 1;
+    const int ox = square ? cx[j] : 0, oy = square ? cy[j] : 0;
+    /* the earlier centres whose squares meet this one */
+    unsigned meet = 0;
+#pragma unroll
+    for (int k = 0; k < j && k < ME_HIER_CENTRES; k++)
+      if (ONCE && (fresh >> k & 1)
+          && within (ox, oy, cx[k], cy[k], r + centre_reach (k)))
+        meet |= 1u << k;
+    for (int base = 0; base < side * side; base += 32) {
+      const int i = base + lane;
+      const int dx = ox + i % side - r, dy = oy + i / side - r;
+      bool take = i < side * side && me_fast_inside (dx, dy, range);
+      if (meet) /* the same in every lane */
+#pragma unroll
+        for (int k = 0; k < j && k < ME_HIER_CENTRES; k++)
+          take &= !((meet >> k & 1)
+              && within (dx, dy, cx[k], cy[k], centre_reach (k)));
+      const unsigned mask = __ballot_sync (0xffffffffu, take);
+      if (take)
+        list[n + __popc (mask & ((1u << lane) - 1))] =
+            (uint32_t)(uint16_t)dx | (uint32_t)(uint16_t)dy << 16;
+      n += __popc (mask);
+    }
   }
   __syncwarp ();
   return n;
@@ -327,8 +319,8 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level1_kernel (const HierArgs a)
     return;
   const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
   uint32_t *list = lists[threadIdx.x / 32];
-  const int n = level_list (a, a.vec2, mbx, mby, lane,
-      me_hier_range (a.range, 1), false, list);
+  const int n = level_list<false, false> (a, a.vec2, mbx, mby, lane,
+      me_hier_range (a.range, 1), list);
   uint64_t best = ME_KEY_NONE;
   for (int i = lane; i < n; i += 32) {
     const uint32_t v = list[i];
@@ -351,7 +343,8 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level0_kernel (const HierArgs a)
     return;
   const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
   uint32_t *list = lists[threadIdx.x / 32];
-  const int n = level_list (a, a.vec1, mbx, mby, lane, a.range, true, list);
+  const int n = level_list<true, true> (a, a.vec1, mbx, mby, lane, a.range,
+      list);
   uint64_t best[MeSplit<BS>::NI];
 #pragma unroll
   for (int k = 0; k < MeSplit<BS>::NI; k++)
