@@ -413,7 +413,7 @@ vecset_init (VecSet * v, int R)
 }
 
 /* Lists the run (x0 + k, y), 0 <= k < n <= 32, inside the window; returns
- * the runs's members that were not listed yet (bit k). */
+ * the run's members that were not listed yet (bit k). */
 static guint32
 vecset_take (VecSet * v, int x0, int y, int n)
 {
