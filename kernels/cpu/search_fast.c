@@ -381,13 +381,12 @@ hier_centres (const MEField * f, const gint16 * v, unsigned mbx,
       continue;
     const gint16 *at = v + 2 * ((size_t) y * f->mb_cols + x);
     const int vx = 2 * at[0], vy = 2 * at[1];
-    int j = 0;
-    while (j < n && (cx[j] != vx || cy[j] != vy))
-      j++;
-    if (j < n)
-      continue;
+    int seen = 0;
+    for (int j = 0; j < n; j++)
+      seen |= cx[j] == vx && cy[j] == vy;
     cx[n] = vx;
-    cy[n++] = vy;
+    cy[n] = vy;
+    n += !seen;
   }
   return n;
 }
@@ -518,10 +517,15 @@ level0_row (MESession * s, Scratch * scratch, unsigned mby)
   for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
     int cx[ME_HIER_CENTRES + 1], cy[ME_HIER_CENTRES + 1];
     int nc = hier_centres (f, s->level1, mbx, mby, cx, cy);
+    /* with one centre the set is its square and perhaps the zero vector,
+     * and needs no bits */
+    const gboolean one = nc == 1;
 
     /* the zero vector as a square of one after the others */
-    cx[nc] = cy[nc] = 0;
-    nc++;
+    if (!one || ABS (cx[0]) > ME_HIER_REFINE || ABS (cy[0]) > ME_HIER_REFINE) {
+      cx[nc] = cy[nc] = 0;
+      nc++;
+    }
     walk_init (&w, s, scratch, mbx, mby);
     int n = 0;
     for (int i = 0; i < nc; i++) {
@@ -530,7 +534,8 @@ level0_row (MESession * s, Scratch * scratch, unsigned mby)
       const int x0 = MAX (cx[i] - d, -R), x1 = MIN (cx[i] + d, R);
       for (int y = MAX (cy[i] - d, -R); y <= MIN (cy[i] + d, R) && x0 <= x1;
           y++) {
-        guint32 fresh = vecset_take (&set, x0, y, x1 - x0 + 1);
+        guint32 fresh = one ? (1u << (x1 - x0 + 1)) - 1
+            : vecset_take (&set, x0, y, x1 - x0 + 1);
         for (; w.only16 && fresh; fresh &= fresh - 1) {
           const int x = x0 + __builtin_ctz (fresh);
           off[n] = (ptrdiff_t) y * w.stride + x;
