@@ -180,44 +180,54 @@ typedef struct {
 
 /* ---- mods ---------------------------------------------------------------- */
 
-/* A later step of every column at once, 16x16 only: the columns' two
- * candidates y ± step (those inside the window) in one call of the DSP's
- * scattered SADs, so the current block is loaded once per step instead of
- * once per candidate.  Each column then takes them in the order the
- * one-column walk would (y - step first). */
+/* 16x16 only.  Within a column dx is fixed, so its candidates are ranked
+ * by a 32-bit key, cost << 10 | 2 |dy| + (dy > 0), in me_key()'s order for
+ * that dx (|dy| <= 256 fits the 10 bits); the columns' winners become full
+ * keys once, at the end. */
+static inline uint32_t
+mods_col_key (uint32_t sad, int dy)
+{
+  return sad << 10 | (uint32_t) (2 * ABS (dy) + (dy > 0));
+}
+
+static inline int
+mods_col_dy (uint32_t key)
+{
+  const int a = (int) (key & 1023) >> 1;
+  return key & 1 ? a : -a;
+}
+
+/* A later step of every column at once: the columns' two candidates
+ * y ± step (those inside the window) in one call of the DSP's scattered
+ * SADs, so the current block is loaded once per step instead of once per
+ * candidate.  Both are costed around the column's y before it moves. */
 static void
-mods_step_16 (Walk * w, Points * pt, int step, uint64_t * best, int *y)
+mods_step_16 (Walk * w, Points * pt, int step, uint32_t * best)
 {
   const int R = w->R, W = 2 * R + 1;
   int n = 0;
 
-  for (int c = 0; c < W; c++)
+  for (int c = 0; c < W; c++) {
+    const int y = mods_col_dy (best[c]);
     for (int d = -step; d <= step; d += 2 * step)
-      if (me_fast_inside (c - R, y[c] + d, R)) {
-        pt->off[n] = (ptrdiff_t) (y[c] + d) * w->stride + c - R;
+      if (y + d >= -R && y + d <= R) {
+        pt->off[n] = (ptrdiff_t) (y + d) * w->stride + c - R;
         pt->x[n] = c;
-        pt->dy[n++] = y[c] + d;
+        pt->dy[n++] = y + d;
       }
+  }
   w->dsp->sad16_points (w->scratch->cur, w->ref, w->stride, n, pt->off,
       pt->sad);
-  /* both points of a column are costed around the same y (y[c] moves only
-   * after both), as in the one-column walk */
   for (int i = 0; i < n; i++) {
+    const uint32_t key = mods_col_key (pt->sad[i], pt->dy[i]);
     const int c = pt->x[i];
-    const uint64_t key = me_key (pt->sad[i], c - R, pt->dy[i]);
-    if (key < w->best[0])
-      w->best[0] = key;
-    if (key < best[c]) {
-      best[c] = key;
-      y[c + W] = pt->dy[i];     /* the column's next y, taken after the step */
-    }
+    best[c] = key < best[c] ? key : best[c];
   }
-  memcpy (y, y + W, sizeof (int) * W);
 }
 
 /* Every column x searched along y in shrinking steps; the columns' winners
  * are the smallest keys of their columns, so the macroblock's guide winner
- * is the smallest of all, which visit() keeps. */
+ * is the smallest of all. */
 static void
 mods_row (MESession * s, Scratch * scratch, unsigned mby)
 {
@@ -226,7 +236,9 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
   const int W = 2 * R + 1;
   uint64_t *first = g_new (uint64_t, (size_t) (2 * k1 + 1) * W);
   uint64_t *best = g_new (uint64_t, W);
-  int *y = g_new (int, 2 * W);  /* each column's y, then its next y */
+  uint32_t *col = g_new (uint32_t, W);
+  uint32_t *sad = g_new (uint32_t, W);
+  int *y = g_new (int, W);
   Points pt = { g_new (ptrdiff_t, 2 * W), g_new (int, 2 * W),
     g_new (int, 2 * W), g_new (uint32_t, 2 * W)
   };
@@ -234,6 +246,27 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
 
   for (unsigned mbx = 0; mbx < s->field->mb_cols; mbx++) {
     walk_init (&w, s, scratch, mbx, mby);
+    if (w.only16) {
+      /* step 1 of every column: whole rows y = k s1 */
+      for (int c = 0; c < W; c++)
+        col[c] = UINT32_MAX;
+      for (int k = -k1; k <= k1; k++) {
+        w.dsp->sad16_row (scratch->cur, w.ref + (ptrdiff_t) k * s1 * w.stride
+            - R, w.stride, W, sad);
+        for (int c = 0; c < W; c++) {
+          const uint32_t key = mods_col_key (sad[c], k * s1);
+          col[c] = key < col[c] ? key : col[c];
+        }
+      }
+      for (int step = s1 / 2; step >= 1; step /= 2)
+        mods_step_16 (&w, &pt, step, col);
+      for (int c = 0; c < W; c++) {
+        const uint64_t key = me_key (col[c] >> 10, c - R, mods_col_dy (col[c]));
+        w.best[0] = key < w.best[0] ? key : w.best[0];
+      }
+      walk_store (&w, s, mbx, mby);
+      continue;
+    }
     /* step 1 of every column: whole rows y = k s1 */
     for (int k = -k1; k <= k1; k++)
       visit_row (&w, -R, k * s1, W, first + (size_t) (k + k1) * W);
@@ -247,13 +280,8 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
           y[c] = k * s1;
         }
       }
-      y[c + W] = y[c];
     }
-    for (int step = s1 / 2; step >= 1; step /= 2) {
-      if (w.only16) {
-        mods_step_16 (&w, &pt, step, best, y);
-        continue;
-      }
+    for (int step = s1 / 2; step >= 1; step /= 2)
       for (int c = 0; c < W; c++) {
         const int y0 = y[c];
         for (int d = -step; d <= step; d += 2 * step) {
@@ -264,7 +292,6 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
           }
         }
       }
-    }
     walk_store (&w, s, mbx, mby);
   }
   g_free (pt.off);
@@ -272,6 +299,8 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
   g_free (pt.dy);
   g_free (pt.sad);
   g_free (y);
+  g_free (sad);
+  g_free (col);
   g_free (best);
   g_free (first);
 }
