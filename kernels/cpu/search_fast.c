@@ -173,7 +173,6 @@ walk_store (Walk * w, MESession * s, unsigned mbx, unsigned mby)
  * them instead of once per candidate. */
 typedef struct {
   ptrdiff_t *off;               /* of each point from candidate (0, 0) */
-  int *x;                       /* its column x + R */
   int *dy;
   uint32_t *sad;
 } Points;
@@ -198,30 +197,33 @@ mods_col_dy (uint32_t key)
 }
 
 /* A later step of every column at once: the columns' two candidates
- * y ± step (those inside the window) in one call of the DSP's scattered
- * SADs, so the current block is loaded once per step instead of once per
- * candidate.  Both are costed around the column's y before it moves. */
+ * y ± step in one call of the DSP's scattered SADs, so the current block
+ * is loaded once per step instead of once per candidate.  Both are costed
+ * around the column's y before it moves.  A candidate outside the window
+ * is not part of the search: its place is taken by the column's y itself,
+ * whose key is the column's best and so changes nothing, which keeps the
+ * loops regular and the reads inside the plane. */
 static void
 mods_step_16 (Walk * w, Points * pt, int step, uint32_t * best)
 {
   const int R = w->R, W = 2 * R + 1;
-  int n = 0;
 
   for (int c = 0; c < W; c++) {
     const int y = mods_col_dy (best[c]);
-    for (int d = -step; d <= step; d += 2 * step)
-      if (y + d >= -R && y + d <= R) {
-        pt->off[n] = (ptrdiff_t) (y + d) * w->stride + c - R;
-        pt->x[n] = c;
-        pt->dy[n++] = y + d;
-      }
+    const int lo = y - step >= -R ? y - step : y;
+    const int hi = y + step <= R ? y + step : y;
+    pt->off[2 * c] = (ptrdiff_t) lo * w->stride + c - R;
+    pt->off[2 * c + 1] = (ptrdiff_t) hi * w->stride + c - R;
+    pt->dy[2 * c] = lo;
+    pt->dy[2 * c + 1] = hi;
   }
-  w->dsp->sad16_points (w->scratch->cur, w->ref, w->stride, n, pt->off,
+  w->dsp->sad16_points (w->scratch->cur, w->ref, w->stride, 2 * W, pt->off,
       pt->sad);
-  for (int i = 0; i < n; i++) {
-    const uint32_t key = mods_col_key (pt->sad[i], pt->dy[i]);
-    const int c = pt->x[i];
-    best[c] = key < best[c] ? key : best[c];
+  for (int c = 0; c < W; c++) {
+    const uint32_t k0 = mods_col_key (pt->sad[2 * c], pt->dy[2 * c]);
+    const uint32_t k1 = mods_col_key (pt->sad[2 * c + 1], pt->dy[2 * c + 1]);
+    const uint32_t k = k0 < k1 ? k0 : k1;
+    best[c] = k < best[c] ? k : best[c];
   }
 }
 
@@ -240,7 +242,7 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
   uint32_t *sad = g_new (uint32_t, W);
   int *y = g_new (int, W);
   Points pt = { g_new (ptrdiff_t, 2 * W), g_new (int, 2 * W),
-    g_new (int, 2 * W), g_new (uint32_t, 2 * W)
+    g_new (uint32_t, 2 * W)
   };
   Walk w;
 
@@ -295,7 +297,6 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
     walk_store (&w, s, mbx, mby);
   }
   g_free (pt.off);
-  g_free (pt.x);
   g_free (pt.dy);
   g_free (pt.sad);
   g_free (y);
