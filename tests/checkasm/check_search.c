@@ -494,6 +494,9 @@ checkasm_check_fast (void)
     {1, 1, 256}, {2, 1, 200}, {7, 3, 9}, {16, 16, 6}, {17, 9, 40},
     {33, 20, 17}, {40, 35, 64}, {5, 37, 40}, {48, 32, 36}, {64, 64, 256},
     {100, 36, 33},
+    /* enough macroblocks that neighbours' winners disagree and their sets
+     * overlap in every way (hierarchical's union of squares) */
+    {176, 144, 12}, {208, 112, 24},
   };
   g_autoptr (GError) error = NULL;
   MEBackend *s = checkasm_open_backend ("cpu", &error);
