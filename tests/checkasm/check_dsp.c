@@ -109,10 +109,11 @@ check_sad16_row (me_sad16_row_fn ref_fn, me_sad16_row_fn fn)
   return TRUE;
 }
 
-/* The same cases, with each candidate at a random place among the rows
- * (anywhere its 16 x 16 bytes lie inside them, repeats allowed). */
+/* The same cases, with each candidate of a size x size block at a random
+ * place among the rows (anywhere its bytes lie inside them, repeats
+ * allowed).  The 16x16 and 8x8 routines share one signature. */
 static gboolean
-check_sad16_points (me_sad16_points_fn ref_fn, me_sad16_points_fn fn)
+check_points (me_sad16_points_fn ref_fn, me_sad16_points_fn fn, int size)
 {
   static guint8 cur[256] __attribute__((aligned (32)));
   static guint8 ref[REF_SIZE];
@@ -127,7 +128,7 @@ check_sad16_points (me_sad16_points_fn ref_fn, me_sad16_points_fn fn)
     fill_pixels (cur, ref, sizeof (ref), how);
     for (int i = 0; i < n; i++)
       off[i] = g_rand_int_range (checkasm.rand, 0,
-          (gint32) (REF_SIZE - 15 * stride - 16 + 1));
+          (gint32) (REF_SIZE - (size - 1) * stride - size + 1));
     memset (a, POISON, sizeof (a));
     memset (b, POISON, sizeof (b));
     ref_fn (cur, ref, stride, n, off, a);
@@ -136,6 +137,18 @@ check_sad16_points (me_sad16_points_fn ref_fn, me_sad16_points_fn fn)
       return FALSE;
   }
   return TRUE;
+}
+
+static gboolean
+check_sad16_points (me_sad16_points_fn ref_fn, me_sad16_points_fn fn)
+{
+  return check_points (ref_fn, fn, 16);
+}
+
+static gboolean
+check_sad8x8_points (me_sad8x8_points_fn ref_fn, me_sad8x8_points_fn fn)
+{
+  return check_points (ref_fn, fn, 8);
 }
 
 static gboolean
@@ -165,33 +178,6 @@ check_sad4x4_row (me_sad4x4_row_fn ref_fn, me_sad4x4_row_fn fn)
         return FALSE;
       }
     }
-  }
-  return TRUE;
-}
-
-static gboolean
-check_sad8x8_points (me_sad8x8_points_fn ref_fn, me_sad8x8_points_fn fn)
-{
-  static guint8 cur[256] __attribute__((aligned (32)));
-  static guint8 ref[REF_SIZE];
-  static ptrdiff_t off[MAX_N];
-  uint32_t a[MAX_N + GUARD], b[MAX_N + GUARD];
-
-  for (int t = 0; t < N_TRIES; t++) {
-    int n, offset;
-    ptrdiff_t stride;
-    Fill how;
-    sad_case (t, &n, &stride, &offset, &how);   /* offset unused */
-    fill_pixels (cur, ref, sizeof (ref), how);
-    for (int i = 0; i < n; i++)
-      off[i] = g_rand_int_range (checkasm.rand, 0,
-          (gint32) (REF_SIZE - 7 * stride - 8 + 1));
-    memset (a, POISON, sizeof (a));
-    memset (b, POISON, sizeof (b));
-    ref_fn (cur, ref, stride, n, off, a);
-    fn (cur, ref, stride, n, off, b);
-    if (!same_sads (a, b, n, stride, -1))
-      return FALSE;
   }
   return TRUE;
 }
