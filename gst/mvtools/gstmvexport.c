@@ -99,23 +99,29 @@ scale_pos (guint analysis_pos, guint size, guint analysis_size)
   return ((guint64) analysis_pos * size) / analysis_size;
 }
 
-/* Appends @v in decimal.  g_string_append_printf per number would parse a
+/* Appends @u in decimal, after a minus sign when @negative.
+ * g_string_append_printf per number would parse a
  * format string for each of the hundreds of thousands of numbers of a large
  * frame; this does the digits directly. */
 static void
-append_int (GString * s, gint64 v)
+append_digits (GString * s, guint64 u, gboolean negative)
 {
   gchar buf[24];
   gchar *end = buf + sizeof (buf), *p = end;
-  guint64 u = v < 0 ? -(guint64) v : (guint64) v;
 
   do {
     *--p = (gchar) ('0' + u % 10);
     u /= 10;
   } while (u);
-  if (v < 0)
+  if (negative)
     *--p = '-';
   g_string_append_len (s, p, end - p);
+}
+
+static void
+append_int (GString * s, gint64 v)
+{
+  append_digits (s, v < 0 ? -(guint64) v : (guint64) v, v < 0);
 }
 
 /* Which pair of a cell append_pairs writes. */
@@ -172,8 +178,9 @@ method_name (GstMotionVectorMethod method)
 static void
 append_clock_time (GString * s, GstClockTime t, const gchar * none)
 {
+  /* any value but GST_CLOCK_TIME_NONE is a time, 2^63 and above too */
   if (GST_CLOCK_TIME_IS_VALID (t))
-    append_int (s, (gint64) t);     /* valid times are < 2^63 */
+    append_digits (s, t, FALSE);
   else
     g_string_append (s, none);
 }
@@ -441,6 +448,10 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buf);
   guint64 frame = self->frame++;
 
+  /* after a write error nothing more is written: a later small write might
+   * seem to succeed in stdio's buffer and be lost at the flush */
+  if (self->failed)
+    return GST_FLOW_ERROR;
   if (!meta || !self->file)
     return GST_FLOW_OK;
   if (!gst_motion_vector_meta_is_valid (meta)) {

@@ -1066,6 +1066,59 @@ GST_START_TEST (test_export_jsonl)
 
 GST_END_TEST;
 
+/* Exports one frame of PTS @pts whose meta's ref_pts is @ref_pts. */
+static gchar *
+export_times (const gchar * format, GstClockTime pts, GstClockTime ref_pts)
+{
+  GstVideoInfo info;
+  gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
+  gchar *path = g_build_filename (dir, "out.txt", NULL);
+  gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s",
+      path, format);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstBuffer *buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  gchar *text = NULL;
+
+  gst_harness_set_src_caps_str (h, I420_CAPS);
+  GST_BUFFER_PTS (buf) = pts;
+  add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 77)->ref_pts = ref_pts;
+  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_buffer_unref (gst_harness_pull (h));
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  g_unlink (path);
+  g_rmdir (dir);
+  g_free (launch);
+  g_free (path);
+  g_free (dir);
+  return text;
+}
+
+GST_START_TEST (test_export_large_times)
+{
+  /* every value but GST_CLOCK_TIME_NONE is a time: 2^63 and above are
+   * written as the unsigned nanoseconds they are, not as negatives */
+  const GstClockTime pts = G_GUINT64_CONSTANT (9223372036854775815);
+  const GstClockTime ref_pts = G_MAXUINT64 - 2;
+  gchar *text = export_times ("jsonl", pts, ref_pts);
+
+  fail_unless (g_str_has_prefix (text, "{\"pts\":9223372036854775815,"),
+      "%s", text);
+  fail_unless (strstr (text, "\"ref_pts\":18446744073709551613,") != NULL,
+      "%s", text);
+  g_free (text);
+
+  text = export_times ("csv", pts, ref_pts);
+  fail_unless (strstr (text, "\n0,9223372036854775815,16x16,") != NULL,
+      "%s", text);
+  fail_unless (strstr (text, ",-9") == NULL, "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_export_csv)
 {
   gchar *text = export_two_frames ("csv");
@@ -1533,6 +1586,17 @@ GST_START_TEST (test_export_write_error)
   g_free (text);
   gst_message_unref (msg);
 
+  /* later frames, small enough for stdio's buffer, fail too instead of
+   * being lost at the flush; a frame without a meta as well */
+  for (guint i = 0; i < 3; i++) {
+    buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    if (i < 2)
+      add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+          GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 77);
+    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_ERROR);
+  }
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
+
   gst_element_set_state (h->element, GST_STATE_NULL);
   fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR) == NULL);
   gst_harness_teardown (h);
@@ -1732,6 +1796,7 @@ mvtools_suite (void)
   tcase_add_test (tc, test_export_modes_jsonl);
   tcase_add_test (tc, test_export_modes_csv);
   tcase_add_test (tc, test_export_csv);
+  tcase_add_test (tc, test_export_large_times);
   tcase_add_test (tc, test_export_unwritable);
   tcase_add_test (tc, test_export_inconsistent_meta);
   tcase_add_test (tc, test_export_stop_without_eos);
