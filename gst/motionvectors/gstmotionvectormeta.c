@@ -200,9 +200,13 @@ gst_motion_vector_meta_transform (GstBuffer * dest, GstMeta * meta,
     copy_fields (dmeta, src);
     dmeta->width = out_w;
     dmeta->height = out_h;
-    dmeta->data = scale_cells (src->data, in_w, in_h, out_w, out_h);
-    GST_DEBUG ("scaled motion-vector meta %ux%u -> %ux%u", in_w, in_h,
-        out_w, out_h);
+    /* the vectors are in units of the meta's own size, which is the input
+     * frame's for any meta gpumotionest writes but need not be for
+     * another writer's: from there to the output frame's */
+    dmeta->data = scale_cells (src->data, src->width, src->height, out_w,
+        out_h);
+    GST_DEBUG ("scaled motion-vector meta %ux%u (frame %ux%u) -> %ux%u",
+        src->width, src->height, in_w, in_h, out_w, out_h);
     return TRUE;
   }
 
@@ -532,10 +536,9 @@ meta_problem (const GstMotionVectorMeta * meta)
     return "data size does not match the layout";
   if (!cells_aligned (meta->data))
     return "data not aligned for cells";
-  if (!(meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES)
-      != !meta->modes)
-    return meta->modes ? "modes without the has-modes flag"
-        : "has-modes flag without modes";
+  /* A flag that disagrees with @modes (a writer that assigns @flags
+   * wholesale) leaves the cells readable: only the decision is not
+   * (lookup_modes()).  A @modes of the wrong size is a broken meta. */
   if (meta->modes && g_bytes_get_size (meta->modes) != mb_count (meta))
     return "modes size does not match the macroblocks";
   return NULL;
@@ -551,13 +554,14 @@ meta_problem (const GstMotionVectorMeta * meta)
  * @partitions non-empty and among the seven shapes, @grids exactly as
  * gst_motion_vector_layout() lays them out for that size and those shapes,
  * and @data of exactly the layout's size, starting where a
- * #GstMotionVectorCell may (a multiple of 4 bytes); @modes present exactly
- * when @flags has %GST_MOTION_VECTOR_META_FLAG_HAS_MODES, and then of one
- * byte per macroblock.  The other fields (@search_range, @method, the
- * other @flags, @ref_distance, @ref_pts) are not checked: nothing is
- * indexed or divided by them.  Nor are the values of @modes (one pass
- * over the macroblocks, too slow for a check that runs before every cell
- * read): gst_motion_vector_meta_get_modes() checks them.
+ * #GstMotionVectorCell may (a multiple of 4 bytes); @modes, when present,
+ * of one byte per macroblock.  The other fields (@search_range, @method,
+ * @flags, @ref_distance, @ref_pts) are not checked: nothing is indexed or
+ * divided by them.  Nor are the values of @modes (one pass over the
+ * macroblocks, too slow for a check that runs before every cell read), or
+ * whether %GST_MOTION_VECTOR_META_FLAG_HAS_MODES agrees with @modes:
+ * gst_motion_vector_meta_get_modes() checks both, and without a readable
+ * decision the cells still read.
  *
  * Every accessor of this library, and the mvtools elements, call it first
  * and treat an inconsistent meta as one without any grid (accessors return
@@ -770,11 +774,13 @@ gst_motion_vector_meta_set_modes (GstMotionVectorMeta * meta, GBytes * modes)
 }
 
 /* The meta's modes and the macroblock grid, or NULL and 0 x 0 when it has
- * none, is inconsistent or a mode is not a present shape. */
+ * none, is inconsistent, its flag and modes disagree or a mode is not a
+ * present shape. */
 static GBytes *
 lookup_modes (const GstMotionVectorMeta * meta, guint * cols, guint * rows)
 {
   const gchar *problem;
+  gboolean has_flag;
 
   if (cols)
     *cols = 0;
@@ -782,11 +788,14 @@ lookup_modes (const GstMotionVectorMeta * meta, guint * cols, guint * rows)
     *rows = 0;
   g_return_val_if_fail (meta != NULL, NULL);
 
-  if (!meta->modes && !(meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES))
+  has_flag = (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES) != 0;
+  if (!meta->modes && !has_flag)
     return NULL;
   if (!check_meta (meta))
     return NULL;
-  problem = modes_problem (meta->modes, meta->partitions);
+  problem = !has_flag ? "modes without the has-modes flag"
+      : !meta->modes ? "has-modes flag without modes"
+      : modes_problem (meta->modes, meta->partitions);
   if (problem) {
     GST_WARNING ("ignoring the modes of a motion-vector meta (%s): "
         "partitions 0x%x", problem, (guint) meta->partitions);
@@ -811,7 +820,8 @@ lookup_modes (const GstMotionVectorMeta * meta, guint * cols, guint * rows)
  *
  * Returns: (transfer none) (nullable): @cols x @rows bytes, valid as long
  *   as @meta (that is, its buffer) is, or %NULL (and 0 x 0) when the meta
- *   has no decision, is inconsistent, or a byte is not a present shape
+ *   has no decision, is inconsistent, its @flags and @modes disagree, or a
+ *   byte is not a present shape
  */
 const guint8 *
 gst_motion_vector_meta_get_modes (const GstMotionVectorMeta * meta,
@@ -833,8 +843,8 @@ gst_motion_vector_meta_get_modes (const GstMotionVectorMeta * meta,
  * Python, numpy.frombuffer(b.get_data(), numpy.uint8).reshape(rows, cols).
  *
  * Returns: (transfer full) (nullable): the modes, or %NULL (and 0 x 0)
- *   when the meta has no decision, is inconsistent, or a byte is not a
- *   present shape
+ *   when the meta has no decision, is inconsistent, its @flags and @modes
+ *   disagree, or a byte is not a present shape
  */
 GBytes *
 gst_motion_vector_meta_get_modes_bytes (const GstMotionVectorMeta * meta,

@@ -747,6 +747,26 @@ GST_START_TEST (test_scale_transform)
 
 GST_END_TEST;
 
+GST_START_TEST (test_scale_meta_size_not_frame_size)
+{
+  /* A meta written at 32x16 on a 64x32 frame (another writer's choice):
+   * the vectors are in 32x16 units, so scaling the frame to 128x64 scales
+   * them by 4, not by 2, and the meta becomes 128x64 like the frame. */
+  GstBuffer *buf = gst_buffer_new (), *dest = gst_buffer_new ();
+  GBytes *data = make_field (32, 16, GST_MOTION_VECTOR_PARTITIONS_ALL);
+  GstMotionVectorMeta *meta = gst_buffer_add_motion_vector_meta (buf, 32, 16,
+      GST_MOTION_VECTOR_PARTITIONS_ALL, data);
+  GstMotionVectorMeta *scaled = scale_meta (buf, dest, 64, 32, 128, 64);
+
+  fail_unless (scaled != NULL);
+  check_scaled_meta (meta, scaled, 32, 16, 128, 64);
+  gst_buffer_unref (dest);
+  gst_buffer_unref (buf);
+  g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
 /* Hand-checked values of the rounding rule, including halves of both signs
  * and clamping. */
 GST_START_TEST (test_scale_rounding)
@@ -772,7 +792,7 @@ GST_START_TEST (test_scale_rounding)
   for (i = 0; i < G_N_ELEMENTS (cases); i++) {
     GstMotionVectorCell cell = { 0 };
     GstBuffer *buf = gst_buffer_new (), *dest = gst_buffer_new ();
-    GstMotionVectorMeta *scaled;
+    GstMotionVectorMeta *meta, *scaled;
     GBytes *data;
 
     cell.mv_x = cell.mv_y = cases[i].mv;
@@ -780,8 +800,10 @@ GST_START_TEST (test_scale_rounding)
     cell.mvd_x = cell.mvd_y = cell.mv_x - cell.pred_x;
     cell.cost = 777;
     data = g_bytes_new (&cell, sizeof (cell));
-    gst_buffer_add_motion_vector_meta (buf, 16, 16,
+    /* one macroblock analysed, the vectors in units of the frame's size */
+    meta = gst_buffer_add_motion_vector_meta (buf, 16, 16,
         GST_MOTION_VECTOR_PARTITIONS_16X16, data);
+    meta->width = meta->height = cases[i].in;
 
     /* Scale both directions by the same factor. */
     scaled = scale_meta (buf, dest, cases[i].in, cases[i].in, cases[i].out,
@@ -1073,6 +1095,21 @@ GST_START_TEST (test_modes_set_get)
 
 GST_END_TEST;
 
+/* @meta is valid and its cells read, but its decision does not. */
+static void
+check_decision_unreadable (const GstMotionVectorMeta * meta)
+{
+  guint cols = 9, rows = 9;
+
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  fail_unless (gst_motion_vector_meta_get_grid (meta,
+          GST_MOTION_VECTOR_PARTITION_8X8, NULL, NULL) != NULL);
+  fail_unless (gst_motion_vector_meta_get_modes (meta, &cols, &rows) == NULL);
+  fail_unless (cols == 0 && rows == 0);
+  fail_unless (gst_motion_vector_meta_get_modes_bytes (meta, NULL, NULL)
+      == NULL);
+}
+
 GST_START_TEST (test_modes_inconsistent)
 {
   static const guint8 not_present[6] = { 0, 3, 5, 0, 3, 0 };    /* 4x8 */
@@ -1081,32 +1118,31 @@ GST_START_TEST (test_modes_inconsistent)
   GBytes *good = g_bytes_new_static (some_modes, 6);
   GBytes *shorter = g_bytes_new_static (some_modes, 5);
   GBytes *wrong = g_bytes_new_static (not_present, 6);
-  guint n = 9, cols = 9, rows = 9;
+  guint n = 9;
 
   saved = *meta;                /* no modes */
 
-  /* The flag and the modes must agree, and the size must be one byte per
-   * macroblock: otherwise the whole meta is inconsistent. */
+  /* A flag that disagrees with the modes (a writer that assigns the flags
+   * wholesale): the cells still read, the decision does not. */
   meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_MODES;
-  check_reads_as_absent (buf, meta, "has-modes flag without modes");
+  check_decision_unreadable (meta);
+  fail_unless (gst_motion_vector_meta_to_av_records (meta,
+          GST_MOTION_VECTOR_PARTITION_16X16, &n) == NULL);
+  fail_unless_equals_int (n, 0);
   *meta = saved;
   meta->modes = good;
-  check_reads_as_absent (buf, meta, "modes without the flag");
+  check_decision_unreadable (meta);
   meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_MODES;
-  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  fail_unless (gst_motion_vector_meta_get_modes (meta, NULL, NULL) != NULL);
+
+  /* Modes not of one byte per macroblock: the whole meta is inconsistent. */
   meta->modes = shorter;
   check_reads_as_absent (buf, meta, "short modes");
 
   /* A value that is not a present shape: the cells still read, the
    * decision does not (is_valid() does not look at every macroblock). */
   meta->modes = wrong;
-  fail_unless (gst_motion_vector_meta_is_valid (meta));
-  fail_unless (gst_motion_vector_meta_get_grid (meta,
-          GST_MOTION_VECTOR_PARTITION_8X8, NULL, NULL) != NULL);
-  fail_unless (gst_motion_vector_meta_get_modes (meta, &cols, &rows) == NULL);
-  fail_unless (cols == 0 && rows == 0);
-  fail_unless (gst_motion_vector_meta_get_modes_bytes (meta, NULL, NULL)
-      == NULL);
+  check_decision_unreadable (meta);
   fail_unless (gst_motion_vector_meta_to_av_records (meta,
           GST_MOTION_VECTOR_PARTITION_16X16, &n) == NULL);
   fail_unless_equals_int (n, 0);
@@ -1358,6 +1394,7 @@ motionvectormeta_suite (void)
   tcase_add_test (tc, test_partition_enum_values);
   tcase_add_test (tc, test_copy_shares_bytes);
   tcase_add_test (tc, test_scale_transform);
+  tcase_add_test (tc, test_scale_meta_size_not_frame_size);
   tcase_add_test (tc, test_scale_rounding);
   tcase_add_test (tc, test_other_transforms_drop);
   tcase_add_test (tc, test_tags);
