@@ -108,6 +108,8 @@ struct _GstGpuMotionEst
    * serialized events and pass-through buffers that followed them */
   GQueue ready;
   GstClockTime prev_pts;
+  /* a DISCONT buffer was dropped by QoS: the next buffer is one */
+  gboolean discont_dropped;
   gboolean warned_fallback;
   /* "auto" passed over a backend that cannot do the search asked for:
    * the parameters it was opened for, so that a change tries again */
@@ -276,6 +278,7 @@ close_backend (GstGpuMotionEst * self)
 {
   drop_jobs (self);
   close_session (self);
+  self->discont_dropped = FALSE;
 }
 
 /* Sets how many frames the backend keeps in flight: the property, or the
@@ -615,6 +618,54 @@ auto_choice_stale (GstGpuMotionEst * self, const MESearchParams * params)
       || params->search_range != self->opened_params.search_range);
 }
 
+/* GstBaseTransform's chain notes a DISCONT buffer before it hands it to
+ * submit_input_buffer, and marks the next buffer that leaves: with frames
+ * in flight an older, continuous frame.  So the flag is taken off before
+ * the chain sees it, kept in the buffer's qdata, and put back on the
+ * buffer it belongs to in submit_input_buffer. */
+static GQuark discont_quark;
+
+static gboolean
+strip_discont_one (GstBuffer ** buf, guint idx, gpointer user_data)
+{
+  if (GST_BUFFER_IS_DISCONT (*buf)) {
+    *buf = gst_buffer_make_writable (*buf);
+    GST_BUFFER_FLAG_UNSET (*buf, GST_BUFFER_FLAG_DISCONT);
+    gst_mini_object_set_qdata (GST_MINI_OBJECT (*buf), discont_quark,
+        GINT_TO_POINTER (1), NULL);
+  }
+  return TRUE;
+}
+
+static gboolean
+find_discont (GstBuffer ** buf, guint idx, gpointer user_data)
+{
+  *(gboolean *) user_data |= GST_BUFFER_IS_DISCONT (*buf);
+  return TRUE;
+}
+
+static GstPadProbeReturn
+strip_discont (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+    strip_discont_one (&buf, 0, NULL);
+    GST_PAD_PROBE_INFO_DATA (info) = buf;
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
+    gboolean any = FALSE;
+
+    gst_buffer_list_foreach (list, find_discont, &any);
+    if (any) {
+      list = gst_buffer_list_make_writable (list);
+      gst_buffer_list_foreach (list, strip_discont_one, NULL);
+      GST_PAD_PROBE_INFO_DATA (info) = list;
+    }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 static GstFlowReturn
 gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
@@ -632,14 +683,29 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
    * not ours to follow: it stays TRUE until a buffer has left, which with
    * frames in flight is several frames after the start or a flush.  Only
    * the buffer's own DISCONT flag (and a flush, a caps change) drops the
-   * reference. */
+   * reference.  Nor may it see that flag (strip_discont()). */
+  const gboolean discont = GST_BUFFER_IS_DISCONT (input)
+      || gst_mini_object_steal_qdata (GST_MINI_OBJECT (input), discont_quark)
+      || self->discont_dropped;
+  if (GST_BUFFER_IS_DISCONT (input)) {
+    input = gst_buffer_make_writable (input);
+    GST_BUFFER_FLAG_UNSET (input, GST_BUFFER_FLAG_DISCONT);
+  }
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
   input = trans->queued_buf;
   trans->queued_buf = NULL;
   if (ret != GST_FLOW_OK || !input) {
+    /* a discontinuity QoS dropped is the next buffer's */
+    if (ret == GST_FLOW_OK && discont)
+      self->discont_dropped = TRUE;
     gst_clear_buffer (&input);
     return ret;
+  }
+  self->discont_dropped = FALSE;
+  if (discont) {
+    input = gst_buffer_make_writable (input);
+    GST_BUFFER_FLAG_SET (input, GST_BUFFER_FLAG_DISCONT);
   }
 
   if (!GST_VIDEO_INFO_FORMAT (&self->info)) {
@@ -705,23 +771,25 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     self->prev_pts = GST_CLOCK_TIME_NONE;
   }
 
+  /* A gap buffer is filler, whatever it holds (no picture at all, or a
+   * black frame from a source without signal): it goes through as it is,
+   * in its place, unsearched, and the reference stays for the next real
+   * frame. */
+  if (GST_BUFFER_FLAG_IS_SET (input, GST_BUFFER_FLAG_GAP)) {
+    GST_DEBUG_OBJECT (self, "gap buffer %" GST_PTR_FORMAT ": not searched",
+        input);
+    if (!queue_behind_frames (self, GST_MINI_OBJECT (input)))
+      g_queue_push_tail (&self->ready, input);
+    return GST_FLOW_OK;
+  }
+
   /* The meta is added in place: the job holds the only reference. */
   input = gst_buffer_make_writable (input);
   job = gst_motion_est_job_new (input, &self->info, &params, self->prev_pts,
       self->cells, gst_motion_est_cuda_map_flags (input,
           self->session_cuda_context), &error);
-  if (!job) {
-    /* A gap buffer may carry no picture at all: it goes through as it is,
-     * in its place, and the reference stays. */
-    if (GST_BUFFER_FLAG_IS_SET (input, GST_BUFFER_FLAG_GAP)) {
-      GST_DEBUG_OBJECT (self, "gap buffer without a picture: %s",
-          error->message);
-      if (!queue_behind_frames (self, GST_MINI_OBJECT (input)))
-        g_queue_push_tail (&self->ready, input);
-      return GST_FLOW_OK;
-    }
+  if (!job)
     goto invalid_buffer;
-  }
 
   /* The queue never holds more than depth frames. */
   while (g_queue_get_length (&self->pending) >= self->depth) {
@@ -806,6 +874,7 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
       if (self->backend)
         me_backend_reset (self->backend);
       self->prev_pts = GST_CLOCK_TIME_NONE;
+      self->discont_dropped = FALSE;
       return ret;
     }
     default:
@@ -1050,8 +1119,10 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_BACKEND:
+      /* a reopen starts without a reference: only for a new value */
+      if (self->backend_choice != g_value_get_enum (value))
+        self->backend_dirty = TRUE;
       self->backend_choice = g_value_get_enum (value);
-      self->backend_dirty = TRUE;
       break;
     case PROP_DEVICE_ID:
       /* The device decides the CUDA context shared with the pipeline,
@@ -1113,8 +1184,9 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
       self->depth_dirty = TRUE;
       break;
     case PROP_THREADS:
+      if (self->threads != g_value_get_uint (value))
+        self->backend_dirty = TRUE;
       self->threads = g_value_get_uint (value);
-      self->backend_dirty = TRUE;
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1204,6 +1276,7 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
 
   GST_DEBUG_CATEGORY_INIT (gst_gpu_motion_est_debug, "gpumotionest", 0,
       "GPU block-matching motion estimation");
+  discont_quark = g_quark_from_static_string ("gpumotionest-discont");
 
   gobject_class->set_property = gst_gpu_motion_est_set_property;
   gobject_class->get_property = gst_gpu_motion_est_get_property;
@@ -1324,4 +1397,7 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->prev_pts = GST_CLOCK_TIME_NONE;
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
+  gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self),
+      GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+      strip_discont, NULL, NULL);
 }

@@ -44,6 +44,19 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     gst_motion_est_job_free (job);
     return NULL;
   }
+  /* A bottom-up frame (a negative stride, which fits as far as the check
+   * above goes) is refused by name: the backends read rows top-down, and
+   * a CUDA copy takes no negative pitch. */
+  if (GST_VIDEO_FRAME_PLANE_STRIDE (&job->frame, 0) < 0) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "bottom-up frames (luma stride %d) are not supported",
+        GST_VIDEO_FRAME_PLANE_STRIDE (&job->frame, 0));
+    gst_video_frame_unmap (&job->frame);
+    job->frame.buffer = NULL;
+    job->buffer = NULL;
+    gst_motion_est_job_free (job);
+    return NULL;
+  }
 
   /* Every supported format has 8-bit luma in plane 0. */
   job->luma.data = GST_VIDEO_FRAME_PLANE_DATA (&job->frame, 0);

@@ -902,13 +902,20 @@ GST_END_TEST;
 /* Frame i of a stream cut into segments: every frame but the first of a
  * segment must have been searched against its predecessor. */
 static void
-pull_checked (GstHarness * h, guint first, guint n, gboolean first_has_ref)
+pull_checked_flags (GstHarness * h, guint first, guint n,
+    gboolean first_has_ref, gboolean check_discont)
 {
   for (guint i = first; i < first + n; i++) {
     GstBuffer *out = gst_harness_pull (h);
     GstMotionVectorMeta *m;
 
     fail_unless (out != NULL, "frame %u missing", i);
+    /* only the frame that came in DISCONT leaves DISCONT, not the older
+     * frame in flight that leaves first after it came in */
+    if (check_discont)
+      fail_unless (!GST_BUFFER_IS_DISCONT (out) == (i != first),
+          "frame %u: DISCONT %s", i, GST_BUFFER_IS_DISCONT (out) ? "set"
+          : "missing");
     m = get_meta (out);
     fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
     if (i == first && !first_has_ref) {
@@ -921,6 +928,12 @@ pull_checked (GstHarness * h, guint first, guint n, gboolean first_has_ref)
     }
     gst_buffer_unref (out);
   }
+}
+
+static void
+pull_checked (GstHarness * h, guint first, guint n, gboolean first_has_ref)
+{
+  pull_checked_flags (h, first, n, first_has_ref, FALSE);
 }
 
 /* Pushes frame i flagged DISCONT, as sources mark the first buffer of a
@@ -947,7 +960,7 @@ GST_START_TEST (test_reference_kept_at_every_depth)
     GST_INFO ("depth %u", depth);
     push_discont_frame (h, 0);
     push_frames (h, 1, 9);
-    pull_checked (h, 0, 10 - (depth - 1), FALSE);
+    pull_checked_flags (h, 0, 10 - (depth - 1), FALSE, TRUE);
 
     /* A flushing seek: what is in flight is dropped, the reference too. */
     fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
@@ -960,8 +973,8 @@ GST_START_TEST (test_reference_kept_at_every_depth)
     push_discont_frame (h, 25);
     push_frames (h, 26, 4);
     fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-    pull_checked (h, 20, 5, FALSE);
-    pull_checked (h, 25, 5, FALSE);
+    pull_checked_flags (h, 20, 5, FALSE, TRUE);
+    pull_checked_flags (h, 25, 5, FALSE, TRUE);
     fail_unless (gst_harness_try_pull (h) == NULL);
     gst_harness_teardown (h);
   }
@@ -1146,9 +1159,13 @@ GST_START_TEST (test_auto_fallback_warns_once)
   g_object_set (e, "threads", 1, NULL);
   push_frames (h, 3, 2);
   pull_checked (h, 3, 2, FALSE);
-  g_object_set (e, "backend", 0 /* auto, again */ , NULL);
+  g_object_set (e, "threads", 2, NULL);
   push_frames (h, 5, 2);
   pull_checked (h, 5, 2, FALSE);
+  /* The values already set, set again: no reopen, the reference kept. */
+  g_object_set (e, "backend", 0 /* auto, again */ , "threads", 2, NULL);
+  push_frames (h, 7, 2);
+  pull_checked (h, 7, 2, TRUE);
   g_object_get (e, "active-backend", &name, NULL);
   fail_unless_equals_string (name, "cpu");
   g_free (name);
@@ -1349,6 +1366,10 @@ GST_START_TEST (test_video_meta_out_of_bounds)
       NOT_FIT (0, 48, 64, -80, 80, 6320));
   push_bad_layout (edited_frame (0, G_MAXINT, 0), "largest stride",
       NOT_FIT (0, 48, 64, 2147483647, 80, 6320));
+  /* a bottom-up luma plane that fits: refused by name, not searched */
+  push_bad_layout (edited_frame (0, -80, 80 + 47 * 80), "bottom-up luma",
+      "Invalid video buffer: bottom-up frames (luma stride -80) are not "
+      "supported");
 
   /* Planes are checked against the memory each one starts in: a luma
    * plane cut in two by a memory boundary runs past its allocation. */
@@ -1495,14 +1516,20 @@ GST_START_TEST (test_serialized_events_keep_order)
         GST_FLOW_OK);
     fail_unless_equals_int (gst_harness_push (h, gap_buffer (5, 7)),
         GST_FLOW_OK);
+    /* and so does a whole picture flagged GAP (a source without signal
+     * sends black frames so), unsearched */
+    b = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 0, 0, 0);
+    GST_BUFFER_PTS (b) = 5 * GST_SECOND / 30 + GST_SECOND / 60;
+    GST_BUFFER_FLAG_SET (b, GST_BUFFER_FLAG_GAP);
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
     push_frames (h, 6, 1);
     fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
     GST_INFO ("depth %u: %s", depth, order->str);
     fail_unless_equals_string (order->str,
-        "B0 B1 tag custom-downstream gap B3 G4 G5 B6 eos ");
+        "B0 B1 tag custom-downstream gap B3 G4 G5 G5 B6 eos ");
 
     /* frame 6 was searched against frame 3, across the gaps */
-    for (guint i = 0; i < 5; i++)
+    for (guint i = 0; i < 6; i++)
       gst_buffer_unref (gst_harness_pull (h));
     b = gst_harness_pull (h);
     fail_unless_equals_uint64 (get_meta (b)->ref_pts, 3 * GST_SECOND / 30);
