@@ -326,11 +326,12 @@ def gst_pipeline(gray, w, h, props, build, backend, tail):
     return env, ["gst-launch-1.0"] + pipe.split()
 
 
-def run_gpumotionest(gray, w, h, props, out, build, backend):
+def run_gpumotionest(gray, w, h, props, out, build, backend,
+                     parts="16x16+8x8+4x4"):
     """gpumotionest over the raw GRAY8 file `gray`; the field to `out`."""
     env, argv = gst_pipeline(gray, w, h, props, build, backend,
                              f"! mvexport location={out} "
-                             "partitions=16x16+8x8+4x4 ! fakesink")
+                             f"partitions={parts} ! fakesink")
     t = time.monotonic()
     subprocess.run(argv[:1] + ["-q"] + argv[1:], check=True, env=env)
     return time.monotonic() - t
@@ -352,6 +353,8 @@ def read_export(path, n):
                     mv=np.array(L["mv"], np.int16).reshape(*rc, 2),
                     pred=np.array(L["pred"], np.int16).reshape(*rc, 2),
                     cost=np.array(L["cost"], np.int64).reshape(rc))
+            if "modes" in d:
+                layers["modes"] = d["modes"]
             out[d["frame"]] = layers
     return out
 
@@ -495,6 +498,22 @@ def x264_fields(y4m, n, w, h, preset, qp, avmvs, work):
     return fields, intra, secs
 
 
+ALL_SHAPES = "16x16+16x8+8x16+8x8+8x4+4x8+4x4"
+
+
+def chosen_field(e, mbr, mbc):
+    """The partition decision of one frame's export `e` as a 4x4-grid
+    field: each macroblock's blocks of the shape it is coded with."""
+    modes = np.array(e["modes"]).reshape(mbr, mbc)
+    f4 = np.zeros((mbr * 4, mbc * 4, 2), np.int32)
+    for shape in set(modes.flat):
+        bw, bh = (int(v) for v in shape.split("x"))
+        up = np.repeat(np.repeat(e[shape]["mv"], bh // 4, 0), bw // 4, 1)
+        mask = expand(modes == shape, 4, 4, mbr * 4, mbc * 4)
+        f4[mask] = up[:mbr * 4, :mbc * 4][mask]
+    return f4
+
+
 def mb_vector(f4):
     """One vector per macroblock from a 4x4-grid field: the vector that
     covers most of the macroblock, the first in raster order on a tie."""
@@ -632,15 +651,19 @@ METHODS = ("full", "mods", "hierarchical", "predictive")
 def parse_config(c):
     """R<range>:<partitions>:<subpel>:<metric> followed by optional fields
     in any order: qp<Q> or l<lambda> (the rate term), m<method> (the search
-    method, docs/fast-search.md; the element's default, full, without)."""
+    method, docs/fast-search.md; the element's default, full, without), md
+    (the partition decision: its field is scored as "<config> chosen", on
+    the 4x4 grid)."""
     f = c.split(":")
     if len(f) < 4 or not f[0].startswith("R"):
         raise SystemExit(f"bad configuration {c!r}: R<range>:<partitions>:"
                          "<subpel>:<metric>[:qp<Q>|:l<lambda>][:m<method>]")
     cfg = dict(range=int(f[0][1:]), parts=f[1], subpel=f[2], metric=f[3],
-               rate="", method="")
+               rate="", method="", md=False)
     for x in f[4:]:
-        if x.startswith("qp") or x.startswith("l"):
+        if x == "md":
+            cfg["md"] = True
+        elif x.startswith("qp") or x.startswith("l"):
             cfg["rate"] = x
         elif x.startswith("m") and x[1:] in METHODS:
             cfg["method"] = x[1:]
@@ -654,7 +677,7 @@ def same_but_full(cfg, parsed):
     (written with :mfull or without a method), or None."""
     for k, o in parsed.items():
         if (o["method"] in ("", "full") and all(
-                o[x] == cfg[x] for x in ("range", "parts", "subpel",
+                o[x] == cfg[x] for x in ("range", "parts", "subpel", "md",
                                          "metric", "rate"))):
             return k
     return None
@@ -768,9 +791,13 @@ def score_in(args, frames, work, t0):
                       else f" lambda={rate[1:]}")
         if cfg["method"]:
             props += f" method={cfg['method']}"
+        if cfg["md"]:
+            props += " mode-decision=true"
         out = os.path.join(work, c.replace(":", "-") + ".jsonl")
         secs = run_gpumotionest(gray, w, h, props, out, args.build,
-                                args.backend)
+                                args.backend,
+                                ALL_SHAPES if cfg["md"] else
+                                "16x16+8x8+4x4")
         ex = read_export(out, n)
         os.unlink(out)
         print(f"  gpumotionest {props}: {secs:.1f} s", file=sys.stderr)
@@ -780,6 +807,11 @@ def score_in(args, frames, work, t0):
             seq = [None if e is None else e[s]["mv"] for e in ex]
             fields[name] = (SHAPE_SIZE[s], seq)
             exports[name] = (s, metric, lambda_of(rate), ex)
+            info[name] = dict(seconds=round(secs, 2), props=props)
+        if cfg["md"]:
+            name = f"{c} chosen"
+            fields[name] = (4, [None if e is None else
+                                chosen_field(e, mbr, mbc) for e in ex])
             info[name] = dict(seconds=round(secs, 2), props=props)
 
     avmvs = build_avmvs(work) if args.x264 else None
