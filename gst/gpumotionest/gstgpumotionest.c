@@ -276,6 +276,10 @@ close_session (GstGpuMotionEst * self)
 static void
 close_backend (GstGpuMotionEst * self)
 {
+  /* the backend first lets go of the frames in flight (a reset waits for
+   * them), then their buffers and cells go back */
+  if (self->backend)
+    me_backend_reset (self->backend);
   drop_jobs (self);
   close_session (self);
   self->discont_dropped = FALSE;
@@ -870,9 +874,11 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
        * keep the sticky events among the dropped data. */
       gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event
           (trans, event);
-      drop_jobs (self);
+      /* the reset waits for the frames in flight: only then may their
+       * buffers and cells go back */
       if (self->backend)
         me_backend_reset (self->backend);
+      drop_jobs (self);
       self->prev_pts = GST_CLOCK_TIME_NONE;
       self->discont_dropped = FALSE;
       return ret;

@@ -130,6 +130,13 @@ gst_motion_est_cuda_map_flags (GstBuffer * buffer, GstObject * cuda_context)
         || GST_CUDA_MEMORY_CAST (mem)->context != ctx)
       return 0;
   }
+#if GST_CHECK_VERSION (1, 24, 0)
+  /* From 1.24 a CUDA map no longer waits for the producer's stream (the
+   * reader must): the frame is copied on a stream of our own. */
+  for (guint i = 0; i < gst_buffer_n_memory (buffer); i++)
+    gst_cuda_memory_sync (GST_CUDA_MEMORY_CAST (gst_buffer_peek_memory
+            (buffer, i)));
+#endif
   return GST_MAP_CUDA;
 }
 

@@ -453,7 +453,12 @@ ensure_guides (MESession *s, size_t n, GError **error)
             "guide winners", error))
       return FALSE;
   s->guide_size = n;
-  return clear_guides (s, error);
+  if (!clear_guides (s, error)) {
+    /* not all tags cleared: cleared again, from allocation, next time */
+    s->guide_size = 0;
+    return FALSE;
+  }
+  return TRUE;
 }
 
 /* A slot's buffer of at least `need` bytes, grown (not kept) when smaller:
@@ -639,17 +644,37 @@ end_submit (MESession *s, const MECudaGeometry *g, gboolean temporal_ok)
   s->submitted++;
 }
 
+/* A submit that failed after it queued work on the slot's stream (an
+ * allocation that failed after the upload, a launch error) waits for that
+ * work: the caller's frame is then no longer read, and the slot, which the
+ * next submit takes again, is idle. */
+static gboolean
+abandon_slot (Slot *sl)
+{
+  cudaStreamSynchronize (sl->stream);
+  return FALSE;
+}
+
+static gboolean submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
+    const MESearchParams *params, MEField *out, GError **error);
+
 static gboolean
 cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
     MEField *out, GError **error)
 {
   if (!begin_submit (s, error))
     return FALSE;
+  Slot *sl = &s->slots[s->submitted % SLOTS];
+  return submit_frame (s, sl, luma, params, out, error) || abandon_slot (sl);
+}
 
+static gboolean
+submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
+    const MESearchParams *params, MEField *out, GError **error)
+{
   MECudaGeometry g;
   me_cuda_geometry_init (&g, luma->width, luma->height);
   const unsigned parts = params->partitions;
-  Slot *sl = &s->slots[s->submitted % SLOTS];
   const size_t ncells = gst_motion_vector_grid_offsets (
       (GstMotionVectorPartitionFlags)parts, g.mb_cols, g.mb_rows, sl->offsets);
 
@@ -758,14 +783,11 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
  * is collected in order with the others.  A pyramid is made later, by the
  * next frame's stream, if that one searches hierarchically. */
 static gboolean
-cuda_submit_reference (MESession *s, const MEPlane *luma, GError **error)
+submit_reference_frame (MESession *s, Slot *sl, const MEPlane *luma,
+    GError **error)
 {
-  if (!begin_submit (s, error))
-    return FALSE;
-
   MECudaGeometry g;
   me_cuda_geometry_init (&g, luma->width, luma->height);
-  Slot *sl = &s->slots[s->submitted % SLOTS];
   const unsigned f = s->submitted % NFRAMES;
   if (!ensure_frames (s, &g, error) ||
       !upload_frame (sl, luma, &g, s->frames[f], error))
@@ -782,6 +804,15 @@ cuda_submit_reference (MESession *s, const MEPlane *luma, GError **error)
   CHECK (cudaEventRecord (sl->done, sl->stream), "cudaEventRecord");
   end_submit (s, &g, FALSE);
   return TRUE;
+}
+
+static gboolean
+cuda_submit_reference (MESession *s, const MEPlane *luma, GError **error)
+{
+  if (!begin_submit (s, error))
+    return FALSE;
+  Slot *sl = &s->slots[s->submitted % SLOTS];
+  return submit_reference_frame (s, sl, luma, error) || abandon_slot (sl);
 }
 
 static gboolean
