@@ -188,11 +188,12 @@ struct MEBackend {
   guint64 collected;
 };
 
-static inline void
+/* TRUE when the caller's context is current (or there is none to make
+ * current); leave() only after a TRUE. */
+static inline gboolean
 enter (const MEBackendOptions * o)
 {
-  if (o->enter)
-    o->enter (o->context_data);
+  return !o->enter || o->enter (o->context_data);
 }
 
 static inline void
@@ -200,6 +201,16 @@ leave (const MEBackendOptions * o)
 {
   if (o->leave)
     o->leave (o->context_data);
+}
+
+static gboolean
+enter_or_fail (const MEBackendOptions * o, GError ** error)
+{
+  if (enter (o))
+    return TRUE;
+  g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_DEVICE,
+      "could not make the shared CUDA context current");
+  return FALSE;
 }
 
 MEBackend *
@@ -214,7 +225,8 @@ me_backend_open (const MEBackendOps * ops, const MEBackendOptions * options,
     me_backend_options_init (&defaults);
     options = &defaults;
   }
-  enter (options);
+  if (!enter_or_fail (options, error))
+    return NULL;
   session = ops->open (options, error);
   leave (options);
   if (!session)
@@ -233,9 +245,10 @@ me_backend_close (MEBackend * b)
 {
   if (!b)
     return;
-  enter (&b->options);
+  const gboolean entered = enter (&b->options);
   b->ops->close (b->session);
-  leave (&b->options);
+  if (entered)
+    leave (&b->options);
   g_queue_clear (&b->submitted);
   g_queue_clear (&b->fields);
   g_free (b);
@@ -276,10 +289,11 @@ me_backend_default_in_flight (MEBackend * b, const MESearchParams * params)
 void
 me_backend_set_in_flight (MEBackend * b, unsigned depth)
 {
-  enter (&b->options);
+  const gboolean entered = enter (&b->options);
   b->ops->set_in_flight (b->session,
       CLAMP (depth, 1, me_backend_max_in_flight (b)));
-  leave (&b->options);
+  if (entered)
+    leave (&b->options);
 }
 
 gboolean
@@ -297,7 +311,8 @@ me_backend_submit (MEBackend * b, const MEPlane * luma,
         b->ops->name);
     return FALSE;
   }
-  enter (&b->options);
+  if (!enter_or_fail (&b->options, error))
+    return FALSE;
   ok = b->ops->submit (b->session, luma, params, out, error);
   leave (&b->options);
   if (!ok)
@@ -316,11 +331,17 @@ me_backend_collect (MEBackend * b, GError ** error)
 {
   gboolean ok;
 
-  enter (&b->options);
-  ok = b->ops->collect (b->session, error);
-  leave (&b->options);
-  if (!ok)
+  ok = enter_or_fail (&b->options, error);
+  if (ok) {
+    ok = b->ops->collect (b->session, error);
+    leave (&b->options);
+  }
+  if (!ok) {
+    /* the frame's stats entry goes with it, so later ones stay in step */
+    g_free (g_queue_pop_head (&b->submitted));
+    g_queue_pop_head (&b->fields);
     return FALSE;
+  }
   if (b->options.stats && !g_queue_is_empty (&b->submitted)) {
     gint64 *t = g_queue_pop_head (&b->submitted);
     MEField *field = g_queue_pop_head (&b->fields);
@@ -342,9 +363,10 @@ me_backend_collect (MEBackend * b, GError ** error)
 void
 me_backend_reset (MEBackend * b)
 {
-  enter (&b->options);
+  const gboolean entered = enter (&b->options);
   b->ops->reset (b->session);
-  leave (&b->options);
+  if (entered)
+    leave (&b->options);
   g_queue_clear_full (&b->submitted, g_free);
   g_queue_clear (&b->fields);
 }

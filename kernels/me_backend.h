@@ -127,8 +127,11 @@ typedef struct {
   gboolean current_cuda_context;
   /* Optional: called on the calling thread around every call into the
    * session that may touch its device (open, submit, collect, reset,
-   * set_in_flight, close): where the caller pushes and pops that context. */
-  void (*enter) (gpointer context_data);
+   * set_in_flight, close): where the caller pushes and pops that context.
+   * enter returns FALSE when it could not: open, submit and collect then
+   * fail with ME_BACKEND_ERROR_DEVICE instead of running in whatever
+   * context is current (the others run all the same, to let go). */
+  gboolean (*enter) (gpointer context_data);
   void (*leave) (gpointer context_data);
   gpointer context_data;
   /* Backends that split frames over several devices: the devices to use,

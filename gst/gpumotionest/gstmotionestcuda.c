@@ -102,11 +102,11 @@ gst_motion_est_cuda_should_follow (GstBuffer * buffer,
       && (device_id < 0 || context_device (ctx) == device_id);
 }
 
-void
+gboolean
 gst_motion_est_cuda_push (gpointer cuda_context)
 {
-  if (cuda_context)
-    gst_cuda_context_push (GST_CUDA_CONTEXT (cuda_context));
+  return !cuda_context
+      || gst_cuda_context_push (GST_CUDA_CONTEXT (cuda_context));
 }
 
 void
@@ -207,9 +207,10 @@ gst_motion_est_cuda_should_follow (GstBuffer * buffer,
   return FALSE;
 }
 
-void
+gboolean
 gst_motion_est_cuda_push (gpointer cuda_context)
 {
+  return TRUE;
 }
 
 void

@@ -44,7 +44,7 @@ gboolean gst_motion_est_cuda_should_follow (GstBuffer * buffer,
     GstObject * cuda_context, gint device_id);
 
 /* Makes the context current on the calling thread, and undoes that. */
-void gst_motion_est_cuda_push (gpointer cuda_context);
+gboolean gst_motion_est_cuda_push (gpointer cuda_context);
 void gst_motion_est_cuda_pop (gpointer cuda_context);
 
 /* The map flag that makes gst_video_frame_map() give device pointers for a

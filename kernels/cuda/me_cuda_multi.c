@@ -92,7 +92,8 @@ multi_open (const MEBackendOptions * options, GError ** error)
    * one device's, and frames in it are read back by the caller. */
   MEBackendOptions o = *options;
   o.current_cuda_context = FALSE;
-  o.enter = o.leave = NULL;
+  o.enter = NULL;
+  o.leave = NULL;
   o.context_data = NULL;
   o.n_devices = 0;
   GString *name = g_string_new (NULL);
