@@ -688,13 +688,9 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
    * frames in flight is several frames after the start or a flush.  Only
    * the buffer's own DISCONT flag (and a flush, a caps change) drops the
    * reference.  Nor may it see that flag (strip_discont()). */
-  const gboolean discont = GST_BUFFER_IS_DISCONT (input)
-      || gst_mini_object_steal_qdata (GST_MINI_OBJECT (input), discont_quark)
+  const gboolean discont =
+      gst_mini_object_steal_qdata (GST_MINI_OBJECT (input), discont_quark)
       || self->discont_dropped;
-  if (GST_BUFFER_IS_DISCONT (input)) {
-    input = gst_buffer_make_writable (input);
-    GST_BUFFER_FLAG_UNSET (input, GST_BUFFER_FLAG_DISCONT);
-  }
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
   input = trans->queued_buf;
