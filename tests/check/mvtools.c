@@ -989,33 +989,24 @@ GST_END_TEST;
 
 /* ---- mvexport ---------------------------------------------------------- */
 
+/* Pushes @bufs (each with a meta; taken) through mvexport in @format and
+ * returns what it wrote. */
 static gchar *
-export_two_frames (const gchar * format)
+export_buffers (const gchar * format, GstBuffer ** bufs, guint n)
 {
-  GstVideoInfo info;
   gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "out.txt", NULL);
   gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s",
       path, format);
   GstHarness *h = gst_harness_new_parse (launch);
-  GstBuffer *buf;
-  GstMotionVectorMeta *meta;
   gchar *text = NULL;
-  guint i;
 
   fail_unless (dir != NULL);
-  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=64,"
-      "height=64,framerate=30/1");
-  for (i = 0; i < 2; i++) {
-    buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
-    GST_BUFFER_PTS (buf) = i * 33333333;
-    meta = add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
-        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, i ? -32 : 0, 0, 77);
-    if (i == 0)
-      meta->flags = GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
-    else
-      meta->ref_pts = 0;
-    fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
+  gst_harness_set_src_caps_str (h, I420_CAPS);
+  for (guint i = 0; i < n; i++) {
+    GstBuffer *buf;
+
+    fail_unless_equals_int (gst_harness_push (h, bufs[i]), GST_FLOW_OK);
     /* passthrough: the very same buffer comes out */
     buf = gst_harness_pull (h);
     fail_unless (gst_buffer_get_motion_vector_meta (buf) != NULL);
@@ -1031,6 +1022,27 @@ export_two_frames (const gchar * format)
   g_free (path);
   g_free (dir);
   return text;
+}
+
+static gchar *
+export_two_frames (const gchar * format)
+{
+  GstVideoInfo info;
+  GstBuffer *bufs[2];
+
+  for (guint i = 0; i < 2; i++) {
+    GstMotionVectorMeta *meta;
+
+    bufs[i] = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    GST_BUFFER_PTS (bufs[i]) = i * 33333333;
+    meta = add_meta (bufs[i], GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, i ? -32 : 0, 0, 77);
+    if (i == 0)
+      meta->flags = GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
+    else
+      meta->ref_pts = 0;
+  }
+  return export_buffers (format, bufs, 2);
 }
 
 GST_START_TEST (test_export_jsonl)
@@ -1071,29 +1083,12 @@ static gchar *
 export_times (const gchar * format, GstClockTime pts, GstClockTime ref_pts)
 {
   GstVideoInfo info;
-  gchar *dir = g_dir_make_tmp ("mvexport-XXXXXX", NULL);
-  gchar *path = g_build_filename (dir, "out.txt", NULL);
-  gchar *launch = g_strdup_printf ("mvexport location=\"%s\" format=%s",
-      path, format);
-  GstHarness *h = gst_harness_new_parse (launch);
   GstBuffer *buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
-  gchar *text = NULL;
 
-  gst_harness_set_src_caps_str (h, I420_CAPS);
   GST_BUFFER_PTS (buf) = pts;
   add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
       GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 77)->ref_pts = ref_pts;
-  fail_unless_equals_int (gst_harness_push (h, buf), GST_FLOW_OK);
-  gst_buffer_unref (gst_harness_pull (h));
-  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
-  gst_harness_teardown (h);
-  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
-  g_unlink (path);
-  g_rmdir (dir);
-  g_free (launch);
-  g_free (path);
-  g_free (dir);
-  return text;
+  return export_buffers (format, &buf, 1);
 }
 
 GST_START_TEST (test_export_large_times)
