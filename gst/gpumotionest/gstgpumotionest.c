@@ -108,7 +108,10 @@ struct _GstGpuMotionEst
    * serialized events and pass-through buffers that followed them */
   GQueue ready;
   GstClockTime prev_pts;
-  /* a DISCONT buffer was dropped by QoS: the next buffer is one */
+  /* QoS dropped a buffer: the next one leaves DISCONT (the stream has a
+   * gap); and if the dropped one was DISCONT, the next one also starts
+   * without a reference */
+  gboolean gap_dropped;
   gboolean discont_dropped;
   gboolean warned_fallback;
   /* "auto" passed over a backend that cannot do the search asked for:
@@ -282,7 +285,7 @@ close_backend (GstGpuMotionEst * self)
     me_backend_reset (self->backend);
   drop_jobs (self);
   close_session (self);
-  self->discont_dropped = FALSE;
+  self->gap_dropped = self->discont_dropped = FALSE;
 }
 
 /* Sets how many frames the backend keeps in flight: the property, or the
@@ -488,9 +491,8 @@ open_failed:
  * code after the backend, so every backend gives the same decision.  Only
  * with two shapes or more. */
 static void
-attach_modes (GstBuffer * buffer, guint lambda)
+attach_modes (GstMotionVectorMeta * meta, guint lambda)
 {
-  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buffer);
   const GstMotionVectorCell *grids[GST_MOTION_VECTOR_PARTITION_COUNT];
   guint mb_cols, mb_rows;
   guint8 *modes;
@@ -532,10 +534,11 @@ collect_one (GstGpuMotionEst * self)
   {
     GQueue followers = G_QUEUE_INIT;
     GstMiniObject *obj;
-    GstBuffer *buffer = gst_motion_est_job_finish (job, &followers);
+    GstMotionVectorMeta *meta = NULL;
+    GstBuffer *buffer = gst_motion_est_job_finish (job, &followers, &meta);
 
     if (decide)
-      attach_modes (buffer, lambda);
+      attach_modes (meta, lambda);
     /* What followed the frame leaves right after it. */
     g_queue_push_tail (&self->ready, buffer);
     while ((obj = g_queue_pop_head (&followers)))
@@ -624,9 +627,12 @@ auto_choice_stale (GstGpuMotionEst * self, const MESearchParams * params)
 
 /* GstBaseTransform's chain notes a DISCONT buffer before it hands it to
  * submit_input_buffer, and marks the next buffer that leaves: with frames
- * in flight an older, continuous frame.  So the flag is taken off before
- * the chain sees it, kept in the buffer's qdata, and put back on the
- * buffer it belongs to in submit_input_buffer. */
+ * in flight an older, continuous frame.  It does the same after a buffer
+ * that QoS dropped.  So the element decides which buffers leave DISCONT:
+ * the flag is taken off incoming buffers before the chain sees it and
+ * kept in their qdata (strip_discont()); submit_input_buffer marks the
+ * buffers that are to leave DISCONT with the same qdata, and a probe on
+ * the source pad sets the flag on exactly those (place_discont()). */
 static GQuark discont_quark;
 
 static gboolean
@@ -670,6 +676,40 @@ strip_discont (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
   return GST_PAD_PROBE_OK;
 }
 
+static gboolean
+place_discont_one (GstBuffer ** buf, guint idx, gpointer user_data)
+{
+  const gboolean want = gst_mini_object_steal_qdata (GST_MINI_OBJECT (*buf),
+      discont_quark) != NULL;
+
+  if (want != GST_BUFFER_IS_DISCONT (*buf)) {
+    *buf = gst_buffer_make_writable (*buf);
+    if (want)
+      GST_BUFFER_FLAG_SET (*buf, GST_BUFFER_FLAG_DISCONT);
+    else
+      GST_BUFFER_FLAG_UNSET (*buf, GST_BUFFER_FLAG_DISCONT);
+  }
+  return TRUE;
+}
+
+static GstPadProbeReturn
+place_discont (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
+
+    place_discont_one (&buf, 0, NULL);
+    GST_PAD_PROBE_INFO_DATA (info) = buf;
+  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
+    GstBufferList *list = gst_buffer_list_make_writable
+        (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+
+    gst_buffer_list_foreach (list, place_discont_one, NULL);
+    GST_PAD_PROBE_INFO_DATA (info) = list;
+  }
+  return GST_PAD_PROBE_OK;
+}
+
 static GstFlowReturn
 gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
@@ -688,25 +728,35 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
    * frames in flight is several frames after the start or a flush.  Only
    * the buffer's own DISCONT flag (and a flush, a caps change) drops the
    * reference.  Nor may it see that flag (strip_discont()). */
-  const gboolean discont =
+  const gboolean own_discont =
       gst_mini_object_steal_qdata (GST_MINI_OBJECT (input), discont_quark)
-      || self->discont_dropped;
+      != NULL;
+  gboolean discont;
+
   ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
   input = trans->queued_buf;
   trans->queued_buf = NULL;
   if (ret != GST_FLOW_OK || !input) {
-    /* a discontinuity QoS dropped is the next buffer's */
-    if (ret == GST_FLOW_OK && discont)
-      self->discont_dropped = TRUE;
+    /* QoS dropped it (GST_BASE_TRANSFORM_FLOW_DROPPED): the next buffer
+     * follows a gap, and a discontinuity the dropped one carried is the
+     * next one's too */
+    if (ret == GST_FLOW_OK || ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
+      self->gap_dropped = TRUE;
+      self->discont_dropped |= own_discont;
+    }
     gst_clear_buffer (&input);
     return ret;
   }
-  self->discont_dropped = FALSE;
-  if (discont) {
+  discont = own_discont || self->discont_dropped;
+  /* This buffer leaves DISCONT after a discontinuity or a dropped buffer;
+   * only a discontinuity drops the reference (below). */
+  if (discont || self->gap_dropped) {
     input = gst_buffer_make_writable (input);
-    GST_BUFFER_FLAG_SET (input, GST_BUFFER_FLAG_DISCONT);
+    gst_mini_object_set_qdata (GST_MINI_OBJECT (input), discont_quark,
+        GINT_TO_POINTER (1), NULL);
   }
+  self->gap_dropped = self->discont_dropped = FALSE;
 
   if (!GST_VIDEO_INFO_FORMAT (&self->info)) {
     gst_buffer_unref (input);
@@ -762,7 +812,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
       ret = GST_FLOW_ERROR;
       goto drop;
     }
-  } else if (GST_BUFFER_IS_DISCONT (input)) {
+  } else if (discont) {
     ret = collect_all (self);
     if (ret != GST_FLOW_OK)
       goto drop;
@@ -876,7 +926,7 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
         me_backend_reset (self->backend);
       drop_jobs (self);
       self->prev_pts = GST_CLOCK_TIME_NONE;
-      self->discont_dropped = FALSE;
+      self->gap_dropped = self->discont_dropped = FALSE;
       return ret;
     }
     default:
@@ -1402,4 +1452,7 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self),
       GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
       strip_discont, NULL, NULL);
+  gst_pad_add_probe (GST_BASE_TRANSFORM_SRC_PAD (self),
+      GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
+      place_discont, NULL, NULL);
 }

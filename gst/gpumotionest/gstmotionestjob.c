@@ -90,10 +90,21 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   return job;
 }
 
-/* Attaches the meta and hands the buffer back; what followed the frame
- * is appended to `followers`; the job is freed. */
+static gboolean
+remove_motion_vector_meta (GstBuffer * buffer, GstMeta ** meta,
+    gpointer user_data)
+{
+  if ((*meta)->info->api == GST_MOTION_VECTOR_META_API_TYPE)
+    *meta = NULL;
+  return TRUE;
+}
+
+/* Attaches the meta (returned in `meta`, NULL if it could not be added)
+ * and hands the buffer back; what followed the frame is appended to
+ * `followers`; the job is freed. */
 GstBuffer *
-gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers)
+gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
+    GstMotionVectorMeta ** meta_out)
 {
   GstBuffer *buffer = job->buffer;
   GstMotionVectorMeta *meta;
@@ -102,6 +113,10 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers)
   gst_video_frame_unmap (&job->frame);
   job->frame.buffer = NULL;
 
+  /* One field per buffer.  A field that came in with the frame (an
+   * earlier gpumotionest's, carried through a scaler) would be the one
+   * gst_buffer_get_motion_vector_meta() returns, in place of this one. */
+  gst_buffer_foreach_meta (buffer, remove_motion_vector_meta, NULL);
   bytes = g_steal_pointer (&job->cell_bytes);
   job->cells = NULL;
   meta = gst_buffer_add_motion_vector_meta (buffer, job->luma.width,
@@ -117,6 +132,8 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers)
     meta->search_range = job->params.search_range;
   }
 
+  if (meta_out)
+    *meta_out = meta;
   job->buffer = NULL;
   while (!g_queue_is_empty (&job->followers))
     g_queue_push_tail (followers, g_queue_pop_head (&job->followers));

@@ -37,7 +37,7 @@ GstMotionEstJob *gst_motion_est_job_new (GstBuffer * buffer,
     GError ** error);
 
 GstBuffer *gst_motion_est_job_finish (GstMotionEstJob * job,
-    GQueue * followers);
+    GQueue * followers, GstMotionVectorMeta ** meta);
 
 void gst_motion_est_job_free (GstMotionEstJob * job);
 

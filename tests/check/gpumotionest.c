@@ -982,6 +982,119 @@ GST_START_TEST (test_reference_kept_at_every_depth)
 
 GST_END_TEST;
 
+/* Frame i, searched against frame `ref`: its flags and its vectors (the
+ * frames move one pixel a frame). */
+static void
+pull_one_checked (GstHarness * h, guint i, gint ref, gboolean discont)
+{
+  GstBuffer *out = gst_harness_pull (h);
+  GstMotionVectorMeta *m;
+
+  fail_unless (out != NULL, "frame %u missing", i);
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+  fail_unless (!GST_BUFFER_IS_DISCONT (out) == !discont, "frame %u: DISCONT %s",
+      i, GST_BUFFER_IS_DISCONT (out) ? "set" : "missing");
+  m = get_meta (out);
+  if (ref < 0) {
+    check_no_reference (m);
+  } else {
+    fail_if (m->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE,
+        "frame %u lost its reference", i);
+    fail_unless_equals_uint64 (m->ref_pts, ref * GST_SECOND / 30);
+    check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 64, 48,
+        i - ref, 0);
+  }
+  gst_buffer_unref (out);
+}
+
+/* QoS: downstream says frame i is already late, so the base class drops
+ * it. */
+static void
+make_late (GstHarness * h, guint i)
+{
+  fail_unless (gst_harness_push_upstream_event (h,
+          gst_event_new_qos (GST_QOS_TYPE_UNDERFLOW, 1.0, 0,
+              i * GST_SECOND / 30)));
+}
+
+/* A buffer dropped by QoS leaves a gap: the next buffer, and only it,
+ * leaves DISCONT (not the older frame in flight that leaves first after
+ * the drop), searched against the last frame kept.  A dropped DISCONT
+ * buffer passes its discontinuity on: the next buffer has no reference. */
+GST_START_TEST (test_qos_drop_marks_the_next_frame)
+{
+  for (guint depth = 1; depth <= 8; depth++) {
+    GstHarness *h = harness_deep (depth);
+
+    GST_INFO ("depth %u", depth);
+    g_object_set (h->element, "qos", TRUE, NULL);
+    push_discont_frame (h, 0);
+    push_frames (h, 1, 5);
+    make_late (h, 6);
+    push_frames (h, 6, 3);      /* 6 is dropped */
+    make_late (h, 9);
+    push_discont_frame (h, 9);  /* dropped */
+    push_frames (h, 10, 2);
+    fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+    pull_checked_flags (h, 0, 6, FALSE, TRUE);
+    pull_one_checked (h, 7, 5, TRUE);
+    pull_one_checked (h, 8, 7, FALSE);
+    pull_one_checked (h, 10, -1, TRUE);
+    pull_one_checked (h, 11, 10, FALSE);
+    fail_unless (gst_harness_try_pull (h) == NULL);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* A frame that comes in with a field already (an earlier gpumotionest's,
+ * kept through a scaler) leaves with this element's field only, and the
+ * partition decision goes on that field. */
+GST_START_TEST (test_field_on_input_replaced)
+{
+  const GstMotionVectorPartitionFlags stale_parts =
+      GST_MOTION_VECTOR_PARTITIONS_8X8;
+  GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+  const guint stale_cells = gst_motion_vector_layout (64, 48, stale_parts,
+      grids);
+  GstHarness *h = harness_new ("I420", 64, 48, 8,
+      GST_MOTION_VECTOR_PARTITIONS_ALL);
+
+  g_object_set (h->element, "mode-decision", TRUE, NULL);
+  for (guint i = 0; i < 2; i++) {
+    GstBuffer *in = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 100 + i, 100,
+        0);
+    GBytes *stale = g_bytes_new_take (g_malloc0 (stale_cells *
+            sizeof (GstMotionVectorCell)),
+        stale_cells * sizeof (GstMotionVectorCell));
+    GstBuffer *out;
+    GstMotionVectorMeta *m;
+    gpointer state = NULL;
+    guint fields = 0;
+
+    fail_unless (gst_buffer_add_motion_vector_meta (in, 64, 48, stale_parts,
+            stale) != NULL);
+    g_bytes_unref (stale);
+    out = push_pull (h, in);
+    while (gst_buffer_iterate_meta_filtered (out, &state,
+            GST_MOTION_VECTOR_META_API_TYPE))
+      fields++;
+    fail_unless_equals_int (fields, 1);
+    m = get_meta (out);
+    fail_unless_equals_int (m->partitions, GST_MOTION_VECTOR_PARTITIONS_ALL);
+    fail_unless_equals_int (m->search_range, 8);
+    fail_unless (m->flags & GST_MOTION_VECTOR_META_FLAG_HAS_MODES);
+    if (i == 1)
+      check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 64, 48, 1, 0);
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* ---- a backend that cannot be opened mid-stream --------------------------- */
 
 static GstBus *
@@ -2062,6 +2175,8 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_meta_rescaled_downstream);
   tcase_add_test (tc, test_host_memory_pool);
   tcase_add_test (tc, test_reference_kept_at_every_depth);
+  tcase_add_test (tc, test_qos_drop_marks_the_next_frame);
+  tcase_add_test (tc, test_field_on_input_replaced);
   tcase_add_test (tc, test_backend_reopen_failure);
   tcase_add_test (tc, test_auto_fallback_warns_once);
   tcase_add_test (tc, test_active_backend_while_reopening);
