@@ -470,6 +470,77 @@ vecset_clear (VecSet * v)
   v->n = 0;
 }
 
+/* The same union as one 64-bit mask per row of the squares' bounding box,
+ * when the box is at most 64 wide and SETBOX_ROWS tall, as it is where the
+ * neighbours' winners lie close together: forming it costs an or per row of
+ * each square, against the bit set's read-modify-write and bookkeeping. */
+#define SETBOX_ROWS 64
+
+typedef struct {
+  int x0, y0, h;
+  guint64 row[SETBOX_ROWS];
+} SetBox;
+
+/* Centre i's square is +-d[i] around (cx[i], cy[i]), clipped to [-R, R]^2.
+ * Returns FALSE, leaving the caller to the bit set, when the box is too
+ * large. */
+static gboolean
+setbox_build (SetBox * b, const int *cx, const int *cy, const int *d, int nc,
+    int R)
+{
+  int x0 = R + 1, x1 = -R - 1, y0 = R + 1, y1 = -R - 1;
+
+  for (int i = 0; i < nc; i++) {
+    x0 = MIN (x0, MAX (cx[i] - d[i], -R));
+    x1 = MAX (x1, MIN (cx[i] + d[i], R));
+    y0 = MIN (y0, MAX (cy[i] - d[i], -R));
+    y1 = MAX (y1, MIN (cy[i] + d[i], R));
+  }
+  if (x1 < x0 || y1 < y0) {
+    b->h = 0;
+    return TRUE;
+  }
+  if (x1 - x0 >= 64 || y1 - y0 >= SETBOX_ROWS)
+    return FALSE;
+  b->x0 = x0;
+  b->y0 = y0;
+  b->h = y1 - y0 + 1;
+  memset (b->row, 0, sizeof (guint64) * b->h);
+  for (int i = 0; i < nc; i++) {
+    const int sx0 = MAX (cx[i] - d[i], -R), sx1 = MIN (cx[i] + d[i], R);
+    const int sy0 = MAX (cy[i] - d[i], -R), sy1 = MIN (cy[i] + d[i], R);
+    if (sx1 < sx0)
+      continue;
+    const guint64 m = ((G_GUINT64_CONSTANT (2) << (sx1 - sx0)) - 1)
+        << (sx0 - x0);
+    for (int y = sy0; y <= sy1; y++)
+      b->row[y - y0] |= m;
+  }
+  return TRUE;
+}
+
+/* The smaller of `best` and the smallest key of n listed candidates
+ * (xs[i], ys[i]) with costs sad[i]: the smallest cost first, in a
+ * branch-free pass, then the keys of the candidates that have it (a larger
+ * cost loses whatever the vector, me_cost.h). */
+static uint64_t
+best_of_points (const uint32_t * sad, const int *xs, const int *ys, int n,
+    uint64_t best)
+{
+  uint32_t m = UINT32_MAX;
+
+  for (int i = 0; i < n; i++)
+    m = sad[i] < m ? sad[i] : m;
+  if (n == 0 || m > me_key_cost (best))
+    return best;
+  for (int i = 0; i < n; i++)
+    if (sad[i] == m) {
+      const uint64_t key = me_key (m, xs[i], ys[i]);
+      best = key < best ? key : best;
+    }
+  return best;
+}
+
 /* Level 1 of one macroblock row: the union of the squares around the
  * doubled level-2 winners, gathered and costed in one call of the DSP's
  * scattered 8x8 SADs; into s->level1. */
@@ -483,13 +554,14 @@ level1_row (MESession * s, Scratch * scratch, unsigned mby)
   int xs[ME_HIER_SET_MAX], ys[ME_HIER_SET_MAX];
   uint32_t sad[ME_HIER_SET_MAX];
   VecSet set;
+  SetBox box;
 
   vecset_init (&set, R1);
   for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
     const size_t me = (size_t) mby * f->mb_cols + mbx;
     const guint8 *rb = rl->origin + (ptrdiff_t) 8 * mby * rl->stride + 8 * mbx;
-    int cx[ME_HIER_CENTRES], cy[ME_HIER_CENTRES];
-    const int nc = hier_centres (f, s->guide, mbx, mby, cx, cy);
+    int cx[ME_HIER_CENTRES], cy[ME_HIER_CENTRES], dd[ME_HIER_CENTRES];
+    int nc = hier_centres (f, s->guide, mbx, mby, cx, cy);
     uint64_t best = ME_KEY_NONE;
     guint8 c[64];
     int n = 0;
@@ -497,6 +569,20 @@ level1_row (MESession * s, Scratch * scratch, unsigned mby)
     for (int y = 0; y < 8; y++)
       memcpy (c + 8 * y, cl->origin + ((ptrdiff_t) 8 * mby + y) * cl->stride
           + 8 * mbx, 8);
+    for (int i = 0; i < nc; i++)
+      dd[i] = i == 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
+    if (nc > 1 && setbox_build (&box, cx, cy, dd, nc, R1)) {
+      for (int r = 0; r < box.h; r++) {
+        const int y = box.y0 + r;
+        for (guint64 m = box.row[r]; m; m &= m - 1) {
+          const int x = box.x0 + __builtin_ctzll (m);
+          off[n] = (ptrdiff_t) y * rl->stride + x;
+          xs[n] = x;
+          ys[n++] = y;
+        }
+      }
+      nc = 0;
+    }
     for (int i = 0; i < nc; i++) {
       const int d = i == 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
       const int x0 = MAX (cx[i] - d, -R1), x1 = MIN (cx[i] + d, R1);
@@ -515,12 +601,7 @@ level1_row (MESession * s, Scratch * scratch, unsigned mby)
     }
     vecset_clear (&set);
     s->dsp.sad8x8_points (c, rb, rl->stride, n, off, sad);
-    for (int i = 0; i < n; i++)
-      /* a larger cost loses whatever the vector (me_cost.h's key) */
-      if (sad[i] <= me_key_cost (best)) {
-        const uint64_t key = me_key (sad[i], xs[i], ys[i]);
-        best = key < best ? key : best;
-      }
+    best = best_of_points (sad, xs, ys, n, best);
     s->level1[2 * me] = me_key_dx (best);
     s->level1[2 * me + 1] = me_key_dy (best);
   }
@@ -536,16 +617,18 @@ level0_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   const int R = s->params->search_range;
   const MEField *f = s->field;
-  uint64_t keys[2 * MAX (ME_HIER_REFINE, ME_HIER_NEIGHBOUR_REFINE) + 1];
+  uint64_t keys[64];
   ptrdiff_t off[ME_HIER_SET_MAX];
   int xs[ME_HIER_SET_MAX], dys[ME_HIER_SET_MAX];
   uint32_t sad[ME_HIER_SET_MAX];
   VecSet set;
+  SetBox box;
   Walk w;
 
   vecset_init (&set, R);
   for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
     int cx[ME_HIER_CENTRES + 1], cy[ME_HIER_CENTRES + 1];
+    int dd[ME_HIER_CENTRES + 1];
     int nc = hier_centres (f, s->level1, mbx, mby, cx, cy);
     /* with one centre the set is its square and perhaps the zero vector,
      * and needs no bits */
@@ -558,9 +641,32 @@ level0_row (MESession * s, Scratch * scratch, unsigned mby)
     }
     walk_init (&w, s, scratch, mbx, mby);
     int n = 0;
-    for (int i = 0; i < nc; i++) {
-      const int d = i == 0 ? ME_HIER_REFINE : i < nc - 1 ?
+    for (int i = 0; i < nc; i++)
+      dd[i] = i == 0 ? ME_HIER_REFINE : i < nc - 1 ?
           ME_HIER_NEIGHBOUR_REFINE : 0;
+    if (!one && setbox_build (&box, cx, cy, dd, nc, R)) {
+      for (int r = 0; r < box.h; r++) {
+        const int y = box.y0 + r;
+        guint64 m = box.row[r];
+        for (; w.only16 && m; m &= m - 1) {
+          const int x = box.x0 + __builtin_ctzll (m);
+          off[n] = (ptrdiff_t) y * w.stride + x;
+          xs[n] = x;
+          dys[n++] = y;
+        }
+        /* each run of members in one pass */
+        while (m) {
+          const int k = __builtin_ctzll (m);
+          const guint64 gap = ~(m >> k);    /* 0 for a run of 64 */
+          const int len = gap ? __builtin_ctzll (gap) : 64;
+          visit_row (&w, box.x0 + k, y, len, keys);
+          m &= ~(((G_GUINT64_CONSTANT (2) << (len - 1)) - 1) << k);
+        }
+      }
+      nc = 0;
+    }
+    for (int i = 0; i < nc; i++) {
+      const int d = dd[i];
       const int x0 = MAX (cx[i] - d, -R), x1 = MIN (cx[i] + d, R);
       for (int y = MAX (cy[i] - d, -R); y <= MIN (cy[i] + d, R) && x0 <= x1;
           y++) {
@@ -586,11 +692,7 @@ level0_row (MESession * s, Scratch * scratch, unsigned mby)
     vecset_clear (&set);
     if (n > 0) {
       s->dsp.sad16_points (scratch->cur, w.ref, w.stride, n, off, sad);
-      for (int i = 0; i < n; i++)
-        if (sad[i] <= me_key_cost (w.best[0])) {
-          const uint64_t key = me_key (sad[i], xs[i], dys[i]);
-          w.best[0] = key < w.best[0] ? key : w.best[0];
-        }
+      w.best[0] = best_of_points (sad, xs, dys, n, w.best[0]);
     }
     walk_store (&w, s, mbx, mby);
   }
