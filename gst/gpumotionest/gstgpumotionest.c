@@ -511,6 +511,29 @@ attach_modes (GstMotionVectorMeta * meta, guint lambda)
   g_bytes_unref (bytes);
 }
 
+/* After a failed collect or submit the element and the backend may no
+ * longer agree on which frames are in flight: a context that cannot be
+ * made current collects nothing, and cuda-multi drops its frames when a
+ * reference copy fails.  So the backend is reset, which waits for whatever
+ * it still runs (copies into the frames' cells included), and the frames
+ * the element holds go with the error; what followed them (events, gap
+ * buffers) still leaves, in order.  The next frame has no reference. */
+static void
+abandon_in_flight (GstGpuMotionEst * self)
+{
+  GstMotionEstJob *job;
+  GstMiniObject *obj;
+
+  if (self->backend)
+    me_backend_reset (self->backend);
+  while ((job = g_queue_pop_head (&self->pending))) {
+    while ((obj = g_queue_pop_head (&job->followers)))
+      g_queue_push_tail (&self->ready, obj);
+    gst_motion_est_job_free (job);
+  }
+  self->prev_pts = GST_CLOCK_TIME_NONE;
+}
+
 /* Waits for the oldest frame in flight and moves it to the ready queue. */
 static GstFlowReturn
 collect_one (GstGpuMotionEst * self)
@@ -525,7 +548,8 @@ collect_one (GstGpuMotionEst * self)
         ("Motion search failed on the %s backend: %s",
             me_backend_name (self->backend),
             error->message), (NULL));
-    gst_motion_est_job_free (job);
+    g_queue_push_head (&self->pending, job);
+    abandon_in_flight (self);
     return GST_FLOW_ERROR;
   }
   GST_OBJECT_LOCK (self);
@@ -794,8 +818,13 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   /* A new depth keeps the reference: finish what is in flight first. */
   if (redepth) {
     ret = collect_all (self);
-    if (ret != GST_FLOW_OK)
+    if (ret != GST_FLOW_OK) {
+      /* the next buffer tries again */
+      GST_OBJECT_LOCK (self);
+      self->depth_dirty = TRUE;
+      GST_OBJECT_UNLOCK (self);
       goto drop;
+    }
     apply_depth (self, in_flight, &params);
   }
 
@@ -874,6 +903,7 @@ submit_failed:
       ("Motion search failed on the %s backend: %s",
           me_backend_name (self->backend), error->message), (NULL));
   gst_motion_est_job_free (job);
+  abandon_in_flight (self);
   return GST_FLOW_ERROR;
 }
 

@@ -65,6 +65,26 @@ context_device (GstCudaContext * ctx)
   return (gint) device;
 }
 
+/* Replaces the element's context under its object lock: other threads
+ * (a CONTEXT query, the session's open) take a reference under that lock,
+ * so the old context must not be released between their read and their
+ * ref. */
+static void
+replace_context (GstElement * element, GstObject ** cuda_context,
+    GstObject * ctx)
+{
+  GstObject *old;
+
+  if (ctx)
+    gst_object_ref (ctx);
+  GST_OBJECT_LOCK (element);
+  old = *cuda_context;
+  *cuda_context = ctx;
+  GST_OBJECT_UNLOCK (element);
+  if (old)
+    gst_object_unref (old);
+}
+
 gboolean
 gst_motion_est_cuda_ensure_context (GstElement * element, gint device_id,
     GstBuffer * buffer, GstObject ** cuda_context)
@@ -78,13 +98,13 @@ gst_motion_est_cuda_ensure_context (GstElement * element, gint device_id,
       && *cuda_context != GST_OBJECT (from_buffer)) {
     GST_INFO_OBJECT (element, "searching in the context of the frames "
         "(device %d)", context_device (from_buffer));
-    gst_object_replace (cuda_context, GST_OBJECT (from_buffer));
+    replace_context (element, cuda_context, GST_OBJECT (from_buffer));
     return TRUE;
   }
   if (*cuda_context && (device_id < 0
           || context_device (GST_CUDA_CONTEXT (*cuda_context)) == device_id))
     return TRUE;
-  gst_clear_object (cuda_context);
+  replace_context (element, cuda_context, NULL);
   /* no driver: the library would assert rather than fail */
   if (!gst_cuda_load_library ())
     return FALSE;

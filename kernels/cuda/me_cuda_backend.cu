@@ -825,8 +825,20 @@ cuda_collect (MESession *s, GError **error)
   }
   Slot *sl = &s->slots[s->collected % SLOTS];
   s->collected++;
-  CHECK (select_device (s), "cudaSetDevice");
-  CHECK (cudaEventSynchronize (sl->done), "search");
+  /* The frame counts as collected whatever happens, so that the element
+   * and the session agree on what is in flight; if the wait fails, the
+   * slot's stream is still waited for (its result ignored) before the
+   * caller frees what the copies write into. */
+  const char *what = "cudaSetDevice";
+  cudaError_t e = select_device (s);
+  if (e == cudaSuccess) {
+    what = "search";
+    e = cudaEventSynchronize (sl->done);
+  }
+  if (e != cudaSuccess) {
+    cudaStreamSynchronize (sl->stream);
+    return check (e, what, error);
+  }
 
   MEField *out = sl->out;
   if (!out) /* a reference only: nothing to hand over, nothing timed */

@@ -17,6 +17,14 @@ me_cuda_host_is_pinned (const void *ptr)
   return attr.type == cudaMemoryTypeHost;
 }
 
+/* The blocks that fell back to g_malloc, so that a free need not ask CUDA
+ * what a pointer is: during process exit (a static object's destructor
+ * closing a pipeline) the runtime is unloading, answers no question, and
+ * a pinned block taken for an ordinary one would go to g_free.  Fallbacks
+ * are rare; the set is nearly always empty. */
+static GMutex fallback_lock;
+static GHashTable *fallbacks;
+
 void *
 me_cuda_host_alloc (size_t size)
 {
@@ -26,18 +34,31 @@ me_cuda_host_alloc (size_t size)
   if (cudaHostAlloc (&ptr, size, cudaHostAllocPortable) == cudaSuccess)
     return ptr;
   cudaGetLastError ();
-  return g_malloc (size);
+  ptr = g_malloc (size);
+  g_mutex_lock (&fallback_lock);
+  if (!fallbacks)
+    fallbacks = g_hash_table_new (g_direct_hash, g_direct_equal);
+  g_hash_table_add (fallbacks, ptr);
+  g_mutex_unlock (&fallback_lock);
+  return ptr;
 }
 
 void
 me_cuda_host_free (void *ptr)
 {
+  gboolean fallback;
+
   if (!ptr)
     return;
-  if (me_cuda_host_is_pinned (ptr))
-    cudaFreeHost (ptr);
-  else
+  g_mutex_lock (&fallback_lock);
+  fallback = fallbacks && g_hash_table_remove (fallbacks, ptr);
+  g_mutex_unlock (&fallback_lock);
+  if (fallback) {
     g_free (ptr);
+  } else if (cudaFreeHost (ptr) != cudaSuccess) {
+    /* the runtime is unloading: the process is ending, the block with it */
+    cudaGetLastError ();
+  }
 }
 
 int
