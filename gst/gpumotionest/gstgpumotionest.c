@@ -532,6 +532,8 @@ abandon_in_flight (GstGpuMotionEst * self)
     gst_motion_est_job_free (job);
   }
   self->prev_pts = GST_CLOCK_TIME_NONE;
+  /* the next buffer that leaves follows a gap */
+  self->gap_dropped = TRUE;
 }
 
 /* Waits for the oldest frame in flight and moves it to the ready queue. */
@@ -725,13 +727,59 @@ place_discont (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
     place_discont_one (&buf, 0, NULL);
     GST_PAD_PROBE_INFO_DATA (info) = buf;
   } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-    GstBufferList *list = gst_buffer_list_make_writable
-        (GST_PAD_PROBE_INFO_BUFFER_LIST (info));
+    /* the element pushes single buffers; a list is made writable only
+     * when a flag is to change */
+    GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
+    gboolean change = FALSE;
 
-    gst_buffer_list_foreach (list, place_discont_one, NULL);
-    GST_PAD_PROBE_INFO_DATA (info) = list;
+    for (guint i = 0; i < gst_buffer_list_length (list); i++) {
+      GstBuffer *b = gst_buffer_list_get (list, i);
+      change |= (gst_mini_object_get_qdata (GST_MINI_OBJECT (b),
+              discont_quark) != NULL) != GST_BUFFER_IS_DISCONT (b);
+    }
+    if (change) {
+      list = gst_buffer_list_make_writable (list);
+      gst_buffer_list_foreach (list, place_discont_one, NULL);
+      GST_PAD_PROBE_INFO_DATA (info) = list;
+    }
   }
   return GST_PAD_PROBE_OK;
+}
+
+static gboolean
+drop_field_meta (GstBuffer * buffer, GstMeta ** meta, gpointer user_data)
+{
+  if ((*meta)->info->api == GST_MOTION_VECTOR_META_API_TYPE) {
+    if (GST_META_FLAG_IS_SET (*meta, GST_META_FLAG_LOCKED))
+      *(gboolean *) user_data = TRUE;
+    else
+      *meta = NULL;
+  }
+  return TRUE;
+}
+
+/* One field per buffer: a motion-vector meta that came in with the frame
+ * (an earlier gpumotionest's, kept through a scaler) would be the one
+ * gst_buffer_get_motion_vector_meta() returns, in place of this element's.
+ * A locked one (a buffer pool's) stays on the pool's buffer, and the frame
+ * goes on as a copy without it. */
+static GstBuffer *
+drop_field_metas (GstBuffer * buffer)
+{
+  gboolean locked = FALSE;
+
+  if (!gst_buffer_get_motion_vector_meta (buffer))
+    return buffer;
+  buffer = gst_buffer_make_writable (buffer);
+  gst_buffer_foreach_meta (buffer, drop_field_meta, &locked);
+  if (locked) {
+    GstBuffer *copy = gst_buffer_copy (buffer);
+
+    gst_buffer_unref (buffer);
+    buffer = copy;
+    gst_buffer_foreach_meta (buffer, drop_field_meta, &locked);
+  }
+  return buffer;
 }
 
 static GstFlowReturn
@@ -772,6 +820,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     gst_clear_buffer (&input);
     return ret;
   }
+  input = drop_field_metas (input);
   discont = own_discont || self->discont_dropped;
   /* This buffer leaves DISCONT after a discontinuity or a dropped buffer;
    * only a discontinuity drops the reference (below). */

@@ -90,15 +90,6 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   return job;
 }
 
-static gboolean
-remove_motion_vector_meta (GstBuffer * buffer, GstMeta ** meta,
-    gpointer user_data)
-{
-  if ((*meta)->info->api == GST_MOTION_VECTOR_META_API_TYPE)
-    *meta = NULL;
-  return TRUE;
-}
-
 /* Attaches the meta (returned in `meta`, NULL if it could not be added)
  * and hands the buffer back; what followed the frame is appended to
  * `followers`; the job is freed. */
@@ -113,10 +104,6 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
   gst_video_frame_unmap (&job->frame);
   job->frame.buffer = NULL;
 
-  /* One field per buffer.  A field that came in with the frame (an
-   * earlier gpumotionest's, carried through a scaler) would be the one
-   * gst_buffer_get_motion_vector_meta() returns, in place of this one. */
-  gst_buffer_foreach_meta (buffer, remove_motion_vector_meta, NULL);
   bytes = g_steal_pointer (&job->cell_bytes);
   job->cells = NULL;
   meta = gst_buffer_add_motion_vector_meta (buffer, job->luma.width,

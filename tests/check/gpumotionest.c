@@ -1050,8 +1050,9 @@ GST_START_TEST (test_qos_drop_marks_the_next_frame)
 GST_END_TEST;
 
 /* A frame that comes in with a field already (an earlier gpumotionest's,
- * kept through a scaler) leaves with this element's field only, and the
- * partition decision goes on that field. */
+ * kept through a scaler, or a locked one of a buffer pool's) leaves with
+ * this element's field only, and the partition decision goes on that
+ * field. */
 GST_START_TEST (test_field_on_input_replaced)
 {
   const GstMotionVectorPartitionFlags stale_parts =
@@ -1070,13 +1071,17 @@ GST_START_TEST (test_field_on_input_replaced)
             sizeof (GstMotionVectorCell)),
         stale_cells * sizeof (GstMotionVectorCell));
     GstBuffer *out;
-    GstMotionVectorMeta *m;
+    GstMotionVectorMeta *m, *stale_meta;
     gpointer state = NULL;
     guint fields = 0;
 
-    fail_unless (gst_buffer_add_motion_vector_meta (in, 64, 48, stale_parts,
-            stale) != NULL);
+    stale_meta = gst_buffer_add_motion_vector_meta (in, 64, 48, stale_parts,
+        stale);
+    fail_unless (stale_meta != NULL);
     g_bytes_unref (stale);
+    /* a buffer pool's meta is locked to its buffer */
+    if (i == 1)
+      GST_META_FLAG_SET (&stale_meta->meta, GST_META_FLAG_LOCKED);
     out = push_pull (h, in);
     while (gst_buffer_iterate_meta_filtered (out, &state,
             GST_MOTION_VECTOR_META_API_TYPE))
