@@ -1111,7 +1111,8 @@ prepend_allocator (GstQuery * query, GstAllocator * allocator,
 
 /* Offers upstream a pool of the backend's preferred host memory (pinned
  * memory for the GPU): frames written there are uploaded without a staging
- * copy.  Strided frames are fine, so GstVideoMeta is accepted too. */
+ * copy.  The element reads strided frames, but it passes its buffers on as
+ * they are: GstVideoMeta is in the answer only if downstream's says so. */
 static gboolean
 gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
     GstQuery * decide_query, GstQuery * query)
@@ -1129,7 +1130,6 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
    * a hint (a fakesink has none), so a refusal does not end the query. */
   GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
       decide_query, query);
-  gst_query_add_allocation_meta (query, GST_VIDEO_META_API_TYPE, NULL);
 
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !self->backend || !gst_video_info_from_caps (&info, caps))

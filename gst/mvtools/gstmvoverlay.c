@@ -603,6 +603,10 @@ gst_mv_overlay_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
         ("no caps before the first buffer"));
     return GST_FLOW_NOT_NEGOTIATED;
   }
+  /* Filler (gpumotionest passes gap buffers of any size on, unsearched):
+   * nothing to draw on, nor any field to draw. */
+  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP))
+    return GST_FLOW_OK;
   if (!gst_base_transform_is_passthrough (trans))
     flags |= GST_MAP_WRITE;
 
@@ -728,6 +732,18 @@ gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
   GST_OBJECT_UNLOCK (self);
 }
 
+/* The properties are controllable: their control sources are sampled at
+ * each buffer's stream time, before it is drawn. */
+static void
+gst_mv_overlay_before_transform (GstBaseTransform * trans, GstBuffer * buf)
+{
+  GstClockTime t = gst_segment_to_stream_time (&trans->segment,
+      GST_FORMAT_TIME, GST_BUFFER_PTS (buf));
+
+  if (GST_CLOCK_TIME_IS_VALID (t))
+    gst_object_sync_values (GST_OBJECT (trans), t);
+}
+
 static void
 gst_mv_overlay_class_init (GstMvOverlayClass * klass)
 {
@@ -799,6 +815,8 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
   filter_class->transform_frame_ip =
       GST_DEBUG_FUNCPTR (gst_mv_overlay_transform_frame_ip);
   trans_class->transform_ip = GST_DEBUG_FUNCPTR (gst_mv_overlay_transform_ip);
+  trans_class->before_transform =
+      GST_DEBUG_FUNCPTR (gst_mv_overlay_before_transform);
   trans_class->start = GST_DEBUG_FUNCPTR (gst_mv_overlay_start);
 
   gst_type_mark_as_plugin_api (gst_mv_overlay_mode_get_type (), 0);

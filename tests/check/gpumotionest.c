@@ -897,6 +897,33 @@ GST_START_TEST (test_host_memory_pool)
 GST_END_TEST;
 
 
+/* The element passes its buffers on as they are: upstream may send strided
+ * frames (GstVideoMeta) only if downstream reads them. */
+GST_START_TEST (test_allocation_video_meta_from_downstream)
+{
+  for (guint down = 0; down < 2; down++) {
+    GstHarness *h = gst_harness_new ("gpumotionest");
+    GstCaps *caps = gst_caps_from_string ("video/x-raw,format=I420,"
+        "width=64,height=48,framerate=30/1");
+    GstQuery *q;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+    if (down)
+      gst_harness_add_propose_allocation_meta (h, GST_VIDEO_META_API_TYPE,
+          NULL);
+    gst_harness_set_src_caps (h, gst_caps_ref (caps));
+    q = gst_query_new_allocation (caps, TRUE);
+    fail_unless (gst_pad_peer_query (h->srcpad, q));
+    fail_unless_equals_int (gst_query_find_allocation_meta (q,
+            GST_VIDEO_META_API_TYPE, NULL), down);
+    gst_query_unref (q);
+    gst_caps_unref (caps);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
 /* ---- frames in flight keep their references ------------------------------- */
 
 /* Frame i of a stream cut into segments: every frame but the first of a
@@ -2179,6 +2206,7 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_property_change_while_playing);
   tcase_add_test (tc, test_meta_rescaled_downstream);
   tcase_add_test (tc, test_host_memory_pool);
+  tcase_add_test (tc, test_allocation_video_meta_from_downstream);
   tcase_add_test (tc, test_reference_kept_at_every_depth);
   tcase_add_test (tc, test_qos_drop_marks_the_next_frame);
   tcase_add_test (tc, test_field_on_input_replaced);

@@ -11,6 +11,8 @@
 #include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
+#include <gst/controller/gstinterpolationcontrolsource.h>
+#include <gst/controller/gstdirectcontrolbinding.h>
 #include <gst/video/video.h>
 #include <gst/motionvectors/gstmotionvectormeta.h>
 #ifdef G_OS_UNIX
@@ -304,6 +306,83 @@ GST_START_TEST (test_overlay_no_meta_passthrough)
     gst_buffer_unref (out);
     g_free (expected);
   }
+}
+
+GST_END_TEST;
+
+/* Gap buffers are filler (gpumotionest passes them on, of any size, with
+ * no field): they pass through the overlay untouched, and the stream goes
+ * on. */
+GST_START_TEST (test_overlay_gap_buffers)
+{
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info), *out;
+  GstHarness *h = overlay_harness ("mvoverlay legend=true", &info);
+  const gsize sizes[] = { 0, 100, info.size };
+
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++) {
+    GstBuffer *gap = gst_buffer_new_allocate (NULL, sizes[i], NULL);
+
+    gst_buffer_memset (gap, 0, 0x5a, sizes[i]);
+    GST_BUFFER_FLAG_SET (gap, GST_BUFFER_FLAG_GAP);
+    GST_BUFFER_PTS (gap) = i;
+    fail_unless_equals_int (gst_harness_push (h, gap), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    fail_unless (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_GAP));
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i);
+    fail_unless_equals_uint64 (gst_buffer_get_size (out), sizes[i]);
+    /* untouched: not drawn on, not even a legend */
+    for (gsize k = 0; k < sizes[i]; k += 97) {
+      guint8 v = 0;
+      gst_buffer_extract (out, k, &v, 1);
+      fail_unless_equals_int (v, 0x5a);
+    }
+    gst_buffer_unref (out);
+  }
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 24), 120);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The properties are controllable: a control source bound to `scale`
+ * sets it at each buffer's stream time. */
+GST_START_TEST (test_overlay_controlled_scale)
+{
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  GstHarness *h = overlay_harness ("mvoverlay", &info);
+  GstElement *overlay = gst_harness_find_element (h, "mvoverlay");
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  GstTimedValueControlSource *tv = (GstTimedValueControlSource *) cs;
+  const gdouble expected[] = { 32.0, 16.0, 16.0 };
+
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  /* a direct binding maps 0..1 onto the range 0..64 */
+  gst_timed_value_control_source_set (tv, 0, 0.5);
+  gst_timed_value_control_source_set (tv, GST_SECOND, 0.25);
+  gst_object_add_control_binding (GST_OBJECT (overlay),
+      gst_direct_control_binding_new (GST_OBJECT (overlay), "scale", cs));
+  gst_buffer_unref (in);
+  for (guint i = 0; i < G_N_ELEMENTS (expected); i++) {
+    GstBuffer *b = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    gdouble scale = -1;
+
+    GST_BUFFER_PTS (b) = i * GST_SECOND;
+    fail_unless_equals_int (gst_harness_push (h, b), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+    g_object_get (overlay, "scale", &scale, NULL);
+    fail_unless (scale == expected[i], "buffer %u: scale %f, not %f", i,
+        scale, expected[i]);
+  }
+  gst_object_unref (cs);
+  gst_object_unref (overlay);
+  gst_harness_teardown (h);
 }
 
 GST_END_TEST;
@@ -1763,6 +1842,8 @@ mvtools_suite (void)
 
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_overlay_arrow_i420);
+  tcase_add_test (tc, test_overlay_gap_buffers);
+  tcase_add_test (tc, test_overlay_controlled_scale);
   tcase_add_test (tc, test_overlay_arrow_rgba);
   tcase_add_test (tc, test_overlay_arrow_clipped);
   tcase_add_test (tc, test_overlay_direction_backward);
