@@ -90,19 +90,27 @@ gst_motion_est_cuda_ensure_context (GstElement * element, gint device_id,
     GstBuffer * buffer, GstObject ** cuda_context)
 {
   GstCudaContext *from_buffer = buffer_context (buffer);
+  g_autoptr (GstObject) current = NULL;
+
+  /* Another thread (the streaming thread, an allocation query upstream)
+   * may replace it meanwhile: look at it through a reference. */
+  GST_OBJECT_LOCK (element);
+  if (*cuda_context)
+    current = gst_object_ref (*cuda_context);
+  GST_OBJECT_UNLOCK (element);
 
   /* The incoming frames' device decides where "any device" searches: the
    * kernels then read them where they are. */
   if (from_buffer && (device_id < 0
           || context_device (from_buffer) == device_id)
-      && *cuda_context != GST_OBJECT (from_buffer)) {
+      && current != GST_OBJECT (from_buffer)) {
     GST_INFO_OBJECT (element, "searching in the context of the frames "
         "(device %d)", context_device (from_buffer));
     replace_context (element, cuda_context, GST_OBJECT (from_buffer));
     return TRUE;
   }
-  if (*cuda_context && (device_id < 0
-          || context_device (GST_CUDA_CONTEXT (*cuda_context)) == device_id))
+  if (current && (device_id < 0
+          || context_device (GST_CUDA_CONTEXT (current)) == device_id))
     return TRUE;
   replace_context (element, cuda_context, NULL);
   /* no driver: the library would assert rather than fail */
