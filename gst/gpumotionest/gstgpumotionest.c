@@ -1113,11 +1113,9 @@ prepend_allocator (GstQuery * query, GstAllocator * allocator,
  * memory for the GPU): frames written there are uploaded without a staging
  * copy.  The element reads strided frames, but it passes its buffers on as
  * they are: GstVideoMeta is in the answer only if downstream's says so. */
-static gboolean
-gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
-    GstQuery * decide_query, GstQuery * query)
+static void
+propose_pools (GstGpuMotionEst * self, GstQuery * query)
 {
-  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
   g_autoptr (GstAllocator) allocator = NULL;
   GstAllocationParams params;
   GstStructure *config;
@@ -1126,21 +1124,16 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
   GstCaps *caps;
   gboolean need_pool;
 
-  /* Working in place, the base class asks downstream; its answer is only
-   * a hint (a fakesink has none), so a refusal does not end the query. */
-  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
-      decide_query, query);
-
   gst_query_parse_allocation (query, &caps, &need_pool);
   if (!caps || !self->backend || !gst_video_info_from_caps (&info, caps))
-    return TRUE;
+    return;
   if (gst_motion_est_cuda_caps_are_cuda (caps)) {
     /* CUDA memory: a pool of the context our kernels run in, else of the
      * pipeline's; upstream's own pool is as good when it has one. */
     GstObject *ctx = self->session_cuda_context;
     if (!ctx && !gst_motion_est_cuda_ensure_context (GST_ELEMENT (self),
             self->device_id, NULL, &self->cuda_context))
-      return TRUE;
+      return;
     pool = gst_motion_est_cuda_pool_new (ctx ? ctx : self->cuda_context, caps,
         info.size);
     if (need_pool && pool) {
@@ -1148,17 +1141,17 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
       prepend_pool (query, pool, info.size);
     }
     gst_clear_object (&pool);
-    return TRUE;
+    return;
   }
   allocator = gst_host_allocator_new (me_backend_get_ops (self->backend));
   if (!allocator)
-    return TRUE;
+    return;
 
   gst_allocation_params_init (&params);
   params.align = 63;
   prepend_allocator (query, allocator, &params);
   if (!need_pool)
-    return TRUE;
+    return;
 
   pool = gst_video_buffer_pool_new ();
   config = gst_buffer_pool_get_config (pool);
@@ -1168,7 +1161,7 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
   if (!gst_buffer_pool_set_config (pool, config)) {
     GST_WARNING_OBJECT (self, "could not configure the host-memory pool");
     gst_object_unref (pool);
-    return TRUE;
+    return;
   }
   GST_DEBUG_OBJECT (self, "offering a %s host-memory pool",
       me_backend_name (self->backend));
@@ -1176,6 +1169,50 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
    * use.  Downstream's proposals follow. */
   prepend_pool (query, pool, info.size);
   gst_object_unref (pool);
+}
+
+/* Offers upstream the pools above, with room for the frames this element
+ * holds: up to depth - 1 of upstream's buffers stay here while the chain
+ * returns, so a pool with a limit must count them or it waits for buffers
+ * that only more input would release. */
+static gboolean
+gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
+    GstQuery * decide_query, GstQuery * query)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+  guint held;
+
+  /* Working in place, the base class asks downstream; its answer is only
+   * a hint (a fakesink has none), so a refusal does not end the query. */
+  GST_BASE_TRANSFORM_CLASS (parent_class)->propose_allocation (trans,
+      decide_query, query);
+  propose_pools (self, query);
+
+  GST_OBJECT_LOCK (self);
+  held = self->backend && self->depth > 1 ? self->depth - 1 : 0;
+  GST_OBJECT_UNLOCK (self);
+  /* no pool offered: the entry without a pool still tells upstream how
+   * many buffers its own pool needs */
+  if (held && gst_query_get_n_allocation_pools (query) == 0) {
+    GstCaps *caps = NULL;
+    GstVideoInfo info;
+
+    gst_query_parse_allocation (query, &caps, NULL);
+    if (caps && gst_video_info_from_caps (&info, caps))
+      gst_query_add_allocation_pool (query, NULL, info.size, 0, 0);
+  }
+  for (guint i = 0; held && i < gst_query_get_n_allocation_pools (query);
+      i++) {
+    GstBufferPool *pool = NULL;
+    guint size, min, max;
+
+    gst_query_parse_nth_allocation_pool (query, i, &pool, &size, &min, &max);
+    min += held;
+    if (max != 0 && max < min)
+      max = min;
+    gst_query_set_nth_allocation_pool (query, i, pool, size, min, max);
+    gst_clear_object (&pool);
+  }
   return TRUE;
 }
 

@@ -897,6 +897,21 @@ GST_START_TEST (test_host_memory_pool)
 GST_END_TEST;
 
 
+/* Pushes one frame into a harness whose depth may be above 1 and returns
+ * it, drained by EOS-free means: the element's DRAIN query. */
+static GstBuffer *
+push_pull_deep (GstHarness * h)
+{
+  GstQuery *drain = gst_query_new_drain ();
+
+  fail_unless_equals_int (gst_harness_push (h,
+          make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 100, 100, 0)),
+      GST_FLOW_OK);
+  fail_unless (gst_pad_peer_query (h->srcpad, drain));
+  gst_query_unref (drain);
+  return gst_harness_pull (h);
+}
+
 /* The element passes its buffers on as they are: upstream may send strided
  * frames (GstVideoMeta) only if downstream reads them. */
 GST_START_TEST (test_allocation_video_meta_from_downstream)
@@ -916,6 +931,22 @@ GST_START_TEST (test_allocation_video_meta_from_downstream)
     fail_unless (gst_pad_peer_query (h->srcpad, q));
     fail_unless_equals_int (gst_query_find_allocation_meta (q,
             GST_VIDEO_META_API_TYPE, NULL), down);
+    gst_query_unref (q);
+
+    /* Frames in flight are upstream's buffers held here: every pool
+     * proposed counts them in its minimum (and maximum, if it has one). */
+    g_object_set (h->element, "in-flight", 4, NULL);
+    gst_buffer_unref (push_pull_deep (h));
+    q = gst_query_new_allocation (caps, TRUE);
+    fail_unless (gst_pad_peer_query (h->srcpad, q));
+    fail_unless (gst_query_get_n_allocation_pools (q) > 0);
+    for (guint i = 0; i < gst_query_get_n_allocation_pools (q); i++) {
+      guint size, min, max;
+
+      gst_query_parse_nth_allocation_pool (q, i, NULL, &size, &min, &max);
+      fail_unless (min >= 3, "pool %u: min %u", i, min);
+      fail_unless (max == 0 || max >= min);
+    }
     gst_query_unref (q);
     gst_caps_unref (caps);
     gst_harness_teardown (h);
