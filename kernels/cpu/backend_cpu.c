@@ -415,7 +415,9 @@ search_row (MESession * s, Scratch * scratch, unsigned mby)
 }
 
 /* Each pool thread's scratch, kept for the thread's life. */
-static GPrivate scratch_key = G_PRIVATE_INIT (g_free);
+/* Scratch holds 32-byte aligned arrays for the SIMD routines: allocated
+ * with that alignment, which g_malloc() does not promise. */
+static GPrivate scratch_key = G_PRIVATE_INIT (g_aligned_free);
 
 static void
 q8_band_job (MESession * s, Scratch * scratch, unsigned band)
@@ -432,7 +434,7 @@ worker (gpointer data, gpointer user_data)
   gint item;
 
   if (!scratch) {
-    scratch = g_malloc (sizeof (Scratch));
+    scratch = g_aligned_alloc (1, sizeof (Scratch), 32);
     g_private_set (&scratch_key, scratch);
   }
   while ((item = g_atomic_int_add (&s->next_item, 1)) < s->n_items)
@@ -599,9 +601,10 @@ ref_planes (const MESession * s, const guint8 * planes[4])
   const size_t plane = rp->stride * rp->rows;
   const ptrdiff_t at = rp->origin - rp->base;
   planes[ME_HPEL_F] = rp->origin;
-  planes[ME_HPEL_H] = rp->hp + at;
-  planes[ME_HPEL_V] = rp->hp + plane + at;
-  planes[ME_HPEL_C] = rp->hp + 2 * plane + at;
+  /* no half-sample planes without refinement: whole vectors read F only */
+  planes[ME_HPEL_H] = rp->hp ? rp->hp + at : NULL;
+  planes[ME_HPEL_V] = rp->hp ? rp->hp + plane + at : NULL;
+  planes[ME_HPEL_C] = rp->hp ? rp->hp + 2 * plane + at : NULL;
 }
 
 /* Refines every block of macroblock row `mby` in every requested grid:
@@ -765,6 +768,7 @@ cpu_open (const MEBackendOptions * options, GError ** error)
 {
   static gsize parts_done = 0;
   MESession *s = g_new0 (MESession, 1);
+  GError *pool_error = NULL;
 
   if (g_once_init_enter (&parts_done)) {
     parts_init ();
@@ -779,8 +783,14 @@ cpu_open (const MEBackendOptions * options, GError ** error)
   if (s->n_workers == 0)
     s->n_workers = g_get_num_processors ();
   s->n_workers = MIN (s->n_workers, 256);
-  s->pool = g_thread_pool_new (worker, s, s->n_workers, TRUE, error);
-  if (!s->pool) {
+  /* An exclusive pool whose threads could not all start comes back with
+   * the error set: that is a failure to open, not a session on fewer
+   * threads than asked. */
+  s->pool = g_thread_pool_new (worker, s, s->n_workers, TRUE, &pool_error);
+  if (pool_error) {
+    if (s->pool)
+      g_thread_pool_free (s->pool, TRUE, TRUE);
+    g_propagate_error (error, pool_error);
     g_free (s);
     return NULL;
   }
