@@ -142,7 +142,8 @@ run_pipeline (const gchar * upload, const gchar * backend, guint w, guint h,
   return ok;
 }
 
-/* Whether CUDA memory can be made here: the element and a GPU. */
+/* Whether CUDA memory can be made here: the elements, and a GPU that
+ * cudaupload can use. */
 static gboolean
 cuda_usable (void)
 {
@@ -158,7 +159,34 @@ cuda_usable (void)
   t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), "sink");
   caps = gst_caps_to_string (GST_PAD_TEMPLATE_CAPS (t));
   gst_object_unref (e);
-  return strstr (caps, "memory:CUDAMemory") != NULL;
+  if (!strstr (caps, "memory:CUDAMemory"))
+    return FALSE;
+  /* and a GPU that GStreamer's own CUDA elements can use: decided here,
+   * once, so that a failure of the pipelines below is a failure */
+  {
+    GError *err = NULL;
+    GstElement *p = gst_parse_launch ("videotestsrc num-buffers=2 "
+        "! cudaupload ! video/x-raw(memory:CUDAMemory) ! fakesink", &err);
+    GstBus *bus;
+    GstMessage *msg;
+    gboolean ok;
+
+    if (!p) {
+      g_clear_error (&err);
+      return FALSE;
+    }
+    bus = gst_element_get_bus (p);
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+    if (msg)
+      gst_message_unref (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+    return ok;
+  }
 }
 
 int
@@ -185,11 +213,11 @@ main (int argc, char **argv)
 
       if (!run_pipeline ("", "cpu", w, h, methods[m], 1, &ref))
         return 1;
+      /* CUDA memory works here (cuda_usable()): a failure is ours */
       if (!run_pipeline (upload, "cuda", w, h, methods[m], depth, &dev)) {
-        /* a GPU-less machine with the elements installed */
-        g_print ("CUDA pipeline failed to run: skipped\n");
-        run_clear (&ref);
-        return 77;
+        g_printerr ("%ux%u %s: the CUDA pipeline failed\n", w, h,
+            methods[m]);
+        return 1;
       }
       if (!run_pipeline (upload, "cpu", w, h, methods[m], depth, &host))
         return 1;

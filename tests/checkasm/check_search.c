@@ -357,9 +357,15 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
         }
         fin[r * cols + c].mv_x = me_key_qx (best);
         fin[r * cols + c].mv_y = me_key_qy (best);
+        /* the H.264 prediction of the naive's own final vectors (every
+         * neighbour it reads is decided by now, raster order being ahead
+         * of decoding order) */
+        int want_px, want_py;
+        me_mvpred_cell (fin, p, c, r, mb_cols, mb_rows, &want_px, &want_py);
         const GstMotionVectorCell *g = &got->field.grid[p][r * cols + c];
         if (g->mv_x != me_key_qx (best) || g->mv_y != me_key_qy (best)
             || g->cost != me_key_cost (best)
+            || g->pred_x != want_px || g->pred_y != want_py
             || g->mvd_x != g->mv_x - g->pred_x
             || g->mvd_y != g->mv_y - g->pred_y) {
           printf ("  %ux%u R=%u shape %d cell (%u,%u): got (%d,%d) cost %u, "

@@ -82,6 +82,12 @@ main (int argc, char **argv)
 
   if (checkasm.bench && input)
     return checkasm_bench_file (input, width, height, checkasm.backend);
+  if (test && strcmp (test, "dsp") && strcmp (test, "search")
+      && strcmp (test, "fast") && strcmp (test, "backend")) {
+    fprintf (stderr, "checkasm: no test named %s (dsp, search, fast, "
+        "backend)\n", test);
+    return 2;
+  }
   if (checkasm.bench) {
     if (!test || !strcmp (test, "dsp"))
       checkasm_bench_dsp ();

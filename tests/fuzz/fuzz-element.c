@@ -127,7 +127,9 @@ push_segment (Stream * s)
 }
 
 /* Asks the element for an allocation proposal, as upstream would, and
- * keeps the first pool it offers (active) for OP_POOL buffers. */
+ * keeps the first pool it offers (active) for OP_POOL buffers; with none
+ * offered (the CPU backend has no host memory of its own), a video pool
+ * of the proposed size and minimum, as upstream would make then. */
 static GstBuffer *
 buffer_from_pool (Stream * s)
 {
@@ -138,15 +140,24 @@ buffer_from_pool (Stream * s)
     GstQuery *q = gst_query_new_allocation (caps, TRUE);
 
     if (gst_pad_peer_query (s->h->srcpad, q)
-        && gst_query_get_n_allocation_pools (q) > 0) {
+        && gst_query_get_n_allocation_pools (q) == 0)
+      gst_query_add_allocation_pool (q, NULL, s->info.size, 0, 0);
+    if (gst_query_get_n_allocation_pools (q) > 0) {
       GstBufferPool *pool = NULL;
       GstStructure *config;
       guint size, min, max;
 
       gst_query_parse_nth_allocation_pool (q, 0, &pool, &size, &min, &max);
-      if (pool) {
+      const gboolean own = !pool;
+
+      if (own)
+        pool = gst_video_buffer_pool_new ();
+      {
         config = gst_buffer_pool_get_config (pool);
         gst_buffer_pool_config_set_params (config, caps, size, min, max);
+        if (own)
+          gst_buffer_pool_config_add_option (config,
+              GST_BUFFER_POOL_OPTION_VIDEO_META);
         if (gst_buffer_pool_set_config (pool, config)
             && gst_buffer_pool_set_active (pool, TRUE))
           s->pool = pool;

@@ -92,8 +92,18 @@ def main():
                                  plain(3)])
     e["seed-caps-change"] = element(
         [plain(1), (OP_CAPS, 0, caps("NV12", 40, 30) + u8(2)), plain(3)])
+    # range, partitions, in-flight, method (0 full .. 3 predictive), then
+    # the frame's fill seed
     e["seed-props-change"] = element(
-        [plain(1), (OP_PROPS, 0, u8(2) + u8(0x7F) + u8(3) + u8(2)), plain(3)],
+        [plain(1), (OP_PROPS, 0, u8(2) + u8(0x7F) + u8(3) + u8(2) + u8(2)),
+         plain(3)], in_flight=2)
+    e["seed-props-mods"] = element(
+        [plain(1), (OP_PROPS, 0, u8(4) + u8(0x7F) + u8(2) + u8(1) + u8(2)),
+         plain(3), plain(4)], in_flight=2)
+    e["seed-props-predictive"] = element(
+        [plain(1), (OP_PROPS, 0, u8(4) + u8(0x09) + u8(3) + u8(3) + u8(2)),
+         plain(3), plain(4), plain(5),
+         (OP_PROPS, 0, u8(4) + u8(0x01) + u8(1) + u8(3) + u8(6)), plain(7)],
         in_flight=2)
     e["seed-backend-reopen"] = element(
         [plain(1), (OP_BACKEND, 0, u8(1) + u8(2)), plain(3)])
