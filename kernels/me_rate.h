@@ -12,8 +12,10 @@
 #include <stdint.h>
 #include "me_cost.h"
 
-/* Largest lambda: 46 bits at most for two components within +-2047, times
- * this, plus a 16x16 SATD, stays far below ME_KEY_MAX_COST. */
+/* Largest lambda: an MVD component lies within +-4094 (vector and
+ * prediction each within +-2047), 25 bits at most, so 50 bits for two;
+ * times this (3.3 million), plus a 16x16 SATD, stays far below
+ * ME_KEY_MAX_COST. */
 #define ME_MAX_LAMBDA 65535
 
 ME_INLINE uint32_t
