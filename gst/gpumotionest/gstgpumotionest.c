@@ -656,9 +656,9 @@ auto_choice_stale (GstGpuMotionEst * self, const MESearchParams * params)
  * in flight an older, continuous frame.  It does the same after a buffer
  * that QoS dropped.  So the element decides which buffers leave DISCONT:
  * the flag is taken off incoming buffers before the chain sees it and
- * kept in their qdata (strip_discont()); submit_input_buffer marks the
+ * kept in their qdata (the strip_discont probe); submit_input_buffer marks the
  * buffers that are to leave DISCONT with the same qdata, and a probe on
- * the source pad sets the flag on exactly those (place_discont()). */
+ * the source pad sets the flag on exactly those (place_discont). */
 static GQuark discont_quark;
 
 static gboolean
@@ -674,32 +674,9 @@ strip_discont_one (GstBuffer ** buf, guint idx, gpointer user_data)
 }
 
 static gboolean
-find_discont (GstBuffer ** buf, guint idx, gpointer user_data)
+strip_needed (GstBuffer * buf)
 {
-  *(gboolean *) user_data |= GST_BUFFER_IS_DISCONT (*buf);
-  return TRUE;
-}
-
-static GstPadProbeReturn
-strip_discont (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
-{
-  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
-    GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
-
-    strip_discont_one (&buf, 0, NULL);
-    GST_PAD_PROBE_INFO_DATA (info) = buf;
-  } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-    GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
-    gboolean any = FALSE;
-
-    gst_buffer_list_foreach (list, find_discont, &any);
-    if (any) {
-      list = gst_buffer_list_make_writable (list);
-      gst_buffer_list_foreach (list, strip_discont_one, NULL);
-      GST_PAD_PROBE_INFO_DATA (info) = list;
-    }
-  }
-  return GST_PAD_PROBE_OK;
+  return GST_BUFFER_IS_DISCONT (buf);
 }
 
 static gboolean
@@ -718,28 +695,42 @@ place_discont_one (GstBuffer ** buf, guint idx, gpointer user_data)
   return TRUE;
 }
 
-static GstPadProbeReturn
-place_discont (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+static gboolean
+place_needed (GstBuffer * buf)
 {
+  return (gst_mini_object_get_qdata (GST_MINI_OBJECT (buf),
+          discont_quark) != NULL) != GST_BUFFER_IS_DISCONT (buf);
+}
+
+/* One of the two probes: what it does to a buffer, and whether a buffer
+ * needs it (a list is made writable only when one of its buffers does). */
+typedef struct {
+  GstBufferListFunc apply;
+  gboolean (*needed) (GstBuffer * buf);
+} DiscontProbe;
+
+static const DiscontProbe strip_discont = { strip_discont_one, strip_needed };
+static const DiscontProbe place_discont = { place_discont_one, place_needed };
+
+static GstPadProbeReturn
+discont_probe (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  const DiscontProbe *probe = user_data;
+
   if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
     GstBuffer *buf = GST_PAD_PROBE_INFO_BUFFER (info);
 
-    place_discont_one (&buf, 0, NULL);
+    probe->apply (&buf, 0, NULL);
     GST_PAD_PROBE_INFO_DATA (info) = buf;
   } else if (info->type & GST_PAD_PROBE_TYPE_BUFFER_LIST) {
-    /* the element pushes single buffers; a list is made writable only
-     * when a flag is to change */
     GstBufferList *list = GST_PAD_PROBE_INFO_BUFFER_LIST (info);
-    gboolean change = FALSE;
+    gboolean any = FALSE;
 
-    for (guint i = 0; i < gst_buffer_list_length (list); i++) {
-      GstBuffer *b = gst_buffer_list_get (list, i);
-      change |= (gst_mini_object_get_qdata (GST_MINI_OBJECT (b),
-              discont_quark) != NULL) != GST_BUFFER_IS_DISCONT (b);
-    }
-    if (change) {
+    for (guint i = 0; i < gst_buffer_list_length (list); i++)
+      any |= probe->needed (gst_buffer_list_get (list, i));
+    if (any) {
       list = gst_buffer_list_make_writable (list);
-      gst_buffer_list_foreach (list, place_discont_one, NULL);
+      gst_buffer_list_foreach (list, probe->apply, NULL);
       GST_PAD_PROBE_INFO_DATA (info) = list;
     }
   }
@@ -799,7 +790,7 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
    * not ours to follow: it stays TRUE until a buffer has left, which with
    * frames in flight is several frames after the start or a flush.  Only
    * the buffer's own DISCONT flag (and a flush, a caps change) drops the
-   * reference.  Nor may it see that flag (strip_discont()). */
+   * reference.  Nor may it see that flag (the strip_discont probe). */
   const gboolean own_discont =
       gst_mini_object_steal_qdata (GST_MINI_OBJECT (input), discont_quark)
       != NULL;
@@ -1567,8 +1558,8 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);
   gst_pad_add_probe (GST_BASE_TRANSFORM_SINK_PAD (self),
       GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
-      strip_discont, NULL, NULL);
+      discont_probe, (gpointer) & strip_discont, NULL);
   gst_pad_add_probe (GST_BASE_TRANSFORM_SRC_PAD (self),
       GST_PAD_PROBE_TYPE_BUFFER | GST_PAD_PROBE_TYPE_BUFFER_LIST,
-      place_discont, NULL, NULL);
+      discont_probe, (gpointer) & place_discont, NULL);
 }
