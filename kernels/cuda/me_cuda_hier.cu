@@ -23,6 +23,7 @@
  * unique, so reductions in any order agree with the CPU's loops.
  */
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdint.h>
 
 #include "fast_rules.h"
@@ -200,19 +201,17 @@ within (int x, int y, int cx, int cy, int r)
   return abs (x - cx) <= r && abs (y - cy) <= r;
 }
 
-/* The candidates of a level-1 (ZERO = false) or level-0 set into the
- * warp's `list` (packed vectors); returns how many, in every lane.
+/* The candidates of a level-0 set into the warp's `list` (packed
+ * vectors); returns how many, in every lane.  Only the all-shapes search
+ * lists single candidates: the others cost columns (below).
  * The set is the union of the squares around the doubled winners `vecs` of
  * the level below (centre 0 the macroblock's, 1 .. 8 its neighbours'),
  * those inside [-range, range]^2.  The warp takes the distinct centres in
  * turn (a centre equal to an earlier one adds nothing, since no square is
  * larger than centre 0's); where neighbours agree (most of a frame) that
- * is one square instead of nine.  With ONCE it lists only the offsets of a
- * square that no earlier square holds, so each member of the union is
- * costed once; level 1, whose 8x8 candidates cost less than that test,
- * lists overlapping squares whole (a candidate costed twice changes no
- * minimum). */
-template <bool ZERO, bool ONCE>
+ * is one square instead of nine.  It lists only the offsets of a square
+ * that no earlier square holds, so each member of the union is costed
+ * once. */
 static __device__ __forceinline__ int
 level_list (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
     int lane, int range, uint32_t *list)
@@ -242,7 +241,7 @@ level_list (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
   for (int j = 0; j <= ME_HIER_CENTRES; j++) {
     /* j = ME_HIER_CENTRES: the zero vector, a square of one */
     const bool square = j < ME_HIER_CENTRES;
-    if (square ? !(fresh >> j & 1) : !ZERO)
+    if (square && !(fresh >> j & 1))
       continue;
     const int r = square ? centre_reach (j) : 0, side = 2 * r + 1;
     const int ox = square ? cx[j] : 0, oy = square ? cy[j] : 0;
@@ -250,7 +249,7 @@ level_list (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
     unsigned meet = 0;
 #pragma unroll
     for (int k = 0; k < j && k < ME_HIER_CENTRES; k++)
-      if (ONCE && (fresh >> k & 1)
+      if ((fresh >> k & 1)
           && within (ox, oy, cx[k], cy[k], r + centre_reach (k)))
         meet |= 1u << k;
     for (int base = 0; base < side * side; base += 32) {
@@ -273,29 +272,6 @@ level_list (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
   return n;
 }
 
-/* Level 1: the 8x8 block at (cx, cy), as a key; none outside [-R1, R1]^2. */
-static __device__ __forceinline__ uint64_t
-level1_key (const HierArgs &a, int mbx, int mby, int cx, int cy)
-{
-  const int R1 = me_hier_range (a.range, 1);
-  if (!me_fast_inside (cx, cy, R1))
-    return ME_KEY_NONE;
-  uint32_t sel;
-  const uint32_t *row =
-      me_fast_ref_row (a.ref1, a.pitch1, 8 * mbx + cx, 8 * mby + cy, &sel);
-  const uint8_t *cb = a.cur1 + (size_t)(8 * mby) * a.pitch1 + 8 * mbx;
-  uint32_t sad = 0;
-#pragma unroll
-  for (int y = 0; y < 8; y++) {
-    const uint2 cw = *(const uint2 *)(cb + (size_t)y * a.pitch1);
-    const uint32_t *p = row + (size_t)y * (a.pitch1 / 4);
-    const uint32_t w0 = __ldg (p), w1 = __ldg (p + 1), w2 = __ldg (p + 2);
-    sad = me_vsad4 (cw.x, __byte_perm (w0, w1, sel), sad);
-    sad = me_vsad4 (cw.y, __byte_perm (w1, w2, sel), sad);
-  }
-  return me_key (sad, cx, cy);
-}
-
 __global__ void
 __launch_bounds__ (HIER_WARPS * 32) hier_level2_kernel (const HierArgs a)
 {
@@ -309,54 +285,296 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level2_kernel (const HierArgs a)
     a.vec2[mb] = pack_vec (v2);
 }
 
+/* ---- levels 1 and 0 by columns ---------------------------------------------
+ *
+ * A square around a centre is 7 columns of 7 candidates.  The union of a
+ * level's squares is listed as columns: one per square and dx, holding the
+ * dy that lie in the window and in no earlier square (since the squares
+ * are equal, an earlier square takes a top or a bottom run of a column,
+ * so what is left is one run).  One lane costs a whole column: it walks
+ * down the reference rows under it once, each row serving the column's 7
+ * candidates, where costing candidates one at a time loads every row of
+ * every candidate and scatters the loads of a warp over many rows.  Eight
+ * lanes share a macroblock (7 columns of one square and the zero vector
+ * fill them where the neighbours agree), so a warp takes four. */
+
+#define COL_LEN (2 * ME_HIER_REFINE + 1)
+#define GROUP 8                /* lanes per macroblock */
+#define GROUP_MBS (32 / GROUP) /* macroblocks per warp */
+
+#if ME_HIER_NEIGHBOUR_REFINE != ME_HIER_REFINE
+#error "the column lists assume squares of one size"
+#endif
+
+/* The distinct doubled winners of the level below around macroblock
+ * (mbx, mby), the macroblock's own first, packed into `out`; returns how
+ * many.  The same in every lane that calls it. */
+static __device__ __forceinline__ int
+level_centres (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
+    uint32_t *out, bool write)
+{
+  int cx[ME_HIER_CENTRES], cy[ME_HIER_CENTRES];
+  int n = 0;
+#pragma unroll
+  for (int j = 0; j < ME_HIER_CENTRES; j++) {
+    const int x = mbx + (j ? me_hier_neighbour (j - 1, 0) : 0);
+    const int y = mby + (j ? me_hier_neighbour (j - 1, 1) : 0);
+    cx[j] = cy[j] = INT_MIN;
+    if (x < 0 || y < 0 || x >= (int)a.mb_cols || y >= (int)a.mb_rows)
+      continue;
+    const uint32_t v = vecs[(size_t)y * a.mb_cols + x];
+    bool seen = false;
+#pragma unroll
+    for (int k = 0; k < j; k++)
+      seen |= cx[k] == 2 * vec_x (v) && cy[k] == 2 * vec_y (v);
+    if (seen)
+      continue;
+    cx[j] = 2 * vec_x (v);
+    cy[j] = 2 * vec_y (v);
+    if (write)
+      out[n] = (uint32_t)(uint16_t)cx[j] | (uint32_t)(uint16_t)cy[j] << 16;
+    n++;
+  }
+  return n;
+}
+
+/* Column `col` (0 .. 6) of centre number i of `centres`: its dx and its run
+ * of dy, [*lo, *hi] (empty when *lo > *hi), inside [-range, range]^2 and
+ * outside the squares of centres 0 .. i - 1. */
+static __device__ __forceinline__ int
+level_column (const uint32_t *centres, int i, int col, int range, int *lo,
+    int *hi)
+{
+  const uint32_t c = centres[i];
+  const int dx = vec_x (c) - ME_HIER_REFINE + col;
+  int l = max (vec_y (c) - ME_HIER_REFINE, -range);
+  int h = min (vec_y (c) + ME_HIER_REFINE, range);
+  if (dx < -range || dx > range)
+    l = h + 1;
+  for (int k = 0; k < i && l <= h; k++) {
+    const uint32_t e = centres[k];
+    if (abs (dx - vec_x (e)) > ME_HIER_REFINE)
+      continue;
+    const int el = max (vec_y (e) - ME_HIER_REFINE, -range);
+    const int eh = min (vec_y (e) + ME_HIER_REFINE, range);
+    if (eh < l || el > h)
+      continue;
+    if (el <= l)
+      l = eh + 1; /* it holds the top of the run */
+    else
+      h = el - 1; /* equal squares: it holds the bottom */
+  }
+  *lo = l;
+  *hi = h;
+  return dx;
+}
+
+/* The smallest key over the 8 lanes of a macroblock, in each of them. */
+static __device__ __forceinline__ uint64_t
+group_min (uint64_t k)
+{
+#pragma unroll
+  for (int off = GROUP / 2; off >= 1; off >>= 1) {
+    const uint64_t o = __shfl_xor_sync (ME_FULL_MASK, k, off);
+    k = o < k ? o : k;
+  }
+  return k;
+}
+
+/* Level 1: the 8x8 block's keys down column dx from dy = lo; candidates
+ * past hi are costed (the rows are there: the border covers the window
+ * and 16 more rows) but not kept. */
+static __device__ __forceinline__ uint64_t
+level1_column (const HierArgs &a, const uint32_t (&c)[8][2], int mbx, int mby,
+    int dx, int lo, int hi)
+{
+  uint32_t sel;
+  const uint32_t *row =
+      me_fast_ref_row (a.ref1, a.pitch1, 8 * mbx + dx, 8 * mby + lo, &sel);
+  const size_t wp = a.pitch1 / 4;
+  uint32_t acc[COL_LEN];
+#pragma unroll
+  for (int j = 0; j < COL_LEN; j++)
+    acc[j] = 0;
+#pragma unroll
+  for (int r = 0; r < 8 + COL_LEN - 1; r++) {
+    const uint32_t *p = row + (size_t)r * wp;
+    const uint32_t w0 = __ldg (p), w1 = __ldg (p + 1), w2 = __ldg (p + 2);
+    const uint32_t q0 = __byte_perm (w0, w1, sel), q1 = __byte_perm (w1, w2, sel);
+#pragma unroll
+    for (int j = 0; j < COL_LEN; j++) {
+      const int y = r - j; /* this row's row in candidate lo + j's block */
+      if (y >= 0 && y < 8)
+        acc[j] = me_vsad4 (c[y][1], q1, me_vsad4 (c[y][0], q0, acc[j]));
+    }
+  }
+  uint64_t best = ME_KEY_NONE;
+#pragma unroll
+  for (int j = 0; j < COL_LEN; j++) {
+    const uint64_t k = me_key (acc[j], dx, lo + j);
+    best = lo + j <= hi && k < best ? k : best;
+  }
+  return best;
+}
+
 __global__ void
 __launch_bounds__ (HIER_WARPS * 32) hier_level1_kernel (const HierArgs a)
 {
-  __shared__ uint32_t lists[HIER_WARPS][LEVEL_OFFSETS];
-  const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
-  const int lane = threadIdx.x & 31;
-  if (mb >= a.n_mbs)
-    return;
-  const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
-  uint32_t *list = lists[threadIdx.x / 32];
-  const int n = level_list<false, false> (a, a.vec2, mbx, mby, lane,
-      me_hier_range (a.range, 1), list);
-  uint64_t best = ME_KEY_NONE;
-  for (int i = lane; i < n; i += 32) {
-    const uint32_t v = list[i];
-    const uint64_t k = level1_key (a, mbx, mby, vec_x (v), vec_y (v));
-    best = k < best ? k : best;
+  __shared__ uint32_t centres[HIER_WARPS * GROUP_MBS][ME_HIER_CENTRES];
+  const int lane = threadIdx.x & 31, sub = lane % GROUP;
+  const unsigned g = blockIdx.x * HIER_WARPS * GROUP_MBS + threadIdx.x / GROUP;
+  const bool valid = g < a.n_mbs; /* every lane stays for the shuffles */
+  const int mby = valid ? (int)(g / a.mb_cols) : 0;
+  const int mbx = valid ? (int)(g % a.mb_cols) : 0;
+  uint32_t *list = centres[threadIdx.x / GROUP];
+  const int R1 = me_hier_range (a.range, 1);
+  const int n = valid ? level_centres (a, a.vec2, mbx, mby, list, sub == 0) : 0;
+  __syncwarp ();
+
+  uint32_t c[8][2];
+  const uint8_t *cb = a.cur1 + (size_t)(8 * mby) * a.pitch1 + 8 * mbx;
+#pragma unroll
+  for (int y = 0; y < 8; y++) {
+    const uint2 v = *(const uint2 *)(cb + (size_t)y * a.pitch1);
+    c[y][0] = v.x;
+    c[y][1] = v.y;
   }
-  best = me_fast_warp_min (best);
-  if (lane == 0)
-    a.vec1[mb] = pack_vec (best);
+  uint64_t best = ME_KEY_NONE;
+  for (int t = sub; t < n * COL_LEN; t += GROUP) {
+    int lo, hi;
+    const int dx = level_column (list, t / COL_LEN, t % COL_LEN, R1, &lo, &hi);
+    if (lo <= hi) {
+      const uint64_t k = level1_column (a, c, mbx, mby, dx, lo, hi);
+      best = k < best ? k : best;
+    }
+  }
+  best = group_min (best);
+  if (valid && sub == 0)
+    a.vec1[g] = pack_vec (best);
+}
+
+/* Level 0, shapes down to 8x8 (BS 16 or 8): every requested partition's
+ * keys down column dx from dy = lo, into best (candidates past hi are
+ * costed, not kept: the frame's border covers the window and 16 more). */
+template <int BS>
+static __device__ __forceinline__ void
+level0_column (const HierArgs &a, const uint32_t (&c)[16][4], int mbx,
+    int mby, int dx, int lo, int hi, uint64_t (&best)[MeSplit<BS>::NI])
+{
+  static_assert (BS == 16 || BS == 8, "sixteen 4x4 sums per candidate "
+      "would not fit in registers seven times");
+  uint32_t sel;
+  const uint32_t *row =
+      me_fast_ref_row (a.ref, a.pitch, 16 * mbx + dx, 16 * mby + lo, &sel);
+  const size_t wp = a.pitch / 4;
+  uint32_t acc[COL_LEN][MeSplit<BS>::NB];
+#pragma unroll
+  for (int j = 0; j < COL_LEN; j++)
+#pragma unroll
+    for (int b = 0; b < MeSplit<BS>::NB; b++)
+      acc[j][b] = 0;
+#pragma unroll
+  for (int r = 0; r < 16 + COL_LEN - 1; r++) {
+    const uint32_t *p = row + (size_t)r * wp;
+    uint32_t w[5], q[4];
+#pragma unroll
+    for (int k = 0; k < 5; k++)
+      w[k] = __ldg (p + k);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      q[k] = __byte_perm (w[k], w[k + 1], sel);
+#pragma unroll
+    for (int j = 0; j < COL_LEN; j++) {
+      const int y = r - j;
+      if (y < 0 || y >= 16)
+        continue;
+#pragma unroll
+      for (int k = 0; k < 4; k++) {
+        const int b = (y / BS) * (16 / BS) + (k * 4) / BS;
+        acc[j][b] = me_vsad4 (c[y][k], q[k], acc[j][b]);
+      }
+    }
+  }
+#pragma unroll
+  for (int j = 0; j < COL_LEN; j++) {
+    uint32_t s[MeSplit<BS>::NI];
+    me_fast_part_sums<BS> (acc[j], s);
+#pragma unroll
+    for (int n = 0; n < MeSplit<BS>::NI; n++) {
+      if (!(a.partitions & (1u << me_fast_shape_of (n))))
+        continue;
+      const uint64_t k = me_key (s[n], dx, lo + j);
+      best[n] = lo + j <= hi && k < best[n] ? k : best[n];
+    }
+  }
 }
 
 template <int BS>
 __global__ void
-__launch_bounds__ (HIER_WARPS * 32) hier_level0_kernel (const HierArgs a)
+__launch_bounds__ (HIER_WARPS * 32) hier_level0_columns_kernel (
+    const HierArgs a)
 {
-  __shared__ uint32_t lists[HIER_WARPS][LEVEL_OFFSETS];
-  const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
-  const int lane = threadIdx.x & 31;
-  if (mb >= a.n_mbs)
-    return;
-  const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
-  uint32_t *list = lists[threadIdx.x / 32];
-  const int n = level_list<true, true> (a, a.vec1, mbx, mby, lane, a.range,
-      list);
+  __shared__ uint32_t centres[HIER_WARPS * GROUP_MBS][ME_HIER_CENTRES];
+  const int lane = threadIdx.x & 31, sub = lane % GROUP;
+  const unsigned g = blockIdx.x * HIER_WARPS * GROUP_MBS + threadIdx.x / GROUP;
+  const bool valid = g < a.n_mbs;
+  const int mby = valid ? (int)(g / a.mb_cols) : 0;
+  const int mbx = valid ? (int)(g % a.mb_cols) : 0;
+  uint32_t *list = centres[threadIdx.x / GROUP];
+  const int n = valid ? level_centres (a, a.vec1, mbx, mby, list, sub == 0) : 0;
+  __syncwarp ();
+
   uint64_t best[MeSplit<BS>::NI];
 #pragma unroll
   for (int k = 0; k < MeSplit<BS>::NI; k++)
     best[k] = ME_KEY_NONE;
   uint32_t c[16][4];
   me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
+  /* the columns, then the zero vector as a run of one (a candidate costed
+   * twice changes no minimum, so it is not checked against the squares) */
+  for (int t = sub; t < (valid ? n * COL_LEN + 1 : 0); t += GROUP) {
+    int dx = 0, lo = 0, hi = 0;
+    if (t < n * COL_LEN)
+      dx = level_column (list, t / COL_LEN, t % COL_LEN, a.range, &lo, &hi);
+    if (lo <= hi)
+      level0_column<BS> (a, c, mbx, mby, dx, lo, hi, best);
+  }
+#pragma unroll
+  for (int n = 0; n < MeSplit<BS>::NI; n++) {
+    const int p = me_fast_shape_of (n);
+    if (!(a.partitions & (1u << p)))
+      continue;
+    const uint64_t k = group_min (best[n]);
+    if (valid && sub == 0)
+      a.keys[p][me_fast_cell (n, a.mb_cols, mbx, mby)] = k;
+  }
+}
+
+/* Level 0 with every shape: candidates one at a time from the listed
+ * set, each with its sixteen 4x4 sums. */
+__global__ void
+__launch_bounds__ (HIER_WARPS * 32) hier_level0_list_kernel (const HierArgs a)
+{
+  __shared__ uint32_t lists[HIER_WARPS][LEVEL_OFFSETS];
+  const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
+  const int lane = threadIdx.x & 31;
+  if (mb >= a.n_mbs)
+    return;
+  const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
+  uint32_t *list = lists[threadIdx.x / 32];
+  const int n = level_list (a, a.vec1, mbx, mby, lane, a.range, list);
+  uint64_t best[MeSplit<4>::NI];
+#pragma unroll
+  for (int k = 0; k < MeSplit<4>::NI; k++)
+    best[k] = ME_KEY_NONE;
+  uint32_t c[16][4];
+  me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
   for (int i = lane; i < n; i += 32) {
     const uint32_t v = list[i];
-    me_fast_visit<BS> (c, a.ref, a.pitch, mbx, mby, vec_x (v), vec_y (v),
+    me_fast_visit<4> (c, a.ref, a.pitch, mbx, mby, vec_x (v), vec_y (v),
         a.partitions, best);
   }
-  me_fast_store<BS> (best, a.partitions, a.keys, a.mb_cols, mbx, mby);
+  me_fast_store<4> (best, a.partitions, a.keys, a.mb_cols, mbx, mby);
 }
 
 cudaError_t
@@ -395,17 +613,21 @@ me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
     a.keys[p] = keys + offsets[p];
 
   const unsigned blocks = (a.n_mbs + HIER_WARPS - 1) / HIER_WARPS;
+  const unsigned grouped =
+      (a.n_mbs + HIER_WARPS * GROUP_MBS - 1) / (HIER_WARPS * GROUP_MBS);
   hier_level2_kernel<<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
-  hier_level1_kernel<<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+  hier_level1_kernel<<<grouped, HIER_WARPS * 32, 0, stream>>> (a);
   switch (me_fast_split (partitions)) {
   case 16:
-    hier_level0_kernel<16><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    hier_level0_columns_kernel<16><<<grouped, HIER_WARPS * 32, 0, stream>>> (
+        a);
     break;
   case 8:
-    hier_level0_kernel<8><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    hier_level0_columns_kernel<8><<<grouped, HIER_WARPS * 32, 0, stream>>> (
+        a);
     break;
   default:
-    hier_level0_kernel<4><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    hier_level0_list_kernel<<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
     break;
   }
   return cudaGetLastError ();
