@@ -12,15 +12,16 @@
  *
  * Search.  Three kernels, one per level, since each level reads the
  * winners of the neighbouring macroblocks at the level below (`vecs`: level
- * 2's winners, then level 1's, one word per macroblock); one warp per
- * macroblock in each.  Level 2: the lanes share out the window's columns
- * and walk down them, four rows in registers, so each row loaded serves
- * four candidates.  Levels 1 and 0: the warp first lists its set, the
- * union of the squares around its own and its neighbours' doubled winners
- * (and at level 0 the zero vector), in shared memory (level_list());
- * the lanes then share out the list, at level 0 each candidate with every
- * requested shape's sums, and the warp reduces each partition.  Keys are
- * unique, so reductions in any order agree with the CPU's loops.
+ * 2's winners, then level 1's, one word per macroblock).  Level 2: one warp
+ * per macroblock; the lanes share out the window's columns and walk down
+ * them, four rows in registers, so each row loaded serves four candidates.
+ * Levels 1 and 0: the set, the union of the squares around the
+ * macroblock's own and its neighbours' doubled winners (and at level 0 the
+ * zero vector), is listed as columns of candidates (level_column()), and a
+ * lane walks down each column the same way; eight lanes per macroblock, or
+ * sixteen at level 0 with 4x4 shapes, where two lanes share a column, one
+ * per half of the macroblock.  Keys are unique, so reductions in any order
+ * agree with the CPU's loops.
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -184,92 +185,6 @@ static __device__ __forceinline__ int
 vec_y (uint32_t v)
 {
   return (int16_t)(v >> 16);
-}
-
-/* the squares' offsets and the zero vector, at most */
-#define LEVEL_OFFSETS ME_HIER_SET_MAX
-
-static __device__ __forceinline__ int
-centre_reach (int j)
-{
-  return j == 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;
-}
-
-static __device__ __forceinline__ bool
-within (int x, int y, int cx, int cy, int r)
-{
-  return abs (x - cx) <= r && abs (y - cy) <= r;
-}
-
-/* The candidates of a level-0 set into the warp's `list` (packed
- * vectors); returns how many, in every lane.  Only the all-shapes search
- * lists single candidates: the others cost columns (below).
- * The set is the union of the squares around the doubled winners `vecs` of
- * the level below (centre 0 the macroblock's, 1 .. 8 its neighbours'),
- * those inside [-range, range]^2.  The warp takes the distinct centres in
- * turn (a centre equal to an earlier one adds nothing, since no square is
- * larger than centre 0's); where neighbours agree (most of a frame) that
- * is one square instead of nine.  It lists only the offsets of a square
- * that no earlier square holds, so each member of the union is costed
- * once. */
-static __device__ __forceinline__ int
-level_list (const HierArgs &a, const uint32_t *vecs, int mbx, int mby,
-    int lane, int range, uint32_t *list)
-{
-  int cx[ME_HIER_CENTRES], cy[ME_HIER_CENTRES];
-  unsigned fresh = 0;
-#pragma unroll
-  for (int j = 0; j < ME_HIER_CENTRES; j++) {
-    const int x = mbx + (j ? me_hier_neighbour (j - 1, 0) : 0);
-    const int y = mby + (j ? me_hier_neighbour (j - 1, 1) : 0);
-    cx[j] = cy[j] = 0;
-    if (x < 0 || y < 0 || x >= (int)a.mb_cols || y >= (int)a.mb_rows)
-      continue;
-    const uint32_t v = vecs[(size_t)y * a.mb_cols + x];
-    cx[j] = 2 * vec_x (v);
-    cy[j] = 2 * vec_y (v);
-    bool seen = false;
-#pragma unroll
-    for (int k = 0; k < j; k++)
-      seen |= (fresh >> k & 1) && cx[k] == cx[j] && cy[k] == cy[j];
-    if (!seen)
-      fresh |= 1u << j;
-  }
-
-  int n = 0;
-#pragma unroll
-  for (int j = 0; j <= ME_HIER_CENTRES; j++) {
-    /* j = ME_HIER_CENTRES: the zero vector, a square of one */
-    const bool square = j < ME_HIER_CENTRES;
-    if (square && !(fresh >> j & 1))
-      continue;
-    const int r = square ? centre_reach (j) : 0, side = 2 * r + 1;
-    const int ox = square ? cx[j] : 0, oy = square ? cy[j] : 0;
-    /* the earlier centres whose squares meet this one */
-    unsigned meet = 0;
-#pragma unroll
-    for (int k = 0; k < j && k < ME_HIER_CENTRES; k++)
-      if ((fresh >> k & 1)
-          && within (ox, oy, cx[k], cy[k], r + centre_reach (k)))
-        meet |= 1u << k;
-    for (int base = 0; base < side * side; base += 32) {
-      const int i = base + lane;
-      const int dx = ox + i % side - r, dy = oy + i / side - r;
-      bool take = i < side * side && me_fast_inside (dx, dy, range);
-      if (meet) /* the same in every lane */
-#pragma unroll
-        for (int k = 0; k < j && k < ME_HIER_CENTRES; k++)
-          take &= !((meet >> k & 1)
-              && within (dx, dy, cx[k], cy[k], centre_reach (k)));
-      const unsigned mask = __ballot_sync (0xffffffffu, take);
-      if (take)
-        list[n + __popc (mask & ((1u << lane) - 1))] =
-            (uint32_t)(uint16_t)dx | (uint32_t)(uint16_t)dy << 16;
-      n += __popc (mask);
-    }
-  }
-  __syncwarp ();
-  return n;
 }
 
 __global__ void
@@ -550,31 +465,157 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level0_columns_kernel (
   }
 }
 
-/* Level 0 with every shape: candidates one at a time from the listed
- * set, each with its sixteen 4x4 sums. */
-__global__ void
-__launch_bounds__ (HIER_WARPS * 32) hier_level0_list_kernel (const HierArgs a)
+/* Level 0 with 4x4 shapes.  Seven candidates' sixteen 4x4 sums would not
+ * fit in a lane's registers, so two lanes share a column: each costs one
+ * half of the macroblock (rows 8h .. 8h + 7), whose shapes lie within it
+ * but for 8x16 and 16x16, which a shuffle of the halves' 8x8 sums
+ * completes.  A lane keeps the minima of its half's partitions only. */
+#define HALF_PARTS 21 /* 8 4x4, 4 8x4, 4 4x8, 2 8x8, 16x8, 8x16, 16x16 */
+
+/* Partition number of half h's slot l: slots 0-7 its 4x4 blocks, 8-11 its
+ * 8x4, 12-15 its 4x8, 16-17 its 8x8, 18 its 16x8, 19 the left (h = 0) or
+ * right (h = 1) 8x16, 20 the 16x16 (kept by half 0). */
+static __device__ __forceinline__ int
+half_part (int h, int l)
 {
-  __shared__ uint32_t lists[HIER_WARPS][LEVEL_OFFSETS];
-  const unsigned mb = blockIdx.x * HIER_WARPS + threadIdx.x / 32;
-  const int lane = threadIdx.x & 31;
-  if (mb >= a.n_mbs)
-    return;
-  const int mby = (int)(mb / a.mb_cols), mbx = (int)(mb % a.mb_cols);
-  uint32_t *list = lists[threadIdx.x / 32];
-  const int n = level_list (a, a.vec1, mbx, mby, lane, a.range, list);
-  uint64_t best[MeSplit<4>::NI];
+  if (l < 8)
+    return GST_MOTION_VECTOR_PARTITION_FIRST (6) + (2 * h + l / 4) * 4 + l % 4;
+  if (l < 12)
+    return GST_MOTION_VECTOR_PARTITION_FIRST (4) + (2 * h + (l - 8) / 2) * 2 +
+           (l - 8) % 2;
+  if (l < 16)
+    return GST_MOTION_VECTOR_PARTITION_FIRST (5) + 4 * h + (l - 12);
+  if (l < 18)
+    return GST_MOTION_VECTOR_PARTITION_FIRST (3) + 2 * h + (l - 16);
+  if (l < 20)
+    return GST_MOTION_VECTOR_PARTITION_FIRST (l == 18 ? 1 : 2) + h;
+  return 0;
+}
+
+static __host__ __device__ constexpr int
+half_shape (int l)
+{
+  return l < 8 ? 6 : l < 12 ? 4 : l < 16 ? 5 : l < 18 ? 3 : l == 18 ? 1
+         : l == 19 ? 2 : 0;
+}
+
+/* Half h of column dx from dy = lo: its partitions' keys into best.  The
+ * two lanes in `mask`, one per half, call it together. */
+static __device__ __forceinline__ void
+level0_half_column (const HierArgs &a, const uint32_t (&c)[8][4], int mbx,
+    int mby, int h, int dx, int lo, int hi, unsigned mask,
+    uint64_t (&best)[HALF_PARTS])
+{
+  uint32_t sel;
+  const uint32_t *row = me_fast_ref_row (a.ref, a.pitch, 16 * mbx + dx,
+      16 * mby + 8 * h + lo, &sel);
+  const size_t wp = a.pitch / 4;
+  uint32_t acc[COL_LEN][8];
 #pragma unroll
-  for (int k = 0; k < MeSplit<4>::NI; k++)
-    best[k] = ME_KEY_NONE;
-  uint32_t c[16][4];
-  me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
-  for (int i = lane; i < n; i += 32) {
-    const uint32_t v = list[i];
-    me_fast_visit<4> (c, a.ref, a.pitch, mbx, mby, vec_x (v), vec_y (v),
-        a.partitions, best);
+  for (int j = 0; j < COL_LEN; j++)
+#pragma unroll
+    for (int b = 0; b < 8; b++)
+      acc[j][b] = 0;
+#pragma unroll
+  for (int r = 0; r < 8 + COL_LEN - 1; r++) {
+    const uint32_t *p = row + (size_t)r * wp;
+    uint32_t w[5], q[4];
+#pragma unroll
+    for (int k = 0; k < 5; k++)
+      w[k] = __ldg (p + k);
+#pragma unroll
+    for (int k = 0; k < 4; k++)
+      q[k] = __byte_perm (w[k], w[k + 1], sel);
+#pragma unroll
+    for (int j = 0; j < COL_LEN; j++) {
+      const int y = r - j;
+      if (y < 0 || y >= 8)
+        continue;
+#pragma unroll
+      for (int k = 0; k < 4; k++)
+        acc[j][(y / 4) * 4 + k] = me_vsad4 (c[y][k], q[k], acc[j][(y / 4) * 4 + k]);
+    }
   }
-  me_fast_store<4> (best, a.partitions, a.keys, a.mb_cols, mbx, mby);
+#pragma unroll
+  for (int j = 0; j < COL_LEN; j++) {
+    uint32_t s[HALF_PARTS];
+#pragma unroll
+    for (int b = 0; b < 8; b++)
+      s[b] = acc[j][b];
+#pragma unroll
+    for (int b = 0; b < 4; b++) /* 8x4: (block row, pair) */
+      s[8 + b] = acc[j][(b / 2) * 4 + 2 * (b % 2)] +
+                 acc[j][(b / 2) * 4 + 2 * (b % 2) + 1];
+#pragma unroll
+    for (int b = 0; b < 4; b++) /* 4x8 */
+      s[12 + b] = acc[j][b] + acc[j][4 + b];
+    s[16] = s[8] + s[10];
+    s[17] = s[9] + s[11];
+    s[18] = s[16] + s[17];
+    const uint32_t o0 = __shfl_xor_sync (mask, s[16], 8);
+    const uint32_t o1 = __shfl_xor_sync (mask, s[17], 8);
+    s[19] = h ? s[17] + o1 : s[16] + o0;
+    s[20] = s[18] + o0 + o1;
+    const bool keep = lo + j <= hi;
+#pragma unroll
+    for (int l = 0; l < HALF_PARTS; l++) {
+      if (!(a.partitions & (1u << half_shape (l))))
+        continue;
+      const uint64_t k = me_key (s[l], dx, lo + j);
+      best[l] = keep && k < best[l] ? k : best[l];
+    }
+  }
+}
+
+__global__ void
+__launch_bounds__ (HIER_WARPS * 32) hier_level0_halves_kernel (
+    const HierArgs a)
+{
+  __shared__ uint32_t centres[HIER_WARPS * 2][ME_HIER_CENTRES];
+  const int lane = threadIdx.x & 31, sub = lane % 16;
+  const int h = sub / GROUP, s = sub % GROUP;
+  const unsigned g = blockIdx.x * HIER_WARPS * 2 + threadIdx.x / 16;
+  /* the two lanes of a column: a lane of another column may be elsewhere */
+  const unsigned mask = 1u << lane | 1u << (lane ^ GROUP);
+  const bool valid = g < a.n_mbs;
+  const int mby = valid ? (int)(g / a.mb_cols) : 0;
+  const int mbx = valid ? (int)(g % a.mb_cols) : 0;
+  uint32_t *list = centres[threadIdx.x / 16];
+  const int n = valid ? level_centres (a, a.vec1, mbx, mby, list, sub == 0) : 0;
+  __syncwarp ();
+
+  uint64_t best[HALF_PARTS];
+#pragma unroll
+  for (int l = 0; l < HALF_PARTS; l++)
+    best[l] = ME_KEY_NONE;
+  uint32_t c[8][4];
+  const uint8_t *cb = a.cur + (ptrdiff_t)(16 * mby + 8 * h) * (ptrdiff_t)a.pitch
+      + 16 * mbx;
+#pragma unroll
+  for (int y = 0; y < 8; y++) {
+    const uint4 v = __ldg ((const uint4 *)(cb + (size_t)y * a.pitch));
+    c[y][0] = v.x;
+    c[y][1] = v.y;
+    c[y][2] = v.z;
+    c[y][3] = v.w;
+  }
+  /* as hier_level0_columns_kernel; both halves take the same columns */
+  for (int t = s; t < (valid ? n * COL_LEN + 1 : 0); t += GROUP) {
+    int dx = 0, lo = 0, hi = 0;
+    if (t < n * COL_LEN)
+      dx = level_column (list, t / COL_LEN, t % COL_LEN, a.range, &lo, &hi);
+    if (lo <= hi)
+      level0_half_column (a, c, mbx, mby, h, dx, lo, hi, mask, best);
+  }
+#pragma unroll
+  for (int l = 0; l < HALF_PARTS; l++) {
+    if (!(a.partitions & (1u << half_shape (l))))
+      continue;
+    const uint64_t k = group_min (best[l]); /* over the half's 8 lanes */
+    if (valid && s == 0 && (l < HALF_PARTS - 1 || h == 0))
+      a.keys[half_shape (l)][me_fast_cell (half_part (h, l), a.mb_cols, mbx,
+          mby)] = k;
+  }
 }
 
 cudaError_t
@@ -627,7 +668,9 @@ me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
         a);
     break;
   default:
-    hier_level0_list_kernel<<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+    hier_level0_halves_kernel<<<(a.n_mbs + 2 * HIER_WARPS - 1) /
+                                    (2 * HIER_WARPS),
+        HIER_WARPS * 32, 0, stream>>> (a);
     break;
   }
   return cudaGetLastError ();
