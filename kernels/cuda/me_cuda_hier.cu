@@ -296,6 +296,25 @@ group_min (uint64_t k)
   return k;
 }
 
+/* Within a column dx is fixed, so its candidates are ranked by a 32-bit
+ * key, cost << 10 | 2|dy| + (dy > 0): me_key()'s order for that dx (|dy|
+ * <= 256 fits the 10 bits, a 16x16 SAD the other 22), one instruction to
+ * form and one to compare where a 64-bit key costs several; a column's
+ * winners become full keys once.  col_rank() of a candidate past the run
+ * is all ones, so that its key loses to every other. */
+static __device__ __forceinline__ uint32_t
+col_rank (int dy, bool kept)
+{
+  return kept ? 2u * (uint32_t)abs (dy) + (dy > 0) : 0xffffffffu;
+}
+
+static __device__ __forceinline__ uint64_t
+col_full_key (uint32_t k, int dx)
+{
+  const int a = (int)((k & 1023) >> 1);
+  return me_key (k >> 10, dx, (k & 1) ? a : -a);
+}
+
 /* Level 1: the 8x8 block's keys down column dx from dy = lo; candidates
  * past hi are costed (the rows are there: the border covers the window
  * and 16 more rows) but not kept. */
@@ -323,13 +342,11 @@ level1_column (const HierArgs &a, const uint32_t (&c)[8][2], int mbx, int mby,
         acc[j] = me_vsad4 (c[y][1], q1, me_vsad4 (c[y][0], q0, acc[j]));
     }
   }
-  uint64_t best = ME_KEY_NONE;
+  uint32_t best = 0xffffffffu;
 #pragma unroll
-  for (int j = 0; j < COL_LEN; j++) {
-    const uint64_t k = me_key (acc[j], dx, lo + j);
-    best = lo + j <= hi && k < best ? k : best;
-  }
-  return best;
+  for (int j = 0; j < COL_LEN; j++)
+    best = min (best, acc[j] << 10 | col_rank (lo + j, lo + j <= hi));
+  return col_full_key (best, dx);
 }
 
 __global__ void
@@ -410,17 +427,26 @@ level0_column (const HierArgs &a, const uint32_t (&c)[16][4], int mbx,
       }
     }
   }
+  uint32_t col[MeSplit<BS>::NI];
+#pragma unroll
+  for (int n = 0; n < MeSplit<BS>::NI; n++)
+    col[n] = 0xffffffffu;
 #pragma unroll
   for (int j = 0; j < COL_LEN; j++) {
     uint32_t s[MeSplit<BS>::NI];
     me_fast_part_sums<BS> (acc[j], s);
+    const uint32_t rank = col_rank (lo + j, lo + j <= hi);
 #pragma unroll
-    for (int n = 0; n < MeSplit<BS>::NI; n++) {
-      if (!(a.partitions & (1u << me_fast_shape_of (n))))
-        continue;
-      const uint64_t k = me_key (s[n], dx, lo + j);
-      best[n] = lo + j <= hi && k < best[n] ? k : best[n];
-    }
+    for (int n = 0; n < MeSplit<BS>::NI; n++)
+      if (a.partitions & (1u << me_fast_shape_of (n)))
+        col[n] = min (col[n], s[n] << 10 | rank);
+  }
+#pragma unroll
+  for (int n = 0; n < MeSplit<BS>::NI; n++) {
+    if (!(a.partitions & (1u << me_fast_shape_of (n))))
+      continue;
+    const uint64_t k = col_full_key (col[n], dx);
+    best[n] = k < best[n] ? k : best[n];
   }
 }
 
@@ -536,6 +562,10 @@ level0_half_column (const HierArgs &a, const uint32_t (&c)[8][4], int mbx,
         acc[j][(y / 4) * 4 + k] = me_vsad4 (c[y][k], q[k], acc[j][(y / 4) * 4 + k]);
     }
   }
+  uint32_t col[HALF_PARTS];
+#pragma unroll
+  for (int l = 0; l < HALF_PARTS; l++)
+    col[l] = 0xffffffffu;
 #pragma unroll
   for (int j = 0; j < COL_LEN; j++) {
     uint32_t s[HALF_PARTS];
@@ -556,14 +586,18 @@ level0_half_column (const HierArgs &a, const uint32_t (&c)[8][4], int mbx,
     const uint32_t o1 = __shfl_xor_sync (mask, s[17], 8);
     s[19] = h ? s[17] + o1 : s[16] + o0;
     s[20] = s[18] + o0 + o1;
-    const bool keep = lo + j <= hi;
+    const uint32_t rank = col_rank (lo + j, lo + j <= hi);
 #pragma unroll
-    for (int l = 0; l < HALF_PARTS; l++) {
-      if (!(a.partitions & (1u << half_shape (l))))
-        continue;
-      const uint64_t k = me_key (s[l], dx, lo + j);
-      best[l] = keep && k < best[l] ? k : best[l];
-    }
+    for (int l = 0; l < HALF_PARTS; l++)
+      if (a.partitions & (1u << half_shape (l)))
+        col[l] = min (col[l], s[l] << 10 | rank);
+  }
+#pragma unroll
+  for (int l = 0; l < HALF_PARTS; l++) {
+    if (!(a.partitions & (1u << half_shape (l))))
+      continue;
+    const uint64_t k = col_full_key (col[l], dx);
+    best[l] = k < best[l] ? k : best[l];
   }
 }
 
