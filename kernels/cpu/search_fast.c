@@ -520,18 +520,20 @@ setbox_build (SetBox * b, const int *cx, const int *cy, const int *d, int nc,
 }
 
 /* The smaller of `best` and the smallest key of n listed candidates
- * (xs[i], ys[i]) with costs sad[i]: the smallest cost first, in a
- * branch-free pass, then the keys of the candidates that have it (a larger
- * cost loses whatever the vector, me_cost.h). */
+ * (xs[i], ys[i]) with costs sad[i] (at most 65280 each): the smallest cost
+ * first, by the DSP's vector minimum with every rank 0, then the keys of
+ * the candidates that have it (a larger cost loses whatever the vector,
+ * me_cost.h). */
 static uint64_t
-best_of_points (const uint32_t * sad, const int *xs, const int *ys, int n,
-    uint64_t best)
+best_of_points (const MEDsp * dsp, const uint32_t * sad, const int *xs,
+    const int *ys, int n, uint64_t best)
 {
-  uint32_t m = UINT32_MAX;
+  static const uint16_t no_rank[ME_HIER_SET_MAX];
 
-  for (int i = 0; i < n; i++)
-    m = sad[i] < m ? sad[i] : m;
-  if (n == 0 || m > me_key_cost (best))
+  if (n == 0)
+    return best;
+  const uint32_t m = dsp->min_key (sad, no_rank, n) >> 16;
+  if (m > me_key_cost (best))
     return best;
   for (int i = 0; i < n; i++)
     if (sad[i] == m) {
@@ -601,7 +603,7 @@ level1_row (MESession * s, Scratch * scratch, unsigned mby)
     }
     vecset_clear (&set);
     s->dsp.sad8x8_points (c, rb, rl->stride, n, off, sad);
-    best = best_of_points (sad, xs, ys, n, best);
+    best = best_of_points (&s->dsp, sad, xs, ys, n, best);
     s->level1[2 * me] = me_key_dx (best);
     s->level1[2 * me + 1] = me_key_dy (best);
   }
@@ -692,7 +694,7 @@ level0_row (MESession * s, Scratch * scratch, unsigned mby)
     vecset_clear (&set);
     if (n > 0) {
       s->dsp.sad16_points (scratch->cur, w.ref, w.stride, n, off, sad);
-      w.best[0] = best_of_points (sad, xs, dys, n, w.best[0]);
+      w.best[0] = best_of_points (&s->dsp, sad, xs, dys, n, w.best[0]);
     }
     walk_store (&w, s, mbx, mby);
   }
