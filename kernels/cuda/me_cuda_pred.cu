@@ -172,6 +172,18 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
       if (mby + 1 < a.mb_rows)
         t2 = (uint32_t)__ldg (a.temporal + mb + a.mb_cols);
     }
+    /* The walk's first ring around the left neighbour's winner, also
+     * before waiting: where that winner is the best predictor too, as in
+     * most of a smooth field, the walk's first step is then already
+     * costed, and the chain of macroblocks waits for one round less.
+     * Ring slot k is the same square position in both rings. */
+    const int k = slot < 4 ? slot : slot + 1; /* skip the centre */
+    const int sx = me_fast_clamp (unpack_x (left), R);
+    const int sy = me_fast_clamp (unpack_y (left), R);
+    const uint64_t ring_left = round_min (a, c, mbx, mby, q,
+        me_fast_inside (sx + k % 3 - 1, sy + k / 3 - 1, R), sx + k % 3 - 1,
+        sy + k / 3 - 1);
+
     /* B (lane 0) and C or D (lane 1) from the row above, once published */
     uint32_t g = 0;
     const int want = lane == 0 ? nb.b : lane == 1 ? nb.c : -1;
@@ -229,13 +241,15 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
     }
 
     /* the pattern: the 3x3 square around the best while it moves */
-    const int k = slot < 4 ? slot : slot + 1; /* skip the centre */
     int pcx = 0, pcy = 0;
     for (int step = 0; step < ME_PRED_MAX_STEPS; step++) {
       const int cx = me_key_dx (best), cy = me_key_dy (best);
       const int ox = cx + k % 3 - 1, oy = cy + k / 3 - 1;
       const bool in = me_fast_inside (ox, oy, R);
-      const uint64_t next = round_min (a, c, mbx, mby, q, in, ox, oy);
+      /* the same in every lane: best is */
+      const uint64_t next = step == 0 && cx == sx && cy == sy
+          ? ring_left
+          : round_min (a, c, mbx, mby, q, in, ox, oy);
       if (vis) {
         /* around the centre before, everything was visited already */
         const bool fresh =
