@@ -94,6 +94,20 @@ me_fast_ref_row (const uint8_t *ref, size_t pitch, int x, int y, uint32_t *sel)
   return (const uint32_t *)(addr - shift);
 }
 
+/* The 16 reference bytes of the row at `p` (me_fast_ref_row()), as four
+ * words realigned by `sel`: 5 loads and 4 byte permutes. */
+static __device__ __forceinline__ void
+me_fast_row16 (const uint32_t *p, uint32_t sel, uint32_t (&q)[4])
+{
+  uint32_t w[5];
+#pragma unroll
+  for (int k = 0; k < 5; k++)
+    w[k] = __ldg (p + k);
+#pragma unroll
+  for (int k = 0; k < 4; k++)
+    q[k] = __byte_perm (w[k], w[k + 1], sel);
+}
+
 /* The sub-block sums of the 16x16 block whose reference rows start at
  * `row` (me_fast_ref_row). */
 template <int BS>
@@ -106,15 +120,12 @@ me_fast_sad (const uint32_t (&c)[16][4], const uint32_t *row, size_t wpitch,
     acc[b] = 0;
 #pragma unroll
   for (int y = 0; y < 16; y++) {
-    const uint32_t *p = row + (size_t)y * wpitch;
-    uint32_t w[5];
-#pragma unroll
-    for (int k = 0; k < 5; k++)
-      w[k] = __ldg (p + k);
+    uint32_t q[4];
+    me_fast_row16 (row + (size_t)y * wpitch, sel, q);
 #pragma unroll
     for (int k = 0; k < 4; k++) {
       const int b = (y / BS) * (16 / BS) + (k * 4) / BS;
-      acc[b] = me_vsad4 (c[y][k], __byte_perm (w[k], w[k + 1], sel), acc[b]);
+      acc[b] = me_vsad4 (c[y][k], q[k], acc[b]);
     }
   }
 }

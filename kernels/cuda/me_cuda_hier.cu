@@ -407,14 +407,8 @@ level0_column (const HierArgs &a, const uint32_t (&c)[16][4], int mbx,
       acc[j][b] = 0;
 #pragma unroll
   for (int r = 0; r < 16 + COL_LEN - 1; r++) {
-    const uint32_t *p = row + (size_t)r * wp;
-    uint32_t w[5], q[4];
-#pragma unroll
-    for (int k = 0; k < 5; k++)
-      w[k] = __ldg (p + k);
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      q[k] = __byte_perm (w[k], w[k + 1], sel);
+    uint32_t q[4];
+    me_fast_row16 (row + (size_t)r * wp, sel, q);
 #pragma unroll
     for (int j = 0; j < COL_LEN; j++) {
       const int y = r - j;
@@ -544,14 +538,8 @@ level0_half_column (const HierArgs &a, const uint32_t (&c)[8][4], int mbx,
       acc[j][b] = 0;
 #pragma unroll
   for (int r = 0; r < 8 + COL_LEN - 1; r++) {
-    const uint32_t *p = row + (size_t)r * wp;
-    uint32_t w[5], q[4];
-#pragma unroll
-    for (int k = 0; k < 5; k++)
-      w[k] = __ldg (p + k);
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      q[k] = __byte_perm (w[k], w[k + 1], sel);
+    uint32_t q[4];
+    me_fast_row16 (row + (size_t)r * wp, sel, q);
 #pragma unroll
     for (int j = 0; j < COL_LEN; j++) {
       const int y = r - j;

@@ -99,14 +99,11 @@ round_min (const PredArgs &a, const uint32_t (&c)[4][4], int mbx, int mby,
         a.ref, a.pitch, 16 * mbx + cx, 16 * mby + cy + 4 * q, &sel);
 #pragma unroll
     for (int y = 0; y < 4; y++) {
-      const uint32_t *p = row + (size_t)y * (a.pitch / 4);
-      uint32_t w[5];
-#pragma unroll
-      for (int k = 0; k < 5; k++)
-        w[k] = __ldg (p + k);
+      uint32_t r[4];
+      me_fast_row16 (row + (size_t)y * (a.pitch / 4), sel, r);
 #pragma unroll
       for (int k = 0; k < 4; k++)
-        sad = me_vsad4 (c[y][k], __byte_perm (w[k], w[k + 1], sel), sad);
+        sad = me_vsad4 (c[y][k], r[k], sad);
     }
   }
   sad += __shfl_xor_sync (ME_FULL_MASK, sad, 1);
