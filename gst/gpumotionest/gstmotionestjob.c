@@ -6,6 +6,60 @@
  */
 #include "gstmotionestjob.h"
 #include "gstvideolayout.h"
+#include "gstsharedmap.h"
+
+/* The memory that holds all of the luma's rows, and the luma's offset in
+ * it; FALSE when the rows span several memories. */
+static gboolean
+find_luma_memory (const GstVideoFrame * frame, GstMemory ** mem,
+    gsize * skip, gsize * extent)
+{
+  GstBuffer *buffer = frame->buffer;
+  GstVideoMeta *vmeta = gst_buffer_get_video_meta (buffer);
+  gsize offset = vmeta ? vmeta->offset[0] : GST_VIDEO_INFO_PLANE_OFFSET
+      (&frame->info, 0);
+  guint idx, length;
+
+  /* rows of the luma (strides are not negative here) */
+  *extent = (gsize) GST_VIDEO_FRAME_PLANE_STRIDE (frame, 0)
+      * (GST_VIDEO_FRAME_COMP_HEIGHT (frame, 0) - 1)
+      + (gsize) GST_VIDEO_FRAME_COMP_WIDTH (frame, 0)
+      * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, 0);
+  if (!gst_buffer_find_memory (buffer, offset, 1, &idx, &length, skip)
+      || length != 1)
+    return FALSE;
+  *mem = gst_buffer_peek_memory (buffer, idx);
+  return *skip + *extent <= (*mem)->size;
+}
+
+/* Holds the luma through the process-wide mapping of its memory
+ * (gstsharedmap.h) and unmaps the frame, so that the job keeps one lock on
+ * the memory shared with every other job on it, not one per plane of its
+ * own.  Where that mapping would not give the very pointer the frame map
+ * gave (the rows span memories, or the video meta maps planes its own
+ * way) the job keeps the frame mapped, as before. */
+static void
+share_luma_map (GstMotionEstJob * job, GstMapFlags device_map)
+{
+  GstMemory *mem;
+  gsize skip, extent, size;
+  guint8 *data;
+
+  if (job->luma.stride < 0
+      || !find_luma_memory (&job->frame, &mem, &skip, &extent))
+    return;
+  job->luma_map = gst_shared_map_acquire (mem, GST_MAP_READ | device_map,
+      &data, &size);
+  if (!job->luma_map)
+    return;
+  if (data + skip != job->luma.data || skip + extent > size) {
+    gst_shared_map_release (job->luma_map);
+    job->luma_map = NULL;
+    return;
+  }
+  gst_video_frame_unmap (&job->frame);
+  job->frame.buffer = NULL;
+}
 
 GstMotionEstJob *
 gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
@@ -61,6 +115,7 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   /* Every supported format has 8-bit luma in plane 0. */
   job->luma.data = GST_VIDEO_FRAME_PLANE_DATA (&job->frame, 0);
   job->luma.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&job->frame, 0);
+  share_luma_map (job, device_map);
   job->luma.width = w;
   job->luma.height = h;
   job->luma.on_device = device_map != 0;
@@ -101,8 +156,10 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
   GstMotionVectorMeta *meta;
   GBytes *bytes;
 
-  gst_video_frame_unmap (&job->frame);
+  if (job->frame.buffer)
+    gst_video_frame_unmap (&job->frame);
   job->frame.buffer = NULL;
+  g_clear_pointer (&job->luma_map, gst_shared_map_release);
 
   bytes = g_steal_pointer (&job->cell_bytes);
   job->cells = NULL;
@@ -133,6 +190,7 @@ gst_motion_est_job_free (GstMotionEstJob * job)
 {
   if (job->frame.buffer)
     gst_video_frame_unmap (&job->frame);
+  g_clear_pointer (&job->luma_map, gst_shared_map_release);
   gst_clear_buffer (&job->buffer);
   g_queue_clear_full (&job->followers, (GDestroyNotify) gst_mini_object_unref);
   g_clear_pointer (&job->cell_bytes, g_bytes_unref);

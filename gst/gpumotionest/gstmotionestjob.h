@@ -12,12 +12,17 @@
 
 #include "me_backend.h"
 #include "gstcellpool.h"
+#include "gstsharedmap.h"
 
 G_BEGIN_DECLS
 
 typedef struct {
   GstBuffer *buffer;            /* our only reference: stays writable */
-  GstVideoFrame frame;          /* mapped for reading until the job ends */
+  /* The luma is read through `luma_map`, the process-wide mapping of its
+   * memory (gstsharedmap.h), or, where that cannot give it, through
+   * `frame`, mapped until the job ends (frame.buffer NULL when not). */
+  GstVideoFrame frame;
+  GstSharedMap *luma_map;
   MEPlane luma;
   MESearchParams params;
   MEField field;

@@ -411,6 +411,63 @@ GST_START_TEST (test_formats_and_strides)
 GST_END_TEST;
 
 /* Pixels pass through untouched, in the same buffers, in order. */
+/* One picture in flight in many instances at once (a tee into many
+ * branches, or many streams of the same frames): every frame in flight is
+ * read from the same memory.  A GstMemory counts its mappings in 8 bits, so
+ * instances that each held their frames mapped (once per frame, or once
+ * per plane with a video meta) wrapped the count past 255 (here 24
+ * instances x 15 frames) and corrupted the memory's lock state: an unmap
+ * failed its assertion ("gst_mini_object_unlock: assertion '(state &
+ * access_mode) == access_mode' failed"), and the memory stayed marked as
+ * shared after every buffer was gone. */
+#define SHARED_INSTANCES 24
+#define SHARED_FRAMES 16
+
+GST_START_TEST (test_many_instances_one_memory)
+{
+  GstHarness *h[SHARED_INSTANCES];
+  GstBuffer *picture = make_frame (GST_VIDEO_FORMAT_I420, 64, 48, 100, 100,
+      0);
+
+  for (guint k = 0; k < SHARED_INSTANCES; k++) {
+    h[k] = harness_new ("I420", 64, 48, 8,
+        GST_MOTION_VECTOR_PARTITIONS_16X16);
+    g_object_set (h[k]->element, "in-flight", SHARED_FRAMES, "threads", 1,
+        NULL);
+  }
+  /* every instance holds all but its newest frame in flight */
+  for (guint i = 0; i < SHARED_FRAMES; i++) {
+    for (guint k = 0; k < SHARED_INSTANCES; k++) {
+      GstBuffer *buf = gst_buffer_copy (picture);        /* same memory */
+      GST_BUFFER_PTS (buf) = i * GST_SECOND / 30;
+      fail_unless_equals_int (gst_harness_push (h[k], buf), GST_FLOW_OK);
+    }
+  }
+  for (guint k = 0; k < SHARED_INSTANCES; k++) {
+    fail_unless (gst_harness_push_event (h[k], gst_event_new_eos ()));
+    for (guint i = 0; i < SHARED_FRAMES; i++) {
+      GstBuffer *out = gst_harness_pull (h[k]);
+      GstMotionVectorMeta *m;
+
+      fail_unless (out != NULL, "instance %u: frame %u missing", k, i);
+      fail_unless_equals_uint64 (GST_BUFFER_PTS (out), i * GST_SECOND / 30);
+      m = get_meta (out);
+      if (i == 0)
+        check_no_reference (m);
+      else
+        check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 64, 48, 0, 0);
+      gst_buffer_unref (out);
+    }
+    fail_unless_equals_int (gst_harness_buffers_in_queue (h[k]), 0);
+    gst_harness_teardown (h[k]);
+  }
+  /* every copy is gone: the picture's memory is its own again */
+  fail_unless (gst_buffer_is_all_memory_writable (picture));
+  gst_buffer_unref (picture);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_passthrough_order)
 {
   GstHarness *h = harness_new ("I420", 64, 48, 8,
@@ -2244,6 +2301,7 @@ gpumotionest_suite (void)
   tcase_set_timeout (tc, 300);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_shift_16x16);
+  tcase_add_test (tc, test_many_instances_one_memory);
   tcase_add_test (tc, test_cuda_caps_system_memory);
   tcase_add_test (tc, test_fast_methods_shift);
   tcase_add_test (tc, test_full_range_limit);
