@@ -1,0 +1,312 @@
+# gpumotionest — PyGObject overrides of GstMotionVectors: a motion field as
+# numpy arrays in one call.
+#
+# PyGObject loads this module when the program does
+# `from gi.repository import GstMotionVectors`, from any gi/overrides
+# directory on sys.path (docs/python.md).  It adds to the introspected
+# API, and changes nothing in it:
+#
+#   MotionVectorMeta.to_ndarray(partition)   one shape's cells, (rows, cols)
+#   MotionVectorMeta.to_ndarrays()           every present shape, a dict
+#   MotionVectorMeta.modes_to_ndarray()      the partition decision
+#   MotionVectorMeta.to_field()              all of the above and the fields
+#   buffer_get_motion_vector_field(buffer)   the same from a Gst.Buffer
+#   cell_dtype()                             numpy's GstMotionVectorCell
+#
+# numpy is imported when an array is asked for, not before: without it the
+# module loads, the introspected API works, and the array functions raise
+# an ImportError that names the package to install.
+
+import collections
+
+from ..module import get_introspection_module
+
+import gi
+gi.require_version("GLib", "2.0")
+from gi.repository import GLib  # noqa: E402
+
+GstMotionVectors = get_introspection_module("GstMotionVectors")
+
+__all__ = ["buffer_get_motion_vector_field", "cell_dtype", "CELL_FIELDS",
+           "MotionVectorField", "zero_copy"]
+
+# The fields of GstMotionVectorCell, in memory order.  The dtype is built
+# from the typelib's offsets and size and checked against these names, so a
+# change of the C struct cannot go unnoticed here.
+CELL_FIELDS = ("mv_x", "mv_y", "cost", "pred_x", "pred_y", "mvd_x", "mvd_y")
+
+# GI type tags of the cell's fields -> numpy type codes (host byte order,
+# as the cells are stored).
+_NUMPY_CODES = {"gint8": "i1", "guint8": "u1", "gint16": "i2",
+                "guint16": "u2", "gint32": "i4", "guint32": "u4"}
+
+_NO_NUMPY = ("GstMotionVectors arrays need numpy, which is not installed "
+             "(Debian: apt install python3-numpy)")
+
+
+def _numpy():
+    try:
+        import numpy
+    except ImportError as e:
+        raise ImportError(_NO_NUMPY, name="numpy") from e
+    return numpy
+
+
+_dtype = None
+
+
+def cell_dtype():
+    """The numpy dtype of one GstMotionVectorCell: a structured dtype of 16
+    bytes with the fields of CELL_FIELDS at the offsets of the C struct
+    (mv, pred, mvd in quarter pixels, cost the block's SAD or SATD at
+    analysis size)."""
+    global _dtype
+    if _dtype is None:
+        np = _numpy()
+        info = GstMotionVectors.MotionVectorCell.__info__
+        fields = info.get_fields()
+        names = tuple(f.get_name() for f in fields)
+        if names != CELL_FIELDS:
+            raise RuntimeError("GstMotionVectorCell has fields %r, not %r"
+                               % (names, CELL_FIELDS))
+        dtype = np.dtype({
+            "names": list(names),
+            "formats": ["=" + _NUMPY_CODES[f.get_type().get_tag_as_string()]
+                        for f in fields],
+            "offsets": [f.get_offset() for f in fields],
+            "itemsize": info.get_size()})
+        if dtype.itemsize != 16:
+            raise RuntimeError("GstMotionVectorCell is %d bytes, not 16"
+                               % dtype.itemsize)
+        _dtype = dtype
+    return _dtype
+
+
+# ---- the memory of a GBytes, without copying --------------------------------
+#
+# GLib.Bytes.get_data() returns a new Python bytes: one copy of the cells
+# (5.4 MB for all seven shapes of a 1080p frame).  The GBytes' own memory is
+# reached instead through g_bytes_get_data(), called with ctypes on the
+# GBytes' address, which PyGObject gives as the hash of a boxed value (its
+# repr shows the same address).  numpy then views that memory read-only
+# through an owner object holding the GLib.Bytes, that is a reference to
+# the GBytes: an array made from it keeps the cells alive after the meta
+# and its buffer are gone.  Where ctypes, GLib's library or that address
+# cannot be had (checked once on a GBytes of known content), the arrays
+# view a copy instead, with the same values.
+
+class _GBytesMemory:
+    """What numpy sees of a GBytes: its address and size, read-only.  It
+    holds the GLib.Bytes, so the memory lives as long as this object."""
+
+    def __init__(self, gbytes, address, size):
+        self.gbytes = gbytes
+        self.__array_interface__ = {
+            "version": 3, "shape": (size,), "typestr": "|u1",
+            "data": (address, True)}
+
+
+_get_data = None      # g_bytes_get_data through ctypes, once it checked out
+_zero_copy = None     # None: not tried yet
+
+
+def _bytes_address(gbytes):
+    """The GBytes' address as PyGObject shows it, or None."""
+    address = hash(gbytes)
+    if address <= 0 or "GBytes at 0x%x)" % address not in repr(gbytes):
+        return None
+    return address
+
+
+def _try_zero_copy():
+    global _get_data
+    try:
+        import ctypes
+        import ctypes.util
+    except ImportError:
+        return False
+    names = ["libglib-2.0.so.0", ctypes.util.find_library("glib-2.0")]
+    for name in names:
+        if not name:
+            continue
+        try:
+            fn = ctypes.CDLL(name).g_bytes_get_data
+            break
+        except (OSError, AttributeError):
+            continue
+    else:
+        return False
+    fn.restype = ctypes.c_void_p
+    fn.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
+    probe = GLib.Bytes.new(b"GstMotionVectors cells")
+    address = _bytes_address(probe)
+    if address is None:
+        return False
+    size = ctypes.c_size_t()
+    data = fn(address, ctypes.byref(size))
+    if not data or ctypes.string_at(data, size.value) != probe.get_data():
+        return False
+
+    def get_data(gbytes):
+        address = _bytes_address(gbytes)
+        if address is None:
+            return None, 0
+        n = ctypes.c_size_t()
+        return fn(address, ctypes.byref(n)), n.value
+
+    _get_data = get_data
+    return True
+
+
+def zero_copy():
+    """True when the arrays view the meta's memory itself, False when they
+    view a copy of it (see docs/python.md)."""
+    global _zero_copy
+    if _zero_copy is None:
+        _zero_copy = _try_zero_copy()
+    return _zero_copy
+
+
+def _array(np, gbytes, dtype, shape, copy):
+    """@gbytes as a read-only array of @shape and @dtype sharing its memory
+    (where possible), or a writable copy of its own with @copy."""
+    base = None
+    if zero_copy():
+        address, size = _get_data(gbytes)
+        if address:
+            base = np.asarray(_GBytesMemory(gbytes, address, size))
+    if base is None:
+        base = np.frombuffer(gbytes.get_data(), np.uint8)
+    count = 1
+    for n in shape:
+        count *= n
+    if base.size != count * dtype.itemsize:
+        raise RuntimeError("%d bytes for %r cells of %d bytes"
+                           % (base.size, shape, dtype.itemsize))
+    a = base.view(dtype).reshape(shape)
+    return a.copy() if copy else a
+
+
+# ---- shapes -----------------------------------------------------------------
+
+_Partition = GstMotionVectors.MotionVectorPartition
+
+
+def _partition(p):
+    """A MotionVectorPartition from itself, its value (0 .. 6) or its nick
+    ("16x16" .. "4x4", any case)."""
+    values = _Partition.__enum_values__
+    if isinstance(p, str):
+        for v in values.values():
+            if v.value_nick == p.lower():
+                return v
+        raise ValueError("no partition shape %r (16x16, 16x8, 8x16, 8x8, "
+                         "8x4, 4x8, 4x4)" % p)
+    if isinstance(p, bool) or not isinstance(p, int):
+        raise TypeError("a partition is a MotionVectorPartition, an int or "
+                        "a name such as '8x8', not %r" % (p,))
+    if int(p) not in values:
+        raise ValueError("no partition shape %d (0 .. 6)" % p)
+    return values[int(p)]
+
+
+# ---- the meta's methods -----------------------------------------------------
+
+def _to_ndarray(self, partition, copy=False):
+    """The cells of one shape as a structured numpy array of shape
+    (rows, cols) and dtype cell_dtype(): arr[r, c] is cell (c, r), its
+    vector arr["mv_x"][r, c] in quarter pixels.
+
+    @partition: a MotionVectorPartition, its value or its name ("8x8").
+    @copy: False (default): a read-only array sharing the meta's memory
+    where that is possible (it keeps that memory alive by itself, after
+    the buffer is gone); True: a writable array of its own.
+
+    Returns None when the shape is absent or the meta inconsistent, as
+    get_grid_bytes() does.  Raises ImportError without numpy."""
+    np = _numpy()
+    p = _partition(partition)
+    data, cols, rows = self.get_grid_bytes(p)
+    if data is None:
+        return None
+    return _array(np, data, cell_dtype(), (rows, cols), copy)
+
+
+def _to_ndarrays(self, copy=False):
+    """Every present shape as to_ndarray() gives it: a dict from
+    MotionVectorPartition (an int: d[3] works too) to array, in shape
+    order; empty for an inconsistent meta."""
+    np = _numpy()
+    dtype = cell_dtype()
+    grids = {}
+    for value in sorted(_Partition.__enum_values__):
+        if not int(self.partitions) & (1 << value):
+            continue
+        p = _Partition.__enum_values__[value]
+        data, cols, rows = self.get_grid_bytes(p)
+        if data is not None:
+            grids[p] = _array(np, data, dtype, (rows, cols), copy)
+    return grids
+
+
+def _modes_to_ndarray(self, copy=False):
+    """The partition decision as a uint8 array of shape (mb_rows, mb_cols),
+    each a MotionVectorPartition value; None when the meta has none (or it
+    cannot be read, as get_modes_bytes())."""
+    np = _numpy()
+    data, cols, rows = self.get_modes_bytes()
+    if data is None:
+        return None
+    return _array(np, data, np.dtype(np.uint8), (rows, cols), copy)
+
+
+MotionVectorField = collections.namedtuple("MotionVectorField", [
+    "grids", "modes", "has_reference", "ref_distance", "ref_pts",
+    "width", "height", "analysis_width", "analysis_height",
+    "method", "search_range", "flags"])
+MotionVectorField.__doc__ = """\
+One buffer's motion field, owned by Python: it stays valid after the buffer
+and its meta are gone.
+
+grids: dict MotionVectorPartition -> (rows, cols) array of cells, every
+    present shape (MotionVectorMeta.to_ndarrays()).
+modes: (mb_rows, mb_cols) uint8 array of the partition decision, or None.
+has_reference: False for a field without reference (every cell zero).
+ref_distance, ref_pts, width, height, analysis_width, analysis_height,
+method, search_range, flags: the meta's fields of those names."""
+
+
+def _to_field(self, copy=False):
+    """The whole field as a MotionVectorField."""
+    flags = self.flags
+    return MotionVectorField(
+        grids=self.to_ndarrays(copy), modes=self.modes_to_ndarray(copy),
+        has_reference=not (
+            flags & GstMotionVectors.MotionVectorMetaFlags.NO_REFERENCE),
+        ref_distance=self.ref_distance, ref_pts=self.ref_pts,
+        width=self.width, height=self.height,
+        analysis_width=self.analysis_width,
+        analysis_height=self.analysis_height, method=self.method,
+        search_range=self.search_range, flags=flags)
+
+
+def buffer_get_motion_vector_field(buffer, copy=False):
+    """The motion field of @buffer (a Gst.Buffer) as a MotionVectorField,
+    or None when it has no motion-vector meta.  Raises ImportError without
+    numpy."""
+    meta = GstMotionVectors.buffer_get_motion_vector_meta(buffer)
+    if meta is None:
+        return None
+    return meta.to_field(copy)
+
+
+_Meta = GstMotionVectors.MotionVectorMeta
+_Meta.to_ndarray = _to_ndarray
+_Meta.to_ndarrays = _to_ndarrays
+_Meta.modes_to_ndarray = _modes_to_ndarray
+_Meta.to_field = _to_field
+for _f in (_to_ndarray, _to_ndarrays, _modes_to_ndarray, _to_field):
+    _f.__name__ = _f.__name__[1:]
+    _f.__qualname__ = "MotionVectorMeta." + _f.__name__
+del _f
+
