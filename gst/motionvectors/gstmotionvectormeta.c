@@ -16,6 +16,7 @@
 #include <gst/video/video.h>
 
 #include "gstmotionvectormeta.h"
+#include "summary-private.h"
 
 #ifndef GST_DISABLE_GST_DEBUG
 #define GST_CAT_DEFAULT ensure_debug_category ()
@@ -95,6 +96,7 @@ gst_motion_vector_meta_init (GstMeta * meta, gpointer params,
   memset (mvmeta->grids, 0, sizeof (mvmeta->grids));
   mvmeta->data = NULL;
   mvmeta->modes = NULL;
+  memset (&mvmeta->summary, 0, sizeof (mvmeta->summary));
 
   return TRUE;
 }
@@ -125,6 +127,7 @@ copy_fields (GstMotionVectorMeta * dst, const GstMotionVectorMeta * src)
   dst->partitions = src->partitions;
   memcpy (dst->grids, src->grids, sizeof (dst->grids));
   dst->modes = src->modes ? g_bytes_ref (src->modes) : NULL;
+  dst->summary = src->summary;
 }
 
 /* Rescales every cell of @data by out/in in each direction.  The MVD is
@@ -205,6 +208,9 @@ gst_motion_vector_meta_transform (GstBuffer * dest, GstMeta * meta,
      * another writer's: from there to the output frame's */
     dmeta->data = scale_cells (src->data, src->width, src->height, out_w,
         out_h);
+    if (src->flags & GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY)
+      gst_motion_vector_summary_scale (&dmeta->summary, src->width,
+          src->height, out_w, out_h);
     GST_DEBUG ("scaled motion-vector meta %ux%u (frame %ux%u) -> %ux%u",
         src->width, src->height, in_w, in_h, out_w, out_h);
     return TRUE;
@@ -853,6 +859,57 @@ gst_motion_vector_meta_get_modes_bytes (const GstMotionVectorMeta * meta,
   GBytes *modes = lookup_modes (meta, cols, rows);
 
   return modes ? g_bytes_ref (modes) : NULL;
+}
+
+/* ---- the motion summary ------------------------------------------------------ */
+
+/**
+ * gst_motion_vector_meta_set_summary:
+ * @meta: a #GstMotionVectorMeta
+ * @summary: (nullable): the summary of @meta's field
+ *   (gst_motion_vector_summary_compute()), or %NULL to remove it
+ *
+ * Stores a copy of @summary in @meta and sets
+ * %GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY; with %NULL clears both.  A
+ * copy of the buffer keeps the summary; a scale rescales its translation
+ * as it rescales the vectors (docs/summary.md).
+ */
+void
+gst_motion_vector_meta_set_summary (GstMotionVectorMeta * meta,
+    const GstMotionVectorSummary * summary)
+{
+  g_return_if_fail (meta != NULL);
+
+  if (!summary) {
+    memset (&meta->summary, 0, sizeof (meta->summary));
+    meta->flags &= ~GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY;
+    return;
+  }
+  meta->summary = *summary;
+  meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY;
+}
+
+/**
+ * gst_motion_vector_meta_get_summary:
+ * @meta: a #GstMotionVectorMeta
+ * @out: (out caller-allocates): the summary
+ *
+ * Returns: %TRUE and the meta's summary in @out when it has one
+ *   (%GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY); %FALSE, and @out zeroed,
+ *   when it has none
+ */
+gboolean
+gst_motion_vector_meta_get_summary (const GstMotionVectorMeta * meta,
+    GstMotionVectorSummary * out)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  memset (out, 0, sizeof (*out));
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  if (!(meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY))
+    return FALSE;
+  *out = meta->summary;
+  return TRUE;
 }
 
 /* ---- AVMotionVector records ------------------------------------------------ */

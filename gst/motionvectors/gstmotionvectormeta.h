@@ -11,6 +11,7 @@
 #include <gst/motionvectors/gstmotionvectortypes.h>
 #include <gst/motionvectors/motionvectors-prelude.h>
 #include <gst/motionvectors/gstmotionvectors-enumtypes.h>
+#include <gst/motionvectors/gstmotionvectorsummary.h>
 
 G_BEGIN_DECLS
 
@@ -25,8 +26,6 @@ G_BEGIN_DECLS
  */
 #define GST_MOTION_VECTOR_MAX_SIZE 8192
 
-typedef struct _GstMotionVectorMeta GstMotionVectorMeta;
-
 /**
  * GstMotionVectorMetaFlags:
  * @GST_MOTION_VECTOR_META_FLAG_NONE: no flag
@@ -37,11 +36,16 @@ typedef struct _GstMotionVectorMeta GstMotionVectorMeta;
  *   each macroblock was decided to be coded with
  *   (#GstMotionVectorMeta.modes, gst_motion_vector_meta_get_modes()).
  *   Set and cleared by gst_motion_vector_meta_set_modes().
+ * @GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY: the meta carries the frame's
+ *   #GstMotionVectorSummary (#GstMotionVectorMeta.summary,
+ *   gst_motion_vector_meta_get_summary()).  Set and cleared by
+ *   gst_motion_vector_meta_set_summary().
  */
 typedef enum {
   GST_MOTION_VECTOR_META_FLAG_NONE = 0,
   GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE = 1 << 0,
   GST_MOTION_VECTOR_META_FLAG_HAS_MODES = 1 << 1,
+  GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY = 1 << 2,
 } GstMotionVectorMetaFlags;
 
 /**
@@ -87,6 +91,10 @@ typedef struct {
  *   gst_motion_vector_meta_get_modes_bytes().  Added after the other
  *   fields, so code built against a meta without it reads the rest as
  *   before.
+ * @summary: the frame's motion summary, meaningful only with
+ *   %GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY; set with
+ *   gst_motion_vector_meta_set_summary(), read with
+ *   gst_motion_vector_meta_get_summary().  Added after @modes.
  *
  * Grids are laid out over the analysis frame: a cell of shape (w, h) covers
  * analysis pixels (c * w, r * h) to (c * w + w - 1, r * h + h - 1).  When a
@@ -128,6 +136,8 @@ struct _GstMotionVectorMeta {
   GBytes *data;
   /* added with the partition decision: keep new fields after this one */
   GBytes *modes;
+  /* added with the motion summary */
+  GstMotionVectorSummary summary;
 };
 
 /**
@@ -223,6 +233,14 @@ GBytes *gst_motion_vector_meta_get_modes_bytes (
 GST_MOTION_VECTORS_API
 GstMotionVectorAVRecord *gst_motion_vector_meta_to_av_records_chosen (
     const GstMotionVectorMeta * meta, guint * n_records);
+
+GST_MOTION_VECTORS_API
+void gst_motion_vector_meta_set_summary (GstMotionVectorMeta * meta,
+    const GstMotionVectorSummary * summary);
+
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vector_meta_get_summary (const GstMotionVectorMeta * meta,
+    GstMotionVectorSummary * out);
 
 G_END_DECLS
 

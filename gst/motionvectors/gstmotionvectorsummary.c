@@ -1,0 +1,695 @@
+/* gpumotionest — GstMotionVectorSummary: the per-frame reduction of a field.
+ *
+ * Every step is a function of the cells only, in a fixed order: medians by
+ * selection over integer arrays, sums in 64-bit integers, and the few
+ * floating-point steps (the least-squares solve, the published zoom and
+ * rotation) are basic IEEE operations on values computed exactly, with
+ * no fused multiply-add (the library is built with -ffp-contract=off) and
+ * no libm call whose rounding may differ between C libraries.  So the same
+ * cells give the same summary, bit for bit, whichever backend found them
+ * and whichever machine reduces them.  docs/summary.md has the
+ * definitions and the reasons.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+
+#include "gstmotionvectormeta.h"
+#include "summary-private.h"
+
+/* Units inside this file:
+ *   positions  d = (dx, dy): block centre minus frame centre, in half
+ *              pixels of the meta's frame (integers for every block)
+ *   vectors    quarter pixels, as the cells
+ *   model      t: 1/256 quarter pixel; k, r: 2^-24 quarter pixel per half
+ *              pixel, for v(d) = t + k d + r (-dy, dx)
+ *   costs      per pixel in 1/256 (a 16x16 cell's cost as it is)
+ * The model lives, in these units, in the summary's private words, so that
+ * gst_motion_vector_summary_moving_blocks() classifies with the very
+ * numbers the shares were counted with. */
+#define T_ONE 256
+#define K_SHIFT 24
+#define PRIV_TX 0
+#define PRIV_TY 1
+#define PRIV_K 2
+#define PRIV_R 3
+#define PRIV_MEDIAN 4
+
+/* A block is unmatched when its cost per pixel exceeds
+ * UNMATCHED_FACTOR x the frame's median plus UNMATCHED_LEVELS grey levels:
+ * its best match explains the block no better than an unrelated one. */
+#define UNMATCHED_FACTOR 4
+#define UNMATCHED_LEVELS 16
+/* The noise floor of the scene change score, in grey levels per pixel: a
+ * rise from 0.5 to 1.5 levels is noise, not a cut. */
+#define SCENE_FLOOR_LEVELS 4
+/* Fewest inliers that fit zoom and rotation. */
+#define MIN_SIMILARITY_BLOCKS 8
+
+typedef struct {
+  gint32 dx, dy;                /* half pixels from the frame centre */
+  gint32 vx, vy;                /* quarter pixels */
+  guint32 cost;                 /* per pixel, 1/256 */
+  gboolean counted;
+} Block;
+
+typedef struct {
+  gint64 tx, ty;                /* 1/256 quarter pixel */
+  gint64 k, r;                  /* 2^-24 quarter pixel per half pixel */
+} Model;
+
+/* ---- integer helpers ------------------------------------------------------ */
+
+/* @num / @den rounded to the nearest, halves away from zero; @den > 0. */
+static gint64
+div_round (gint64 num, gint64 den)
+{
+  gint64 mag = (ABS (num) * 2 + den) / (2 * den);
+
+  return num < 0 ? -mag : mag;
+}
+
+static gint64
+clamp_i32 (gint64 v)
+{
+  return CLAMP (v, G_MININT32, G_MAXINT32);
+}
+
+/* The element of rank @k (0-based) of @a[0..n-1], which it reorders: a
+ * quickselect with a middle pivot, deterministic for the same input. */
+static gint64
+select_rank (gint64 * a, gsize n, gsize k)
+{
+  gsize lo = 0, hi = n - 1;
+
+  while (lo < hi) {
+    gint64 pivot = a[lo + (hi - lo) / 2];
+    gsize i = lo, j = hi;
+
+    while (i <= j) {
+      while (a[i] < pivot)
+        i++;
+      while (a[j] > pivot)
+        j--;
+      if (i <= j) {
+        gint64 t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return a[k];
+  }
+  return a[k];
+}
+
+/* The lower median of @a[0..n-1] (reordered); n > 0. */
+static gint64
+median (gint64 * a, gsize n)
+{
+  return select_rank (a, n, (n - 1) / 2);
+}
+
+/* The model's vector at @b, in 1/256 quarter pixel. */
+static void
+model_at (const Model * m, const Block * b, gint64 * px, gint64 * py)
+{
+  const gint64 s = (gint64) 1 << (K_SHIFT - 8);
+
+  *px = m->tx + div_round (m->k * b->dx - m->r * b->dy, s);
+  *py = m->ty + div_round (m->k * b->dy + m->r * b->dx, s);
+}
+
+/* Whether @b's vector lies within the moving threshold of the model. */
+static gboolean
+agrees (const Model * m, const Block * b)
+{
+  const gint64 lim = (gint64) GST_MOTION_VECTOR_SUMMARY_MOVING_THRESHOLD
+      * T_ONE;
+  gint64 px, py;
+
+  model_at (m, b, &px, &py);
+  return ABS ((gint64) b->vx * T_ONE - px) <= lim
+      && ABS ((gint64) b->vy * T_ONE - py) <= lim;
+}
+
+static gboolean
+unmatched (const Block * b, guint32 median_cost)
+{
+  return (guint64) b->cost > (guint64) UNMATCHED_FACTOR * median_cost
+      + UNMATCHED_LEVELS * T_ONE;
+}
+
+/* Positions are in half pixels of the meta's frame: up to 2^17 keeps
+ * every product below in 64 bits.  gpumotionest writes at most 8192; a
+ * scaler may have made the meta larger. */
+static gboolean
+sizes_in_range (const GstMotionVectorMeta * meta)
+{
+  return meta->width <= 65536 && meta->height <= 65536;
+}
+
+/* ---- the blocks ------------------------------------------------------------ */
+
+/* The coarsest shape present: the one with fewest cells, 16x16 first. */
+static GstMotionVectorPartition
+coarsest (GstMotionVectorPartitionFlags partitions)
+{
+  gint p;
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    if (partitions & (1u << p))
+      return p;
+  return GST_MOTION_VECTOR_PARTITION_16X16;
+}
+
+/* One Block per cell of shape @p, raster order; @meta is consistent.
+ * Positions are in the meta's frame (a scaled meta's vectors are in its
+ * own size); the counted blocks are those whose centre lies in the frame,
+ * and the first column and row, so that a frame smaller than a block
+ * still has one. */
+static Block *
+read_blocks (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
+    guint * n_blocks)
+{
+  guint cols, rows, c, r;
+  const GstMotionVectorCell *cells =
+      gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
+  guint pw = gst_motion_vector_partition_width (p);
+  guint ph = gst_motion_vector_partition_height (p);
+  guint64 aw = meta->analysis_width, ah = meta->analysis_height;
+  Block *blocks = g_new (Block, (gsize) cols * rows);
+  Block *b = blocks;
+
+  for (r = 0; r < rows; r++) {
+    guint64 cy2 = 2 * (guint64) r * ph + ph;    /* twice the centre */
+    gint32 dy = (gint32) div_round (cy2 * meta->height, ah)
+        - (gint32) meta->height;
+
+    for (c = 0; c < cols; c++, b++) {
+      const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
+      guint64 cx2 = 2 * (guint64) c * pw + pw;
+
+      b->dx = (gint32) div_round (cx2 * meta->width, aw)
+          - (gint32) meta->width;
+      b->dy = dy;
+      b->vx = cell->mv_x;
+      b->vy = cell->mv_y;
+      b->cost = (guint32) MIN (((guint64) cell->cost * T_ONE) / (pw * ph),
+          G_MAXUINT32 / (2 * UNMATCHED_FACTOR));
+      b->counted = (c == 0 || cx2 < 2 * aw) && (r == 0 || cy2 < 2 * ah);
+    }
+  }
+  *n_blocks = cols * rows;
+  return blocks;
+}
+
+/* ---- the fit ------------------------------------------------------------------ */
+
+/* A first robust model from medians: t the component-wise median of the
+ * vectors; k and r the medians of each far block's own projection of its
+ * residual onto d and onto d turned a quarter; t again with them.  Blocks
+ * nearer the centre than a quarter of the half-diagonal say too little
+ * about zoom and rotation and are left out of those medians. */
+static gboolean
+median_model (const Block * b, const guint * idx, guint n, gint64 far2,
+    Model * m, gint64 * scratch)
+{
+  guint i, n_far;
+  gint pass;
+  gboolean similarity = TRUE;
+
+  memset (m, 0, sizeof (*m));
+  for (pass = 0; pass < 2; pass++) {
+    for (i = 0; i < n; i++) {
+      gint64 px, py;
+
+      model_at (m, &b[idx[i]], &px, &py);
+      scratch[i] = (gint64) b[idx[i]].vx * T_ONE - (px - m->tx);
+    }
+    m->tx = median (scratch, n);
+    for (i = 0; i < n; i++) {
+      gint64 px, py;
+
+      model_at (m, &b[idx[i]], &px, &py);
+      scratch[i] = (gint64) b[idx[i]].vy * T_ONE - (py - m->ty);
+    }
+    m->ty = median (scratch, n);
+    if (pass == 1 || !similarity)
+      break;
+
+    /* k_i = (res . d) / |d|^2, r_i = (d x res) / |d|^2 */
+    for (n_far = 0, i = 0; i < n; i++) {
+      const Block *bl = &b[idx[i]];
+      gint64 d2 = (gint64) bl->dx * bl->dx + (gint64) bl->dy * bl->dy;
+      gint64 rx = (gint64) bl->vx * T_ONE - m->tx;
+      gint64 ry = (gint64) bl->vy * T_ONE - m->ty;
+
+      if (d2 < far2)
+        continue;
+      /* |res| < 2^25, |d| < 2^15: the products fit with the shift */
+      scratch[n_far] = div_round ((rx * bl->dx + ry * bl->dy)
+          * ((gint64) 1 << (K_SHIFT - 8)), d2);
+      scratch[n + n_far] = div_round ((ry * bl->dx - rx * bl->dy)
+          * ((gint64) 1 << (K_SHIFT - 8)), d2);
+      n_far++;
+    }
+    if (n_far < MIN_SIMILARITY_BLOCKS) {
+      similarity = FALSE;
+      continue;
+    }
+    m->k = median (scratch, n_far);
+    m->r = median (scratch + n, n_far);
+  }
+  return similarity;
+}
+
+/* Least squares over the blocks that agree with @m, into @m.  Sums are
+ * exact 64-bit integers; the solve is a handful of IEEE operations on
+ * them.  Returns FALSE (and leaves @m) when fewer than 3 blocks agree. */
+static gboolean
+refit (const Block * b, const guint * idx, guint n, gboolean similarity,
+    gint64 spread2, Model * m, gboolean * fitted_similarity)
+{
+  gint64 cnt = 0, sdx = 0, sdy = 0, svx = 0, svy = 0, sdd = 0, sdv = 0,
+      scr = 0;
+  gdouble N, cdd, cdv, ccr, k = 0, r = 0, tx, ty;
+  guint i;
+
+  for (i = 0; i < n; i++) {
+    const Block *bl = &b[idx[i]];
+
+    if (!agrees (m, bl))
+      continue;
+    cnt++;
+    sdx += bl->dx;
+    sdy += bl->dy;
+    svx += bl->vx;
+    svy += bl->vy;
+    sdd += (gint64) bl->dx * bl->dx + (gint64) bl->dy * bl->dy;
+    sdv += (gint64) bl->dx * bl->vx + (gint64) bl->dy * bl->vy;
+    scr += (gint64) bl->dx * bl->vy - (gint64) bl->dy * bl->vx;
+  }
+  if (cnt < 3)
+    return FALSE;
+
+  N = (gdouble) cnt;
+  cdd = (gdouble) sdd - ((gdouble) sdx * sdx + (gdouble) sdy * sdy) / N;
+  *fitted_similarity = similarity && cnt >= MIN_SIMILARITY_BLOCKS
+      && cdd >= (gdouble) spread2 * N;
+  if (*fitted_similarity) {
+    cdv = (gdouble) sdv - ((gdouble) sdx * svx + (gdouble) sdy * svy) / N;
+    ccr = (gdouble) scr - ((gdouble) sdx * svy - (gdouble) sdy * svx) / N;
+    k = cdv / cdd;
+    r = ccr / cdd;
+  }
+  tx = ((gdouble) svx - k * sdx + r * sdy) / N;
+  ty = ((gdouble) svy - k * sdy - r * sdx) / N;
+
+  /* rounding a double to an integer is exact and the same everywhere */
+  m->tx = clamp_i32 ((gint64) (tx * T_ONE + (tx < 0 ? -0.5 : 0.5)));
+  m->ty = clamp_i32 ((gint64) (ty * T_ONE + (ty < 0 ? -0.5 : 0.5)));
+  k *= (gdouble) ((gint64) 1 << K_SHIFT);
+  r *= (gdouble) ((gint64) 1 << K_SHIFT);
+  m->k = clamp_i32 ((gint64) (k + (k < 0 ? -0.5 : 0.5)));
+  m->r = clamp_i32 ((gint64) (r + (r < 0 ? -0.5 : 0.5)));
+  return TRUE;
+}
+
+/* atan(@x) from basic operations only: two halvings of the angle
+ * (atan x = 2 atan (x / (1 + sqrt (1 + x^2))), sqrt being exactly rounded
+ * by IEEE) bring |x| under tan(pi/16) < 0.2, where the odd series to x^23
+ * is within 1e-17.  libm's atan() is not rounded alike by every C
+ * library. */
+static gdouble
+atan_det (gdouble x)
+{
+  gdouble sign = x < 0 ? -1.0 : 1.0, a = x * sign, shift = 0, x2, term, sum;
+  gint n;
+
+  if (a > 1.0) {
+    shift = G_PI / 2;
+    a = 1.0 / a;
+  }
+  a = a / (1.0 + __builtin_sqrt (1.0 + a * a));
+  a = a / (1.0 + __builtin_sqrt (1.0 + a * a));
+  x2 = a * a;
+  term = a;
+  sum = 0;
+  for (n = 1; n <= 23; n += 2) {
+    sum += (((n >> 1) & 1) ? -term : term) / n;
+    term *= x2;
+  }
+  sum *= 4.0;
+  return sign * (shift ? shift - sum : sum);
+}
+
+/* The published zoom and rotation of the linear part: the current frame's
+ * offsets map to the reference's by L = (1 + k/2) I + (r/2) J (k, r in
+ * quarter pixels per half pixel, J the quarter turn), so the current
+ * picture is the reference's scaled by 1 / |L| and turned by
+ * -atan (r / (2 + k)). */
+static void
+publish_similarity (const Model * m, GstMotionVectorSummary * out)
+{
+  gdouble k = (gdouble) m->k / (gdouble) ((gint64) 1 << K_SHIFT);
+  gdouble r = (gdouble) m->r / (gdouble) ((gint64) 1 << K_SHIFT);
+  gdouble alpha = 1.0 + k / 2, beta = r / 2;
+
+  out->zoom = 1.0 / __builtin_sqrt (alpha * alpha + beta * beta) - 1.0;
+  out->rotation = -atan_det (beta / alpha);
+}
+
+/* ---- public ------------------------------------------------------------------------ */
+
+static void
+summary_init (GstMotionVectorSummary * out)
+{
+  memset (out, 0, sizeof (*out));
+  out->version = GST_MOTION_VECTOR_SUMMARY_VERSION;
+}
+
+/* The private model of @s, for gst_motion_vector_summary_moving_blocks(). */
+static void
+model_from_summary (const GstMotionVectorSummary * s, Model * m)
+{
+  m->tx = (gint32) s->_reserved[PRIV_TX];
+  m->ty = (gint32) s->_reserved[PRIV_TY];
+  m->k = (gint32) s->_reserved[PRIV_K];
+  m->r = (gint32) s->_reserved[PRIV_R];
+}
+
+static void
+model_to_summary (const Model * m, GstMotionVectorSummary * s)
+{
+  s->_reserved[PRIV_TX] = (guint32) (gint32) m->tx;
+  s->_reserved[PRIV_TY] = (guint32) (gint32) m->ty;
+  s->_reserved[PRIV_K] = (guint32) (gint32) m->k;
+  s->_reserved[PRIV_R] = (guint32) (gint32) m->r;
+}
+
+/* Whether @prev can serve as the previous frame's summary for one
+ * computed from grid @p. */
+static gboolean
+usable_previous (const GstMotionVectorSummary * prev,
+    GstMotionVectorPartition p)
+{
+  return prev && prev->version >= 1 && prev->partition == p
+      && prev->blocks > 0
+      && !(prev->flags & GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE);
+}
+
+/**
+ * gst_motion_vector_summary_compute:
+ * @meta: a #GstMotionVectorMeta
+ * @previous: (nullable): the summary of the frame before, for the scene
+ *   change score; %NULL at the start of a stream
+ * @out: (out caller-allocates): the summary
+ *
+ * Reduces the coarsest grid of @meta (16x16 when present) to a
+ * #GstMotionVectorSummary: a robust similarity fit (medians, then least
+ * squares over the blocks that agree with them, twice), the shares of
+ * agreeing, moving and unmatched blocks, the matching cost and the scene
+ * change score against @previous.  The same cells (and previous summary)
+ * give the same summary, bit for bit, on every machine.  docs/summary.md
+ * defines every number.
+ *
+ * A field without a reference (%GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE)
+ * gives an all-zero summary with %GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE.
+ *
+ * Returns: %TRUE when @out was computed; %FALSE (and @out zeroed but for
+ *   its version) when @meta is inconsistent (gst_motion_vector_meta_is_valid())
+ */
+gboolean
+gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
+    const GstMotionVectorSummary * previous, GstMotionVectorSummary * out)
+{
+  GstMotionVectorPartition p;
+  Block *b;
+  guint *idx;
+  gint64 *scratch;
+  guint n_all, n = 0, n_matched = 0, n_agree = 0, n_moving = 0, i;
+  guint64 cost_sum = 0, pixels;
+  gint64 med, far2, spread2;
+  Model m;
+  gboolean similarity, fitted;
+  gint pass;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  summary_init (out);
+  if (!gst_motion_vector_meta_is_valid (meta) || !sizes_in_range (meta))
+    return FALSE;
+  p = coarsest (meta->partitions);
+  out->partition = p;
+  if (meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE) {
+    out->flags = GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE
+        | GST_MOTION_VECTOR_SUMMARY_FLAG_NO_PREVIOUS
+        | GST_MOTION_VECTOR_SUMMARY_FLAG_TRANSLATION_ONLY;
+    return TRUE;
+  }
+
+  b = read_blocks (meta, p, &n_all);
+  idx = g_new (guint, n_all);
+  scratch = g_new (gint64, 2 * (gsize) n_all);
+
+  /* the cost level: mean and median per pixel of the counted blocks */
+  for (i = 0; i < n_all; i++) {
+    if (!b[i].counted)
+      continue;
+    idx[n] = i;
+    scratch[n++] = b[i].cost;
+    cost_sum += b[i].cost;
+  }
+  out->blocks = n;
+  med = median (scratch, n);
+  pixels = (guint64) n * T_ONE;
+  out->mean_cost = (gdouble) cost_sum / (gdouble) pixels;
+  out->median_cost = (gdouble) med / T_ONE;
+  out->_reserved[PRIV_MEDIAN] = (guint32) med;
+
+  /* the matched blocks, which alone enter the fit */
+  for (i = 0; i < n; i++)
+    if (!unmatched (&b[idx[i]], (guint32) med))
+      idx[n_matched++] = idx[i];
+
+  /* half-diagonal^2 = (W^2 + H^2) in half pixels; "far" is beyond a
+   * quarter of it, enough "spread" an RMS distance of an eighth */
+  far2 = ((gint64) meta->width * meta->width
+      + (gint64) meta->height * meta->height) / 16;
+  spread2 = far2 / 4;
+  memset (&m, 0, sizeof (m));
+  /* at least the median block is matched: n_matched > 0 */
+  similarity = median_model (b, idx, n_matched, far2, &m, scratch);
+  for (pass = 0; pass < 2; pass++) {
+    if (!refit (b, idx, n_matched, similarity, spread2, &m, &fitted))
+      break;
+    similarity = fitted;
+  }
+  /* a linear part that folds the frame (1 + k/2 <= 0) is no camera
+   * motion: keep the translation */
+  if (!similarity || m.k <= -((gint64) 2 << K_SHIFT))
+    similarity = FALSE;
+  if (!similarity) {
+    m.k = m.r = 0;
+    out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_TRANSLATION_ONLY;
+  }
+
+  for (i = 0; i < n_matched; i++) {
+    if (agrees (&m, &b[idx[i]]))
+      n_agree++;
+    else
+      n_moving++;
+  }
+  model_to_summary (&m, out);
+  out->global_x = (gdouble) m.tx / T_ONE;
+  out->global_y = (gdouble) m.ty / T_ONE;
+  if (similarity)
+    publish_similarity (&m, out);
+  if (n > 0) {
+    out->global_share = (gdouble) n_agree / n;
+    out->moving_share = (gdouble) n_moving / n;
+    out->unmatched_share = (gdouble) (n - n_matched) / n;
+  }
+
+  /* the scene change score: the rise of the median cost per pixel from
+   * the previous frame's, relative to both levels and a noise floor */
+  if (usable_previous (previous, p)) {
+    gint64 prev = previous->_reserved[PRIV_MEDIAN];
+
+    if (med > prev)
+      out->scene_change = 100.0 * (gdouble) (med - prev)
+          / (gdouble) (med + prev + SCENE_FLOOR_LEVELS * T_ONE);
+    if (out->scene_change >= GST_MOTION_VECTOR_SUMMARY_SCENE_CHANGE_THRESHOLD)
+      out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_SCENE_CHANGE;
+  } else {
+    out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_NO_PREVIOUS;
+  }
+
+  g_free (scratch);
+  g_free (idx);
+  g_free (b);
+  return TRUE;
+}
+
+void
+gst_motion_vector_summary_scale (GstMotionVectorSummary * summary,
+    guint in_w, guint in_h, guint out_w, guint out_h)
+{
+  Model m;
+
+  summary->global_x = summary->global_x * out_w / in_w;
+  summary->global_y = summary->global_y * out_h / in_h;
+  /* the private model follows the meta's units, so that the mask of the
+   * scaled meta compares its rescaled cells with a rescaled model */
+  model_from_summary (summary, &m);
+  m.tx = clamp_i32 (div_round (m.tx * out_w, in_w));
+  m.ty = clamp_i32 (div_round (m.ty * out_h, in_h));
+  model_to_summary (&m, summary);
+}
+
+/**
+ * gst_motion_vector_summary_moving_blocks: (skip)
+ * @meta: a #GstMotionVectorMeta
+ * @summary: the summary computed from @meta
+ *   (gst_motion_vector_summary_compute(), gst_motion_vector_meta_get_summary())
+ * @mask: (nullable): where to write one byte per macroblock of the
+ *   analysis frame, row-major, @mb_cols x @mb_rows: 1 for local motion, 0
+ *   otherwise; %NULL to ask for the size only
+ * @mb_cols: (out) (optional): macroblocks across
+ * @mb_rows: (out) (optional): macroblocks down
+ *
+ * Which macroblocks move on their own, by the rule that counts
+ * #GstMotionVectorSummary.moving_share: a block of the summary's grid is
+ * moving when it is matched and its vector departs from the global model
+ * by more than %GST_MOTION_VECTOR_SUMMARY_MOVING_THRESHOLD, and a
+ * macroblock is moving when at least half its blocks of that grid are.
+ * Every macroblock is classified, those along the bottom and right edges
+ * that the shares leave out included.  Without a reference, or with no
+ * usable block, every byte is 0.  Bindings use
+ * gst_motion_vector_summary_get_moving_blocks().
+ *
+ * Returns: %TRUE when the mask was written (or its size given); %FALSE
+ *   (0 x 0) when @meta is inconsistent or @summary was not computed from a
+ *   grid @meta has
+ */
+gboolean
+gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
+    const GstMotionVectorSummary * summary, guint8 * mask, guint * mb_cols,
+    guint * mb_rows)
+{
+  GstMotionVectorPartition p;
+  Block *b;
+  Model m;
+  guint n_all, cols, rows, across, down, mbc, mbr, c, r;
+
+  if (mb_cols)
+    *mb_cols = 0;
+  if (mb_rows)
+    *mb_rows = 0;
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (summary != NULL, FALSE);
+
+  p = summary->partition;
+  if (!gst_motion_vector_meta_is_valid (meta) || !sizes_in_range (meta)
+      || summary->version < 1
+      || (guint) p >= GST_MOTION_VECTOR_PARTITION_COUNT
+      || !(meta->partitions & (1u << p)))
+    return FALSE;
+  mbc = gst_motion_vector_mb_cols (meta->analysis_width);
+  mbr = gst_motion_vector_mb_rows (meta->analysis_height);
+  if (mb_cols)
+    *mb_cols = mbc;
+  if (mb_rows)
+    *mb_rows = mbr;
+  if (!mask)
+    return TRUE;
+  memset (mask, 0, (gsize) mbc * mbr);
+  if ((summary->flags & GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE)
+      || (meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE))
+    return TRUE;
+
+  model_from_summary (summary, &m);
+  b = read_blocks (meta, p, &n_all);
+  gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
+  across = 16 / gst_motion_vector_partition_width (p);
+  down = 16 / gst_motion_vector_partition_height (p);
+  /* mask counts a macroblock's moving blocks first, then becomes 0/1 */
+  for (r = 0; r < rows; r++) {
+    for (c = 0; c < cols; c++) {
+      const Block *bl = &b[(gsize) r * cols + c];
+
+      if (!unmatched (bl, summary->_reserved[PRIV_MEDIAN]) && !agrees (&m, bl))
+        mask[(gsize) (r / down) * mbc + c / across]++;
+    }
+  }
+  for (c = 0; c < mbc * mbr; c++)
+    mask[c] = mask[c] * 2 >= across * down;
+  g_free (b);
+  return TRUE;
+}
+
+/**
+ * gst_motion_vector_summary_get_moving_blocks:
+ * @meta: a #GstMotionVectorMeta
+ * @summary: the summary computed from @meta
+ * @mb_cols: (out) (optional): macroblocks across
+ * @mb_rows: (out) (optional): macroblocks down
+ *
+ * gst_motion_vector_summary_moving_blocks() for bindings: the mask as a
+ * new #GBytes.  From Python, numpy.frombuffer(b.get_data(),
+ * numpy.uint8).reshape(rows, cols).
+ *
+ * Returns: (transfer full) (nullable): the mask, or %NULL (and 0 x 0) when
+ *   @meta is inconsistent or @summary was not computed from a grid @meta
+ *   has
+ */
+GBytes *
+gst_motion_vector_summary_get_moving_blocks (const GstMotionVectorMeta * meta,
+    const GstMotionVectorSummary * summary, guint * mb_cols, guint * mb_rows)
+{
+  guint cols, rows;
+  guint8 *mask;
+
+  if (!gst_motion_vector_summary_moving_blocks (meta, summary, NULL, &cols,
+          &rows))
+    return NULL;
+  mask = g_malloc ((gsize) cols * rows);
+  gst_motion_vector_summary_moving_blocks (meta, summary, mask, mb_cols,
+      mb_rows);
+  return g_bytes_new_take (mask, (gsize) cols * rows);
+}
+
+/**
+ * gst_motion_vector_summary_is_scene_change:
+ * @summary: a #GstMotionVectorSummary
+ * @threshold: the score from which a frame counts as a cut, 0 to 100, or
+ *   a negative value for %GST_MOTION_VECTOR_SUMMARY_SCENE_CHANGE_THRESHOLD
+ *
+ * Returns: %TRUE when @summary has a scene change score (a reference and a
+ *   usable previous summary) at or above @threshold
+ */
+gboolean
+gst_motion_vector_summary_is_scene_change (const GstMotionVectorSummary *
+    summary, gdouble threshold)
+{
+  g_return_val_if_fail (summary != NULL, FALSE);
+
+  if (threshold < 0)
+    threshold = GST_MOTION_VECTOR_SUMMARY_SCENE_CHANGE_THRESHOLD;
+  if (summary->flags & (GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE
+          | GST_MOTION_VECTOR_SUMMARY_FLAG_NO_PREVIOUS))
+    return FALSE;
+  return summary->scene_change >= threshold;
+}
