@@ -183,8 +183,9 @@ def _array(np, gbytes, dtype, shape, copy):
     if base.size != count * dtype.itemsize:
         raise RuntimeError("%d bytes for %r cells of %d bytes"
                            % (base.size, shape, dtype.itemsize))
-    a = base.view(dtype).reshape(shape)
-    return a.copy() if copy else a
+    if copy:
+        base = base.copy()   # as bytes: a structured copy goes field by field
+    return base.view(dtype).reshape(shape)
 
 
 # ---- shapes -----------------------------------------------------------------
