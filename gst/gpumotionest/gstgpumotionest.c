@@ -31,6 +31,7 @@
 #include "gstmotionestcuda.h"
 #include "gsthostallocator.h"
 #include "gstcellpool.h"
+#include "gstmotionhints.h"
 #include "me_backend.h"
 #include "me_cost.h"
 #include "me_rate.h"
@@ -56,6 +57,8 @@ enum
   PROP_IN_FLIGHT,
   PROP_THREADS,
   PROP_ACTIVE_BACKEND,
+  /* gstmotionhints.h's GST_MOTION_HINTS_N_PROPS from here on: keep last */
+  PROP_HINTS,
 };
 
 #define DEFAULT_BACKEND 0        /* auto */
@@ -91,6 +94,7 @@ struct _GstGpuMotionEst
   gint qp;                      /* -1: lambda set directly */
   gboolean mode_decision;       /* read as each frame is collected */
   guint in_flight;
+  GstMotionHintsSettings hint_settings;  /* encoder hints, motion messages */
   gboolean backend_dirty;       /* backend or device changed: reopen */
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
   gboolean depth_rate;          /* the depth was chosen for a lambda */
@@ -108,6 +112,7 @@ struct _GstGpuMotionEst
    * serialized events and pass-through buffers that followed them */
   GQueue ready;
   GstClockTime prev_pts;
+  GstMotionHints hints;
   /* QoS dropped a buffer: the next one leaves DISCONT (the stream has a
    * gap); and if the dropped one was DISCONT, the next one also starts
    * without a reference */
@@ -543,6 +548,7 @@ collect_one (GstGpuMotionEst * self)
   g_autoptr (GError) error = NULL;
   GstMotionEstJob *job = g_queue_pop_head (&self->pending);
   guint lambda = job->params.lambda;
+  GstMotionHintsSettings hint_settings;
   gboolean decide;
 
   if (!me_backend_collect (self->backend, &error)) {
@@ -556,6 +562,7 @@ collect_one (GstGpuMotionEst * self)
   }
   GST_OBJECT_LOCK (self);
   decide = self->mode_decision;
+  hint_settings = self->hint_settings;
   GST_OBJECT_UNLOCK (self);
   {
     GQueue followers = G_QUEUE_INIT;
@@ -565,6 +572,10 @@ collect_one (GstGpuMotionEst * self)
 
     if (decide)
       attach_modes (meta, lambda);
+    /* With the meta complete: a force-key-unit event queued just before
+     * the buffer, ROI metas, motion messages (gstmotionhints.h). */
+    gst_motion_hints_frame (&self->hints, &hint_settings, GST_ELEMENT (self),
+        &GST_BASE_TRANSFORM (self)->segment, buffer, meta, &self->ready);
     /* What followed the frame leaves right after it. */
     g_queue_push_tail (&self->ready, buffer);
     while ((obj = g_queue_pop_head (&followers)))
@@ -969,6 +980,19 @@ gst_gpu_motion_est_generate_output (GstBaseTransform * trans,
 
 /* ---- events, queries, caps ------------------------------------------------ */
 
+/* The stream ended or was flushed: motion going on is "finished". */
+static void
+end_hints (GstGpuMotionEst * self)
+{
+  GstMotionHintsSettings settings;
+
+  GST_OBJECT_LOCK (self);
+  settings = self->hint_settings;
+  GST_OBJECT_UNLOCK (self);
+  gst_motion_hints_eos (&self->hints, &settings, GST_ELEMENT (self),
+      &GST_BASE_TRANSFORM (self)->segment);
+}
+
 static gboolean
 gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
 {
@@ -984,6 +1008,8 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
         gst_event_unref (event);
         return FALSE;
       }
+      if (GST_EVENT_TYPE (event) == GST_EVENT_EOS)
+        end_hints (self);
       break;
     case GST_EVENT_FLUSH_STOP:{
       /* Forwarded first: the source pad must have stopped flushing to
@@ -997,6 +1023,7 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
       drop_jobs (self);
       self->prev_pts = GST_CLOCK_TIME_NONE;
       self->gap_dropped = self->discont_dropped = FALSE;
+      end_hints (self);
       return ret;
     }
     default:
@@ -1348,7 +1375,9 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
       self->threads = g_value_get_uint (value);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (prop_id < PROP_HINTS || !gst_motion_hints_set_property
+          (&self->hint_settings, prop_id - PROP_HINTS, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -1407,7 +1436,9 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
           me_backend_name (self->backend) : NULL);
       break;
     default:
-      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      if (prop_id < PROP_HINTS || !gst_motion_hints_get_property
+          (&self->hint_settings, prop_id - PROP_HINTS, value))
+        G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
   }
   GST_OBJECT_UNLOCK (self);
@@ -1509,6 +1540,7 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       g_param_spec_string ("active-backend", "Active backend",
           "The backend in use (cpu, cuda), NULL when stopped", NULL,
           G_PARAM_READABLE | G_PARAM_STATIC_STRINGS));
+  gst_motion_hints_install (gobject_class, PROP_HINTS, rw);
 
   gst_element_class_set_static_metadata (element_class,
       "GPU motion estimation", "Filter/Analyzer/Video",
@@ -1551,6 +1583,9 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->metric = DEFAULT_METRIC;
   self->in_flight = DEFAULT_IN_FLIGHT;
   self->threads = DEFAULT_THREADS;
+  gst_motion_hints_settings_init (&self->hint_settings);
+  gst_motion_hints_reset (&self->hints);
+  self->hints.key_units = 0;
   g_queue_init (&self->pending);
   g_queue_init (&self->ready);
   self->prev_pts = GST_CLOCK_TIME_NONE;
