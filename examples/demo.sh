@@ -30,6 +30,7 @@ fi
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 export GI_TYPELIB_PATH="$build/gst/motionvectors${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}"
 export LD_LIBRARY_PATH="$build/gst/motionvectors${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PYTHONPATH="$here/../gst/motionvectors/python${PYTHONPATH:+:$PYTHONPATH}"
 # Debian's python3 carries the gi module; a python3 earlier on PATH may not.
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3

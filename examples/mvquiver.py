@@ -4,10 +4,10 @@
     mvquiver.py [CLIP] [--frame K] [--partition 16x16] [--output quiver.png]
 
 Runs a clip through gpumotionest into an appsink, reads frame K's
-GstMotionVectorMeta through GObject introspection (GstMotionVectors 1.0:
-the grid's cells come as one GLib.Bytes, viewed by numpy as a structured
-array of 16-byte cells, no per-cell Python loop) and saves a matplotlib
-quiver plot of the vectors over the frame's luma.
+GstMotionVectorMeta through GObject introspection (GstMotionVectors 1.0
+and its Python overrides: meta.to_ndarray() gives the grid as a structured
+numpy array viewing the meta's cells, no per-cell Python loop) and saves a
+matplotlib quiver plot of the vectors over the frame's luma.
 
 Without CLIP the program makes its own: a window panning across the
 photograph that ships with matplotlib's sample data (a textured random
@@ -31,15 +31,9 @@ from gi.repository import Gst, GstVideo, GstMotionVectors as MV  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-# GstMotionVectorCell: 16 bytes, no padding, host byte order.  mv, pred and
-# mvd are quarter-pel; cost is the luma SAD of the block at analysis size.
-CELL = np.dtype([("mv_x", "=i2"), ("mv_y", "=i2"), ("cost", "=u4"),
-                 ("pred_x", "=i2"), ("pred_y", "=i2"),
-                 ("mvd_x", "=i2"), ("mvd_y", "=i2")])
-# Partition shapes: nick -> (GstMotionVectorPartition value, block w, h).
-SHAPES = {"16x16": (0, 16, 16), "16x8": (1, 16, 8), "8x16": (2, 8, 16),
-          "8x8": (3, 8, 8), "8x4": (4, 8, 4), "4x8": (5, 4, 8),
-          "4x4": (6, 4, 4)}
+# Partition shapes: nick -> block width, height in pixels.
+SHAPES = {"16x16": (16, 16), "16x8": (16, 8), "8x16": (8, 16), "8x8": (8, 8),
+          "8x4": (8, 4), "4x8": (4, 8), "4x4": (4, 4)}
 
 
 def source_photo(width, height):
@@ -94,15 +88,14 @@ def make_frames(n, width, height, motion):
     return frames, what
 
 
-def grid(meta, shape):
-    """The cells of one shape as a (rows, cols) structured array."""
-    data, cols, rows = meta.get_grid_bytes(shape)
-    return np.frombuffer(data.get_data(), dtype=CELL).reshape(rows, cols)
-
-
 def run(args):
     Gst.init(None)
-    shape, bw, bh = SHAPES[args.partition]
+    if not hasattr(MV.MotionVectorMeta, "to_ndarray"):
+        print("error: the GstMotionVectors Python overrides are missing: "
+              "install the project, or put gst/motionvectors/python of the "
+              "source tree on PYTHONPATH (docs/python.md)", file=sys.stderr)
+        return 1
+    bw, bh = SHAPES[args.partition]
     me = (f"gpumotionest search-range={args.range} "
           f"partitions={args.partition} backend={args.backend}")
     sink = "appsink name=sink sync=false"
@@ -177,7 +170,8 @@ def run(args):
         plane, shape=(height, width), strides=(stride, 1)).copy()
     buf.unmap(info)
 
-    g = grid(meta, shape)
+    # (rows, cols) cells: mv, pred, mvd in quarter pixels, cost the SAD
+    g = meta.to_ndarray(args.partition)
     rows, cols = g.shape
     # Block centres and vectors in frame pixels (grid at analysis size,
     # vectors quarter-pel at meta.width x meta.height).

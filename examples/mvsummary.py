@@ -5,7 +5,8 @@
 
 CLIP is raw I420 (give --width/--height) or anything decodebin plays.  The
 vectors are read from each buffer's GstMotionVectorMeta through GObject
-introspection, as whole grids viewed by numpy without a per-cell loop.
+introspection and its Python overrides, as whole grids viewed by numpy
+(meta.to_ndarray()) without a per-cell loop.
 """
 
 import argparse
@@ -19,17 +20,6 @@ gi.require_version("GstMotionVectors", "1.0")
 from gi.repository import Gst, GstMotionVectors as MV  # noqa: E402
 
 import numpy as np  # noqa: E402
-
-# GstMotionVectorCell, 16 bytes; vectors in quarter-pel units.
-CELL = np.dtype([("mv_x", "=i2"), ("mv_y", "=i2"), ("cost", "=u4"),
-                 ("pred_x", "=i2"), ("pred_y", "=i2"),
-                 ("mvd_x", "=i2"), ("mvd_y", "=i2")])
-P16X16 = 0  # GstMotionVectorPartition 16x16
-
-
-def grid(meta, shape):
-    data, cols, rows = meta.get_grid_bytes(shape)
-    return np.frombuffer(data.get_data(), dtype=CELL).reshape(rows, cols)
 
 
 def main():
@@ -45,6 +35,11 @@ def main():
     args = ap.parse_args()
 
     Gst.init(None)
+    if not hasattr(MV.MotionVectorMeta, "to_ndarray"):
+        print("error: the GstMotionVectors Python overrides are missing: "
+              "install the project, or put gst/motionvectors/python of the "
+              "source tree on PYTHONPATH (docs/python.md)", file=sys.stderr)
+        return 1
     if args.width and args.height:
         source = (f"filesrc location={args.clip} ! rawvideoparse "
                   f"width={args.width} height={args.height} format=i420 "
@@ -74,7 +69,7 @@ def main():
         if meta.flags & MV.MotionVectorMetaFlags.NO_REFERENCE:
             continue
         searched += 1
-        g = grid(meta, P16X16)
+        g = meta.to_ndarray("16x16")    # vectors in quarter pixels
         mv = np.stack([g["mv_x"], g["mv_y"]], axis=-1).reshape(-1, 2) / 4.0
         mag = np.hypot(mv[:, 0], mv[:, 1])
         mags.append(mag.mean())

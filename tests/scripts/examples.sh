@@ -3,7 +3,7 @@
 #
 #   examples.sh NAME BUILD_ROOT SCRATCH_DIR
 #
-# NAME: mvstats, mvstats-file, mvpsnr, mvpsnr-raw or mvquiver.  The
+# NAME: mvstats, mvstats-file, mvpsnr, mvpsnr-raw, mvsummary or mvquiver.  The
 # synthetic clips and the photograph clips move by a known amount per
 # frame, so every check compares against that motion.  Exit 77 (skipped)
 # when a tool the check needs (ffmpeg, the photograph, the Python modules)
@@ -21,6 +21,8 @@ export GST_PLUGIN_PATH="$build/gst"
 export GST_REGISTRY_1_0="$scratch/registry-$name.bin"
 export GI_TYPELIB_PATH="$build/gst/motionvectors${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}"
 export LD_LIBRARY_PATH="$build/gst/motionvectors${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# the Python overrides of GstMotionVectors, uninstalled
+export PYTHONPATH="$here/../../gst/motionvectors/python${PYTHONPATH:+:$PYTHONPATH}"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 photo=/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg
@@ -103,6 +105,26 @@ mvpsnr-raw)
   zero=$(field "$scratch/mvpsnr-raw.txt" "PSNR over 11 frames, zero vectors" 7)
   awk -v a="$mc" -v b="$zero" 'BEGIN { exit !(a > b + 10.0) }' \
     || fail "motion-compensated $mc dB is not 10 dB above zero vectors $zero dB"
+  ;;
+mvsummary)
+  # The demo's summary on a short pan of the photograph (window moving by
+  # (+3,+2) px per frame): the dominant vector, and a wrong one refused.
+  need_ffmpeg
+  "$py" -c "import gi, numpy" 2>/dev/null \
+    || { echo "python3 gi/numpy missing: skipped"; exit 77; }
+  clip=$scratch/pan-320x240.i420
+  ffmpeg -v error -y -loop 1 -i "$photo" -vf \
+    "scale=640:-1,crop=320:240:x='20+3*n':y='100+2*n':exact=1,format=yuv420p" \
+    -frames:v 8 -f rawvideo "$clip"
+  "$py" "$examples/mvsummary.py" "$clip" --width 320 --height 240 \
+    --backend cpu --expect 3,2 > "$scratch/mvsummary.txt"
+  cat "$scratch/mvsummary.txt"
+  grep -q '^frame    7: 20x15 blocks, mean |mv|  3.61 px, most common (+3,+2) px on 100.0% of blocks' \
+    "$scratch/mvsummary.txt" || fail "frame 7 is not uniformly (+3,+2)"
+  if "$py" "$examples/mvsummary.py" "$clip" --width 320 --height 240 \
+      --backend cpu --quiet --expect 2,3 > /dev/null 2>&1; then
+    fail "mvsummary accepted a wrong --expect"
+  fi
   ;;
 mvquiver)
   "$py" -c "import gi, numpy, matplotlib" 2>/dev/null \
