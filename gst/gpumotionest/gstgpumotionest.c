@@ -112,6 +112,7 @@ struct _GstGpuMotionEst
    * serialized events and pass-through buffers that followed them */
   GQueue ready;
   GstClockTime prev_pts;
+  GstMotionVectorSummary prev_summary;  /* the last frame's, for the score */
   GstMotionHints hints;
   /* QoS dropped a buffer: the next one leaves DISCONT (the stream has a
    * gap); and if the dropped one was DISCONT, the next one also starts
@@ -572,6 +573,9 @@ collect_one (GstGpuMotionEst * self)
 
     if (decide)
       attach_modes (meta, lambda);
+    /* every frame's summary (docs/summary.md); the reference resets
+     * reach it through the field's no-reference flag */
+    gst_motion_vector_summary_attach (meta, &self->prev_summary);
     /* With the meta complete: a force-key-unit event queued just before
      * the buffer, ROI metas, motion messages (gstmotionhints.h). */
     gst_motion_hints_frame (&self->hints, &hint_settings, GST_ELEMENT (self),

@@ -543,6 +543,41 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
   return TRUE;
 }
 
+/**
+ * gst_motion_vector_summary_attach:
+ * @meta: (nullable): the frame's #GstMotionVectorMeta
+ * @previous: (inout): the summary of the frame before, zero-filled at the
+ *   start; replaced by this frame's
+ *
+ * What a producer does for every frame in stream order: computes @meta's
+ * summary against @previous, stores it in @meta
+ * (gst_motion_vector_meta_set_summary()) and keeps it in @previous for
+ * the next frame.  A frame without a meta, or with an inconsistent one,
+ * gets none and clears @previous, so the next score is not taken against
+ * an older frame.  No other reset is needed: after a discontinuity, flush
+ * or caps change the field has no reference, and its summary (flagged
+ * %GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE) is no previous for the
+ * next one.
+ *
+ * Returns: %TRUE when @meta received a summary
+ */
+gboolean
+gst_motion_vector_summary_attach (GstMotionVectorMeta * meta,
+    GstMotionVectorSummary * previous)
+{
+  GstMotionVectorSummary s;
+
+  g_return_val_if_fail (previous != NULL, FALSE);
+
+  if (!meta || !gst_motion_vector_summary_compute (meta, previous, &s)) {
+    memset (previous, 0, sizeof (*previous));
+    return FALSE;
+  }
+  gst_motion_vector_meta_set_summary (meta, &s);
+  *previous = s;
+  return TRUE;
+}
+
 void
 gst_motion_vector_summary_scale (GstMotionVectorSummary * summary,
     guint in_w, guint in_h, guint out_w, guint out_h)

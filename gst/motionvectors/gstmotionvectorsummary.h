@@ -139,6 +139,10 @@ gboolean gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
     const GstMotionVectorSummary * previous, GstMotionVectorSummary * out);
 
 GST_MOTION_VECTORS_API
+gboolean gst_motion_vector_summary_attach (GstMotionVectorMeta * meta,
+    GstMotionVectorSummary * previous);
+
+GST_MOTION_VECTORS_API
 gboolean gst_motion_vector_summary_moving_blocks (
     const GstMotionVectorMeta * meta, const GstMotionVectorSummary * summary,
     guint8 * mask, guint * mb_cols, guint * mb_rows);
