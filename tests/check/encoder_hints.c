@@ -1,0 +1,467 @@
+/* gpumotionest — encoder hints and motion messages through the element
+ * (docs/encoder-hints.md), with GstHarness and the CPU backend.
+ *
+ * Frames are 128x96 GRAY8 crops of a random "world": a static background
+ * (one crop) and a 32x32 textured square from elsewhere in the world,
+ * pasted on whole macroblocks.  Random texture makes every static block
+ * match with cost 0, every moved block match only at its true offset, and
+ * every block that the square uncovers match nowhere (unmatched, so not
+ * moving), so the summary's moving macroblocks are exactly the square's.
+ * A cut is a crop from elsewhere: every block costs far above the level
+ * before it.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#define WORLD 1024
+#define W 128
+#define H 96
+#define SQ 32
+#define FRAME (40 * GST_MSECOND)        /* 25 frames/s */
+#define NO_SQUARE G_MAXUINT
+
+static guint8 *world;
+
+static void
+world_setup (void)
+{
+  GRand *rand = g_rand_new_with_seed (4321);
+
+  world = g_malloc (WORLD * WORLD);
+  for (gsize i = 0; i < (gsize) WORLD * WORLD; i++)
+    world[i] = g_rand_int (rand) & 0xff;
+  g_rand_free (rand);
+}
+
+static void
+world_teardown (void)
+{
+  g_clear_pointer (&world, g_free);
+}
+
+/* Frame i: the world seen from (ox, oy), the square (the world at
+ * (600, 600)) at (sx, sy) unless sx is NO_SQUARE. */
+static GstBuffer *
+make_frame (guint i, guint ox, guint oy, guint sx, guint sy)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, W * H, NULL);
+  GstMapInfo map;
+
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (guint y = 0; y < H; y++)
+    memcpy (map.data + y * W, world + (gsize) (oy + y) * WORLD + ox, W);
+  if (sx != NO_SQUARE)
+    for (guint y = 0; y < SQ; y++)
+      memcpy (map.data + (sy + y) * W + sx,
+          world + (gsize) (600 + y) * WORLD + 600, SQ);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = i * FRAME;
+  GST_BUFFER_DURATION (buf) = FRAME;
+  return buf;
+}
+
+static GstHarness *
+harness_new (guint in_flight)
+{
+  GstHarness *h = gst_harness_new ("gpumotionest");
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+  g_object_set (h->element, "search-range", 32, "in-flight", in_flight, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=128,"
+      "height=96,framerate=25/1");
+  return h;
+}
+
+static GstBus *
+harness_bus (GstHarness * h)
+{
+  GstBus *bus = gst_bus_new ();
+
+  gst_element_set_bus (h->element, bus);
+  return bus;
+}
+
+/* A message holds its element, which holds the bus. */
+static void
+release_bus (GstBus * bus)
+{
+  gst_bus_set_flushing (bus, TRUE);
+  gst_object_unref (bus);
+}
+
+/* What reaches the harness, in order: "B<i>" for the buffer of frame i,
+ * "K<i>" for a force-key-unit event at frame i's timestamp, "E" for EOS;
+ * other events are not listed. */
+static GstPadProbeReturn
+record (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GString *seq = user_data;
+
+  if (info->type & GST_PAD_PROBE_TYPE_BUFFER) {
+    GstBuffer *b = GST_PAD_PROBE_INFO_BUFFER (info);
+    g_string_append_printf (seq, "B%u ", (guint) (GST_BUFFER_PTS (b) / FRAME));
+  } else if (info->type & GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM) {
+    GstEvent *e = GST_PAD_PROBE_INFO_EVENT (info);
+
+    if (gst_video_event_is_force_key_unit (e)) {
+      GstClockTime ts, stream_time, running_time;
+      gboolean all_headers;
+      guint count;
+
+      fail_unless (gst_video_event_parse_downstream_force_key_unit (e, &ts,
+              &stream_time, &running_time, &all_headers, &count));
+      /* the segment starts at 0: all three times are the frame's */
+      fail_unless_equals_uint64 (stream_time, ts);
+      fail_unless_equals_uint64 (running_time, ts);
+      fail_unless (all_headers);
+      g_string_append_printf (seq, "K%u(%u) ", (guint) (ts / FRAME), count);
+    } else if (GST_EVENT_TYPE (e) == GST_EVENT_EOS) {
+      g_string_append (seq, "E");
+    }
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+/* Scene A (the square moving right by 16 pixels a frame) for frames 0..4,
+ * a cut to scene B at 5, scene B with the square moving for 6..9; with
+ * frames in flight at every depth, the event must come right before the
+ * cut's buffer and nowhere else. */
+static gchar *
+run_cut_clip (GstHarness * h)
+{
+  GString *seq = g_string_new (NULL);
+
+  gst_pad_add_probe (h->sinkpad, GST_PAD_PROBE_TYPE_BUFFER
+      | GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM, record, seq, NULL);
+  for (guint i = 0; i < 10; i++) {
+    const guint ox = i < 5 ? 0 : 500, oy = i < 5 ? 0 : 300;
+    const guint sx = 16 * (i < 5 ? i : i - 5);
+
+    fail_unless_equals_int (gst_harness_push (h, make_frame (i, ox, oy, sx,
+                32)), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  return g_string_free (seq, FALSE);
+}
+
+GST_START_TEST (test_key_unit_before_cut)
+{
+  /* at 8 the cut is still in flight at EOS, collected with the frames
+   * around it in one drain */
+  static const guint depths[] = { 1, 2, 4, 8 };
+
+  for (guint d = 0; d < G_N_ELEMENTS (depths); d++) {
+    GstHarness *h = harness_new (depths[d]);
+    GstBus *bus = harness_bus (h);
+    GstMessage *msg;
+    const GstStructure *s;
+    gchar *seq;
+    guint64 ts;
+    guint count;
+    gdouble score;
+
+    g_object_set (h->element, "keyframe-on-cut", TRUE, NULL);
+    seq = run_cut_clip (h);
+    fail_unless_equals_string (seq,
+        "B0 B1 B2 B3 B4 K5(1) B5 B6 B7 B8 B9 E");
+    g_free (seq);
+
+    /* one "scene-cut" message, for frame 5 */
+    msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT);
+    fail_unless (msg != NULL);
+    s = gst_message_get_structure (msg);
+    fail_unless (gst_structure_has_name (s, "scene-cut"));
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+    fail_unless_equals_uint64 (ts, 5 * FRAME);
+    fail_unless (gst_structure_get_uint64 (s, "running-time", &ts));
+    fail_unless_equals_uint64 (ts, 5 * FRAME);
+    fail_unless (gst_structure_get_uint (s, "count", &count));
+    fail_unless_equals_int (count, 1);
+    fail_unless (gst_structure_get_double (s, "score", &score));
+    fail_unless (score >= GST_MOTION_VECTOR_SUMMARY_SCENE_CHANGE_THRESHOLD);
+    gst_message_unref (msg);
+    fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT) == NULL);
+
+    release_bus (bus);
+    gst_harness_teardown (h);
+  }
+}
+
+GST_END_TEST;
+
+/* The threshold decides: above the cut's score, no event. */
+GST_START_TEST (test_key_unit_threshold)
+{
+  GstHarness *h = harness_new (2);
+  gchar *seq;
+
+  g_object_set (h->element, "keyframe-on-cut", TRUE, "cut-threshold", 100.0,
+      NULL);
+  seq = run_cut_clip (h);
+  fail_unless_equals_string (seq, "B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 E");
+  g_free (seq);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static gboolean
+has_roi (GstBuffer * buf, gpointer * state)
+{
+  return gst_buffer_iterate_meta_filtered (buf, state,
+      GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE) != NULL;
+}
+
+/* Defaults: the cut clip and the moving square give no event, no ROI
+ * meta and no message. */
+GST_START_TEST (test_defaults_add_nothing)
+{
+  GstHarness *h = harness_new (3);
+  GstBus *bus = harness_bus (h);
+  GstBuffer *out;
+  gchar *seq;
+
+  seq = run_cut_clip (h);
+  fail_unless_equals_string (seq, "B0 B1 B2 B3 B4 B5 B6 B7 B8 B9 E");
+  g_free (seq);
+  while ((out = gst_harness_try_pull (h))) {
+    gpointer state = NULL;
+
+    fail_unless (gst_buffer_get_motion_vector_meta (out) != NULL);
+    fail_if (has_roi (out, &state));
+    gst_buffer_unref (out);
+  }
+  fail_unless (gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT) == NULL);
+  release_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static void
+check_param_int (GstVideoRegionOfInterestMeta * roi, const gchar * name,
+    gint want)
+{
+  GstStructure *s = gst_video_region_of_interest_meta_get_param (roi, name);
+  gint v;
+
+  fail_unless (s != NULL, "no %s", name);
+  fail_unless (gst_structure_get_int (s, "delta-qp", &v));
+  fail_unless_equals_int (v, want);
+}
+
+/* The square moves right by 16 pixels a frame on a static background:
+ * the ROI is the square's 32x32 pixels in the frame, with our parameters
+ * and the encoders' delta QP; an upstream ROI meta stays. */
+GST_START_TEST (test_roi_moving_square)
+{
+  GstHarness *h = harness_new (2);
+
+  g_object_set (h->element, "roi", TRUE, "roi-delta-qp", -6, NULL);
+  for (guint i = 0; i < 5; i++) {
+    GstBuffer *in = make_frame (i, 0, 0, 16 + 16 * i, 48);
+
+    gst_buffer_add_video_region_of_interest_meta (in, "face", 1, 2, 3, 4);
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  for (guint i = 0; i < 5; i++) {
+    GstBuffer *out = gst_harness_pull (h);
+    GstVideoRegionOfInterestMeta *roi, *face = NULL, *motion = NULL;
+    gpointer state = NULL;
+    guint n = 0;
+
+    fail_unless (out != NULL);
+    while ((roi = (GstVideoRegionOfInterestMeta *)
+            gst_buffer_iterate_meta_filtered (out, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      n++;
+      if (roi->roi_type == g_quark_from_string ("face"))
+        face = roi;
+      else if (roi->roi_type == g_quark_from_string ("motion"))
+        motion = roi;
+    }
+    fail_unless (face != NULL);
+    fail_unless_equals_int (face->x, 1);
+    fail_unless_equals_int (face->w, 3);
+    if (i == 0) {
+      /* no reference: nothing moves */
+      fail_unless_equals_int (n, 1);
+    } else {
+      GstStructure *s;
+      guint blocks;
+      gdouble share, speed;
+
+      fail_unless_equals_int (n, 2);
+      fail_unless (motion != NULL);
+      fail_unless_equals_int (motion->x, 16 + 16 * i);
+      fail_unless_equals_int (motion->y, 48);
+      fail_unless_equals_int (motion->w, SQ);
+      fail_unless_equals_int (motion->h, SQ);
+      fail_unless_equals_int (motion->id, 0);
+      s = gst_video_region_of_interest_meta_get_param (motion,
+          "roi/gpumotionest");
+      fail_unless (s != NULL);
+      fail_unless (gst_structure_get_uint (s, "moving-blocks", &blocks));
+      fail_unless_equals_int (blocks, 4);
+      fail_unless (gst_structure_get_double (s, "moving-share", &share));
+      fail_unless_equals_float (share, 1.0);
+      /* 16 pixels a frame, the background still */
+      fail_unless (gst_structure_get_double (s, "mean-speed", &speed));
+      fail_unless_equals_float (speed, 16.0);
+      check_param_int (motion, "roi/vaapi", -6);
+      check_param_int (motion, "roi/msdk", -6);
+    }
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* The messages of a clip, as "<event>@<frame>" in order. */
+static gchar *
+motion_messages (GstBus * bus, GPtrArray * keep)
+{
+  GString *seq = g_string_new (NULL);
+  GstMessage *msg;
+
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ELEMENT))) {
+    const GstStructure *s = gst_message_get_structure (msg);
+    guint64 ts;
+
+    fail_unless (gst_structure_has_name (s, "motion"));
+    fail_unless (gst_structure_get_uint64 (s, "timestamp", &ts));
+    g_string_append_printf (seq, "%s%s@%u", seq->len ? " " : "",
+        gst_structure_get_string (s, "event"), (guint) (ts / FRAME));
+    g_ptr_array_add (keep, gst_structure_copy (s));
+    gst_message_unref (msg);
+  }
+  return g_string_free (seq, FALSE);
+}
+
+/* The square (x 48, row 32) jumps once at frame 2 (one frame of motion:
+ * noise, no message), then moves back and forth by 16 pixels in frames
+ * 4..13, then stays.  With a 100 ms interval at 40 ms a frame: begin at
+ * the second moving frame (5; motion_begin 4), updates at 8 and 11 (not
+ * 100 ms after the one before at 6, 7, 9, 10, 12, 13), finished at the
+ * first frame 100 ms after the last motion (13): 16. */
+GST_START_TEST (test_motion_messages)
+{
+  GstHarness *h = harness_new (3);
+  GstBus *bus = harness_bus (h);
+  GPtrArray *msgs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  const GValue *regions;
+  const GstStructure *r;
+  guint64 t;
+  gdouble share;
+  gint v;
+  gchar *seq;
+
+  g_object_set (h->element, "motion-events", TRUE, "motion-event-interval",
+      100 * GST_MSECOND, NULL);
+  for (guint i = 0; i < 24; i++) {
+    guint x = i < 2 ? 32 : 48;
+
+    if (i >= 4 && i <= 13)
+      x = 48 - 16 * ((i - 3) % 2);
+    fail_unless_equals_int (gst_harness_push (h, make_frame (i, 0, 0, x, 32)),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  seq = motion_messages (bus, msgs);
+  fail_unless_equals_string (seq,
+      "begin@5 update@8 update@11 finished@16");
+  g_free (seq);
+
+  /* begin: when the motion started, the frame's share and regions */
+  fail_unless (gst_structure_get_uint64 (msgs->pdata[0], "motion_begin", &t));
+  fail_unless_equals_uint64 (t, 4 * FRAME);
+  fail_unless (gst_structure_get_uint64 (msgs->pdata[0], "running-time", &t));
+  fail_unless_equals_uint64 (t, 5 * FRAME);
+  fail_unless (gst_structure_get_double (msgs->pdata[0], "moving-share",
+          &share));
+  fail_unless_equals_float (share, 4.0 / 48);
+  /* frame 5: the square back at 48 */
+  regions = gst_structure_get_value (msgs->pdata[0], "regions");
+  fail_unless_equals_int (gst_value_array_get_size (regions), 1);
+  r = gst_value_get_structure (gst_value_array_get_value (regions, 0));
+  fail_unless (gst_structure_get_int (r, "x", &v) && v == 48);
+  fail_unless (gst_structure_get_int (r, "y", &v) && v == 32);
+  fail_unless (gst_structure_get_int (r, "w", &v) && v == SQ);
+  fail_unless (gst_structure_get_int (r, "h", &v) && v == SQ);
+  /* frame 8: (8 - 3) odd, the square at 32 */
+  regions = gst_structure_get_value (msgs->pdata[1], "regions");
+  r = gst_value_get_structure (gst_value_array_get_value (regions, 0));
+  fail_unless (gst_structure_get_int (r, "x", &v) && v == 32);
+  /* finished: the last motion, no region */
+  fail_unless (gst_structure_get_uint64 (msgs->pdata[3], "motion_finished",
+          &t));
+  fail_unless_equals_uint64 (t, 13 * FRAME);
+  regions = gst_structure_get_value (msgs->pdata[3], "regions");
+  fail_unless_equals_int (gst_value_array_get_size (regions), 0);
+
+  g_ptr_array_unref (msgs);
+  release_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Motion still going on at EOS is finished there, at the last frame. */
+GST_START_TEST (test_motion_finished_at_eos)
+{
+  GstHarness *h = harness_new (2);
+  GstBus *bus = harness_bus (h);
+  GPtrArray *msgs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  guint64 t;
+  gchar *seq;
+
+  g_object_set (h->element, "motion-events", TRUE, "motion-event-interval",
+      GST_SECOND, NULL);
+  for (guint i = 0; i < 6; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame (i, 0, 0,
+                16 * i, 32)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  seq = motion_messages (bus, msgs);
+  fail_unless_equals_string (seq, "begin@2 finished@5");
+  g_free (seq);
+  fail_unless (gst_structure_get_uint64 (msgs->pdata[1], "motion_finished",
+          &t));
+  fail_unless_equals_uint64 (t, 5 * FRAME);
+
+  g_ptr_array_unref (msgs);
+  release_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+static Suite *
+encoder_hints_suite (void)
+{
+  Suite *s = suite_create ("encoder-hints");
+  TCase *tc = tcase_create ("general");
+
+  tcase_add_unchecked_fixture (tc, world_setup, world_teardown);
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_key_unit_before_cut);
+  tcase_add_test (tc, test_key_unit_threshold);
+  tcase_add_test (tc, test_defaults_add_nothing);
+  tcase_add_test (tc, test_roi_moving_square);
+  tcase_add_test (tc, test_motion_messages);
+  tcase_add_test (tc, test_motion_finished_at_eos);
+  return s;
+}
+
+GST_CHECK_MAIN (encoder_hints);
