@@ -111,7 +111,8 @@ _zero_copy = None     # None: not tried yet
 
 
 def _bytes_address(gbytes):
-    """The GBytes' address as PyGObject shows it, or None."""
+    """The GBytes' address as PyGObject shows it (hash and repr), or None.
+    Checked on the probe only: the same PyGObject makes every wrapper."""
     address = hash(gbytes)
     if address <= 0 or "GBytes at 0x%x)" % address not in repr(gbytes):
         return None
@@ -148,11 +149,8 @@ def _try_zero_copy():
         return False
 
     def get_data(gbytes):
-        address = _bytes_address(gbytes)
-        if address is None:
-            return None, 0
         n = ctypes.c_size_t()
-        return fn(address, ctypes.byref(n)), n.value
+        return fn(hash(gbytes), ctypes.byref(n)), n.value
 
     _get_data = get_data
     return True
@@ -191,6 +189,8 @@ def _array(np, gbytes, dtype, shape, copy):
 # ---- shapes -----------------------------------------------------------------
 
 _Partition = GstMotionVectors.MotionVectorPartition
+_PARTITIONS = [_Partition.__enum_values__[v]
+               for v in sorted(_Partition.__enum_values__)]
 
 
 def _partition(p):
@@ -239,11 +239,11 @@ def _to_ndarrays(self, copy=False):
     order; empty for an inconsistent meta."""
     np = _numpy()
     dtype = cell_dtype()
+    present = int(self.partitions)    # a field read costs a few us: once
     grids = {}
-    for value in sorted(_Partition.__enum_values__):
-        if not int(self.partitions) & (1 << value):
+    for p in _PARTITIONS:
+        if not present & (1 << p):
             continue
-        p = _Partition.__enum_values__[value]
         data, cols, rows = self.get_grid_bytes(p)
         if data is not None:
             grids[p] = _array(np, data, dtype, (rows, cols), copy)
