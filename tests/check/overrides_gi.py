@@ -11,9 +11,10 @@
 # in for it) and the plugin path at the build's gst/.  Checks the dtype
 # against the C struct, every shape's array against the cells read one by
 # one through the C API (a meta built through the API, and the fields of a
-# gpumotionest backend=cpu pipeline), the partition decision, that arrays
-# share the meta's memory and keep it alive after the buffer is gone, and
-# the module without numpy.  Exits non-zero on the first mismatch.
+# gpumotionest backend=cpu pipeline), the partition decision, the motion
+# summary against the C struct, that arrays share the meta's memory and
+# keep it alive after the buffer is gone, and the module without numpy.
+# Exits non-zero on the first mismatch.
 
 import gc
 import os
@@ -162,8 +163,38 @@ def check_api_meta():
           (-1, 5 * Gst.SECOND, 24, True, 40, 20, 40, 20), "field scalars")
     check(f.modes is None and f.method == MV.MotionVectorMethod.FULL,
           "field modes and method")
+    check(f.summary is None and meta.summary_to_dict() is None,
+          "no summary yet")
+    # A summary computed and attached through the C API reads back field
+    # for field, flags and shape as their enums.
+    ok, s = MV.motion_vector_summary_compute(meta, None)
+    # 16x16 blocks with their centre inside 40x20: (8, 8) and (24, 8)
+    check(ok and s.blocks == 2, "summary of 2 blocks, got %d" % s.blocks)
+    meta.set_summary(s)
+    d = meta.summary_to_dict()
+    check(d == MV.buffer_get_motion_vector_field(buf).summary,
+          "field summary")
+    check_summary(meta, d, "API meta")
     check(MV.buffer_get_motion_vector_field(
         Gst.Buffer.new_allocate(None, 8, None)) is None, "no meta: None")
+
+
+def check_summary(meta, d, what):
+    """@d against gst_motion_vector_meta_get_summary(), field by field."""
+    ok, s = meta.get_summary()
+    check(ok and d is not None, "%s: a summary" % what)
+    names = [f.get_name() for f in
+             MV.MotionVectorSummary.__info__.get_fields()]
+    public = [n for n in names if not n.startswith("_")]
+    check(sorted(d) == sorted(public) and "global_x" in d and
+          "scene_change" in d and "_reserved" not in d,
+          "%s: summary keys %r" % (what, sorted(d)))
+    for n in public:
+        check(d[n] == getattr(s, n) and type(d[n]) is type(getattr(s, n)),
+              "%s: summary %s %r, C %r" % (what, n, d[n], getattr(s, n)))
+    check(isinstance(d["flags"], MV.MotionVectorSummaryFlags) and
+          isinstance(d["partition"], MV.MotionVectorPartition),
+          "%s: summary enums" % what)
 
 
 def check_modes():
@@ -297,6 +328,11 @@ def check_pipeline():
                   np.all(inner["mv_y"] == -4 * dy),
                   "frame %d: inner 16x16 vectors %r" % (k, inner[["mv_x",
                                                                  "mv_y"]]))
+            # the summary's global motion: the pan, in quarter pixels
+            check_summary(meta, f.summary, "pipeline frame %d" % k)
+            check((f.summary["global_x"], f.summary["global_y"]) ==
+                  (-4.0 * dx, -4.0 * dy), "frame %d: global motion %r"
+                  % (k, (f.summary["global_x"], f.summary["global_y"])))
             data, cols, rows = meta.get_modes_bytes()
             check(data is not None and f.modes is not None,
                   "frame %d: a partition decision" % k)
@@ -320,6 +356,10 @@ meta = MV.buffer_add_motion_vector_meta(buf, 16, 16,
 data, cols, rows = meta.get_grid_bytes(MV.MotionVectorPartition(0))
 assert (cols, rows) == (1, 1) and data.get_data() == bytes(range(16))
 assert hasattr(MV.MotionVectorMeta, "to_ndarray")
+assert meta.summary_to_dict() is None         # needs no numpy
+ok, s = MV.motion_vector_summary_compute(meta, None)
+meta.set_summary(s)
+assert meta.summary_to_dict()["blocks"] == 1
 for call in (lambda: meta.to_ndarray(0), lambda: meta.to_ndarrays(),
              lambda: meta.modes_to_ndarray(), lambda: MV.cell_dtype(),
              lambda: MV.buffer_get_motion_vector_field(buf)):

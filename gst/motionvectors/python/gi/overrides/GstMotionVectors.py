@@ -9,6 +9,7 @@
 #   MotionVectorMeta.to_ndarray(partition)   one shape's cells, (rows, cols)
 #   MotionVectorMeta.to_ndarrays()           every present shape, a dict
 #   MotionVectorMeta.modes_to_ndarray()      the partition decision
+#   MotionVectorMeta.summary_to_dict()       the motion summary, a dict
 #   MotionVectorMeta.to_field()              all of the above and the fields
 #   buffer_get_motion_vector_field(buffer)   the same from a Gst.Buffer
 #   cell_dtype()                             numpy's GstMotionVectorCell
@@ -261,8 +262,28 @@ def _modes_to_ndarray(self, copy=False):
     return _array(np, data, np.dtype(np.uint8), (rows, cols), copy)
 
 
+_summary_fields = None
+
+
+def _summary_to_dict(self):
+    """The frame's motion summary (docs/summary.md) as a dict of the
+    public fields of GstMotionVectorSummary ("global_x", "zoom",
+    "scene_change", ...; flags and partition as their enums), or None when
+    the meta has none.  Needs no numpy."""
+    global _summary_fields
+    ok, summary = self.get_summary()
+    if not ok:
+        return None
+    if _summary_fields is None:
+        _summary_fields = [
+            f.get_name() for f in
+            GstMotionVectors.MotionVectorSummary.__info__.get_fields()
+            if not f.get_name().startswith("_")]
+    return {name: getattr(summary, name) for name in _summary_fields}
+
+
 MotionVectorField = collections.namedtuple("MotionVectorField", [
-    "grids", "modes", "has_reference", "ref_distance", "ref_pts",
+    "grids", "modes", "summary", "has_reference", "ref_distance", "ref_pts",
     "width", "height", "analysis_width", "analysis_height",
     "method", "search_range", "flags"])
 MotionVectorField.__doc__ = """\
@@ -272,6 +293,8 @@ and its meta are gone.
 grids: dict MotionVectorPartition -> (rows, cols) array of cells, every
     present shape (MotionVectorMeta.to_ndarrays()).
 modes: (mb_rows, mb_cols) uint8 array of the partition decision, or None.
+summary: the motion summary as MotionVectorMeta.summary_to_dict() gives
+    it, or None.
 has_reference: False for a field without reference (every cell zero).
 ref_distance, ref_pts, width, height, analysis_width, analysis_height,
 method, search_range, flags: the meta's fields of those names."""
@@ -282,6 +305,7 @@ def _to_field(self, copy=False):
     flags = self.flags
     return MotionVectorField(
         grids=self.to_ndarrays(copy), modes=self.modes_to_ndarray(copy),
+        summary=self.summary_to_dict(),
         has_reference=not (
             flags & GstMotionVectors.MotionVectorMetaFlags.NO_REFERENCE),
         ref_distance=self.ref_distance, ref_pts=self.ref_pts,
@@ -305,8 +329,10 @@ _Meta = GstMotionVectors.MotionVectorMeta
 _Meta.to_ndarray = _to_ndarray
 _Meta.to_ndarrays = _to_ndarrays
 _Meta.modes_to_ndarray = _modes_to_ndarray
+_Meta.summary_to_dict = _summary_to_dict
 _Meta.to_field = _to_field
-for _f in (_to_ndarray, _to_ndarrays, _modes_to_ndarray, _to_field):
+for _f in (_to_ndarray, _to_ndarrays, _modes_to_ndarray, _summary_to_dict,
+           _to_field):
     _f.__name__ = _f.__name__[1:]
     _f.__qualname__ = "MotionVectorMeta." + _f.__name__
 del _f
