@@ -14,7 +14,10 @@
  * one row per block.  Both hold the shapes that are present in the meta and
  * selected by the partitions property (all of them by default), and the
  * partition decision when the meta has one: a "modes" array of shape names
- * (JSON), a "chosen" column (CSV).
+ * (JSON), a "chosen" column (CSV).  With summary=true the frame's motion
+ * summary is written too: a "summary" object (JSON), or, in CSV, instead
+ * of the blocks, one row per frame.  Off by default, so that the files of
+ * existing pipelines stay byte for byte as they were.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -28,12 +31,14 @@
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
 #include "gstmvexport.h"
+#include "mvsummarytext.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_export_debug);
 #define GST_CAT_DEFAULT gst_mv_export_debug
 
 #define DEFAULT_FORMAT GST_MV_EXPORT_FORMAT_JSONL
 #define DEFAULT_PARTITIONS GST_MOTION_VECTOR_PARTITIONS_ALL
+#define DEFAULT_SUMMARY FALSE
 
 enum
 {
@@ -41,6 +46,7 @@ enum
   PROP_LOCATION,
   PROP_FORMAT,
   PROP_PARTITIONS,
+  PROP_SUMMARY,
 };
 
 struct _GstMvExport
@@ -51,6 +57,7 @@ struct _GstMvExport
   gchar *location;
   GstMvExportFormat format;
   GstMotionVectorPartitionFlags partitions;
+  gboolean summary;
 
   /* streaming state */
   FILE *file;
@@ -59,6 +66,7 @@ struct _GstMvExport
   gboolean warned_invalid;      /* an inconsistent meta was reported */
   GstMvExportFormat open_format;
   GstMotionVectorPartitionFlags open_partitions;
+  gboolean open_summary;
   guint64 frame;                /* buffers seen since start, with or without meta */
   GString *text;                /* one frame's text, reused */
 };
@@ -188,8 +196,10 @@ append_clock_time (GString * s, GstClockTime t, const gchar * none)
 /* One JSON object on one line; see docs/export-schema.md. */
 static void
 format_jsonl (GString * s, const GstMotionVectorMeta * meta,
-    GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts)
+    GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts,
+    gboolean with_summary)
 {
+  GstMotionVectorSummary sum;
   guint p, i, mb_cols, mb_rows;
   gboolean first_layer = TRUE;
   const guint8 *modes;
@@ -247,6 +257,8 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
     }
     g_string_append_c (s, ']');
   }
+  if (with_summary && gst_motion_vector_meta_get_summary (meta, &sum))
+    mv_summary_append_json (s, &sum);
   g_string_append (s, "}\n");
 }
 
@@ -384,6 +396,7 @@ gst_mv_export_start (GstBaseTransform * trans)
   location = g_strdup (self->location);
   self->open_format = self->format;
   self->open_partitions = self->partitions;
+  self->open_summary = self->summary;
   GST_OBJECT_UNLOCK (self);
 
   if (!location || !*location) {
@@ -408,7 +421,8 @@ gst_mv_export_start (GstBaseTransform * trans)
   self->frame = 0;
   g_string_truncate (self->text, 0);
   if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
-    g_string_append (self->text, csv_header);
+    g_string_append (self->text, self->open_summary ? mv_summary_csv_header
+        : csv_header);
     if (!write_text (self))
       return FALSE;
   }
@@ -475,12 +489,20 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   }
 
   g_string_truncate (self->text, 0);
-  if (self->open_format == GST_MV_EXPORT_FORMAT_CSV)
+  if (self->open_format == GST_MV_EXPORT_FORMAT_CSV && self->open_summary) {
+    GstMotionVectorSummary sum;
+
+    /* one row per frame that has a summary */
+    if (!gst_motion_vector_meta_get_summary (meta, &sum))
+      return GST_FLOW_OK;
+    mv_summary_append_csv (self->text, &sum, frame, GST_BUFFER_PTS (buf));
+  } else if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
     format_csv (self->text, meta, self->open_partitions, frame,
         GST_BUFFER_PTS (buf));
-  else
+  } else {
     format_jsonl (self->text, meta, self->open_partitions, frame,
-        GST_BUFFER_PTS (buf));
+        GST_BUFFER_PTS (buf), self->open_summary);
+  }
   return write_text (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -501,6 +523,9 @@ gst_mv_export_set_property (GObject * object, guint prop_id,
       break;
     case PROP_PARTITIONS:
       self->partitions = g_value_get_flags (value);
+      break;
+    case PROP_SUMMARY:
+      self->summary = g_value_get_boolean (value);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -525,6 +550,9 @@ gst_mv_export_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_PARTITIONS:
       g_value_set_flags (value, self->partitions);
+      break;
+    case PROP_SUMMARY:
+      g_value_set_boolean (value, self->summary);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -572,6 +600,11 @@ gst_mv_export_class_init (GstMvExportClass * klass)
       g_param_spec_flags ("partitions", "Partitions",
           "Shapes to write, of those present in the meta (default all)",
           GST_TYPE_MOTION_VECTOR_PARTITION_FLAGS, DEFAULT_PARTITIONS, flags));
+  g_object_class_install_property (gobject_class, PROP_SUMMARY,
+      g_param_spec_boolean ("summary", "Summary",
+          "Write each frame's motion summary: a \"summary\" object in JSON "
+          "Lines; in CSV one row per frame instead of the blocks",
+          DEFAULT_SUMMARY, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -594,6 +627,7 @@ gst_mv_export_init (GstMvExport * self)
 {
   self->format = DEFAULT_FORMAT;
   self->partitions = DEFAULT_PARTITIONS;
+  self->summary = DEFAULT_SUMMARY;
   self->text = g_string_sized_new (4096);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

@@ -35,6 +35,7 @@
 
 #include "gstmvoverlay.h"
 #include "mvdraw.h"
+#include "mvdrawsummary.h"
 #include "gstvideolayout.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
@@ -50,6 +51,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 #define DEFAULT_OPACITY 0.5
 #define DEFAULT_DIRECTION GST_MV_OVERLAY_DIRECTION_FORWARD
 #define DEFAULT_MAX_MAGNITUDE 0.0
+#define DEFAULT_SUMMARY FALSE
 
 #define ARROW_SATURATION 0.75
 
@@ -66,6 +68,7 @@ enum
   PROP_OPACITY,
   PROP_DIRECTION,
   PROP_MAX_MAGNITUDE,
+  PROP_SUMMARY,
 };
 
 struct _GstMvOverlay
@@ -83,6 +86,7 @@ struct _GstMvOverlay
   gdouble opacity;
   GstMvOverlayDirection direction;
   gdouble max_magnitude;        /* frame pixels; 0 = the frame's largest */
+  gboolean summary;
 
   /* streaming state */
   gboolean warned_invalid;      /* an inconsistent meta was reported */
@@ -96,7 +100,7 @@ typedef struct
   gdouble min_magnitude, scale, opacity, max_magnitude;
   GstMvOverlayColorMode color_mode;
   GstMvOverlayDirection direction;
-  gboolean grid, legend;
+  gboolean grid, legend, summary;
 } Settings;
 
 #define VIDEO_FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, RGBA, BGRA, " \
@@ -464,6 +468,7 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   s.legend = self->legend;
   s.direction = self->direction;
   s.max_magnitude = self->max_magnitude;
+  s.summary = self->summary;
   GST_OBJECT_UNLOCK (self);
 
   /* partition=chosen: each macroblock's chosen partition, when the meta
@@ -554,6 +559,14 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
       mv_draw_wheel (&painter, painter.width - rad - 4, rad + 4, rad,
           s.mode != GST_MV_OVERLAY_MODE_FLOW, &d.dark);
     }
+  }
+
+  if (s.summary) {
+    GstMotionVectorSummary sum;
+
+    if (gst_motion_vector_meta_get_summary (meta, &sum))
+      mv_draw_summary (&painter, &sum, fw / meta->width / 4.0,
+          fh / meta->height / 4.0, d.sign, s.scale);
   }
 
   return GST_FLOW_OK;
@@ -680,6 +693,9 @@ gst_mv_overlay_set_property (GObject * object, guint prop_id,
     case PROP_MAX_MAGNITUDE:
       self->max_magnitude = g_value_get_double (value);
       break;
+    case PROP_SUMMARY:
+      self->summary = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -724,6 +740,9 @@ gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_MAX_MAGNITUDE:
       g_value_set_double (value, self->max_magnitude);
+      break;
+    case PROP_SUMMARY:
+      g_value_set_boolean (value, self->summary);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -801,6 +820,11 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
           "(brightness of arrows, saturation of the flow fill); longer "
           "ones are clamped; 0 = the frame's longest vector",
           0.0, 8192.0, DEFAULT_MAX_MAGNITUDE, flags));
+  g_object_class_install_property (gobject_class, PROP_SUMMARY,
+      g_param_spec_boolean ("summary", "Summary",
+          "Draw the frame's motion summary: the global motion at the centre "
+          "and on a ring, the shares of agreeing and moving blocks, a "
+          "border on a scene cut", DEFAULT_SUMMARY, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -838,4 +862,5 @@ gst_mv_overlay_init (GstMvOverlay * self)
   self->opacity = DEFAULT_OPACITY;
   self->direction = DEFAULT_DIRECTION;
   self->max_magnitude = DEFAULT_MAX_MAGNITUDE;
+  self->summary = DEFAULT_SUMMARY;
 }
