@@ -12,7 +12,7 @@
 # frames/s, 321 frames of 8 segments) and OUT.cuts: the number (from 0) of
 # the first frame of every segment but the first, one a line.  Every
 # segment is one shot of its source (the Megamind trailer's own cuts, at
-# its frames 99, 155 and 201, fall between the segments taken from it), so
+# its frames 98, 154 and 200, fall between the segments taken from it), so
 # OUT.cuts lists every cut of the clip.  Sources of other sizes are scaled
 # to 768x576 (the phone clip and the screen recording lose their 16:9).
 set -eu
