@@ -289,12 +289,19 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   guint n_frames;
   GstClockTime pts = 0;
 
-  /* backend: auto (the CPU on a machine without a GPU) or the CPU */
-  gint backend = fuzz_u8 (&in) & 1;
+  /* backend: auto (the CPU on a machine without a GPU) or the CPU; the
+   * other bits of the same byte turn on the encoder hints, a threshold of
+   * 0 making every frame with a score a cut */
+  guint8 first = fuzz_u8 (&in);
+  gint backend = first & 1;
   guint in_flight = fuzz_u8 (&in) % 17;
 
   s.h = gst_harness_new ("gpumotionest");
   g_object_set (s.h->element, "backend", backend, "in-flight", in_flight,
+      "keyframe-on-cut", (first & 2) != 0, "roi", (first & 4) != 0,
+      "motion-events", (first & 8) != 0, "cut-threshold",
+      (first & 16) ? 0.0 : 40.0, "roi-max-regions", 1 + (first >> 5),
+      "motion-event-interval", (guint64) (first >> 5) * 20 * GST_MSECOND,
       NULL);
   s.range = 1 + fuzz_u8 (&in) % 128;
   s.partitions = fuzz_u8 (&in) & 0x7f;

@@ -105,6 +105,15 @@ def main():
          plain(3), plain(4), plain(5),
          (OP_PROPS, 0, u8(4) + u8(0x01) + u8(1) + u8(3) + u8(6)), plain(7)],
         in_flight=2)
+    # the first byte's bits above the backend turn on the encoder hints:
+    # 2 keyframe-on-cut, 4 roi, 8 motion-events, 16 a cut threshold of 0,
+    # the top three the most regions - 1 and the message interval (x 20 ms)
+    hints = 1 | 2 | 4 | 8 | 16 | (3 << 5)
+    e["seed-hints"] = element([plain(i) for i in range(6)], backend=hints,
+                              in_flight=3, w=96, h=64, fmt="GRAY8")
+    e["seed-hints-flush"] = element(
+        [plain(1), plain(2), (OP_FLUSH, 0, u8(3)), plain(4), plain(5)],
+        backend=hints, in_flight=2)
     e["seed-backend-reopen"] = element(
         [plain(1), (OP_BACKEND, 0, u8(1) + u8(2)), plain(3)])
     e["seed-flush"] = element(
