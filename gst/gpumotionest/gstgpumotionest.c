@@ -1016,10 +1016,14 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
         end_hints (self);
       break;
     case GST_EVENT_FLUSH_STOP:{
+      gboolean ret;
+
+      /* motion going on ends, in the segment it was in (the base class
+       * resets it) */
+      end_hints (self);
       /* Forwarded first: the source pad must have stopped flushing to
        * keep the sticky events among the dropped data. */
-      gboolean ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event
-          (trans, event);
+      ret = GST_BASE_TRANSFORM_CLASS (parent_class)->sink_event (trans, event);
       /* the reset waits for the frames in flight: only then may their
        * buffers and cells go back */
       if (self->backend)
@@ -1027,7 +1031,6 @@ gst_gpu_motion_est_sink_event (GstBaseTransform * trans, GstEvent * event)
       drop_jobs (self);
       self->prev_pts = GST_CLOCK_TIME_NONE;
       self->gap_dropped = self->discont_dropped = FALSE;
-      end_hints (self);
       return ret;
     }
     default:

@@ -178,15 +178,31 @@ gst_motion_hints_reset (GstMotionHints * hints)
   gst_motion_events_reset (&hints->events);
 }
 
+/* Where pts lies in the segment: NONE outside a TIME segment (none yet,
+ * or after a flush) as outside the segment. */
+static GstClockTime
+running_time (const GstSegment * segment, GstClockTime pts)
+{
+  if (segment->format != GST_FORMAT_TIME)
+    return GST_CLOCK_TIME_NONE;
+  return gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts);
+}
+
+static GstClockTime
+stream_time (const GstSegment * segment, GstClockTime pts)
+{
+  if (segment->format != GST_FORMAT_TIME)
+    return GST_CLOCK_TIME_NONE;
+  return gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts);
+}
+
 /* The frame's timestamp and where it lies in the segment, on a message. */
 static void
 set_times (GstStructure * s, const GstSegment * segment, GstClockTime pts)
 {
   gst_structure_set (s, "timestamp", G_TYPE_UINT64, pts,
-      "stream-time", G_TYPE_UINT64,
-      gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts),
-      "running-time", G_TYPE_UINT64,
-      gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts), NULL);
+      "stream-time", G_TYPE_UINT64, stream_time (segment, pts),
+      "running-time", G_TYPE_UINT64, running_time (segment, pts), NULL);
 }
 
 /* Each macroblock's motion of its own: the largest, over its blocks of
@@ -295,15 +311,13 @@ force_key_unit (GstMotionHints * hints, GstElement * element,
     GQueue * ready)
 {
   const GstClockTime pts = GST_BUFFER_PTS (buffer);
-  GstClockTime running_time, stream_time;
   GstStructure *s;
 
-  running_time = gst_segment_to_running_time (segment, GST_FORMAT_TIME, pts);
-  stream_time = gst_segment_to_stream_time (segment, GST_FORMAT_TIME, pts);
   hints->key_units++;
   g_queue_push_tail (ready,
-      gst_video_event_new_downstream_force_key_unit (pts, stream_time,
-          running_time, TRUE, hints->key_units));
+      gst_video_event_new_downstream_force_key_unit (pts,
+          stream_time (segment, pts), running_time (segment, pts), TRUE,
+          hints->key_units));
   GST_INFO_OBJECT (element, "scene cut at %" GST_TIME_FORMAT " (score %.1f): "
       "key unit %u forced", GST_TIME_ARGS (pts), score, hints->key_units);
 

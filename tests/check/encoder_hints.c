@@ -79,6 +79,17 @@ harness_new (guint in_flight)
   return h;
 }
 
+static GstBuffer *
+push_pull_frame (GstHarness * h, GstBuffer * in)
+{
+  GstBuffer *out;
+
+  fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+  out = gst_harness_pull (h);
+  fail_unless (out != NULL);
+  return out;
+}
+
 static GstBus *
 harness_bus (GstHarness * h)
 {
@@ -327,6 +338,44 @@ GST_START_TEST (test_roi_moving_square)
 
 GST_END_TEST;
 
+/* Motion metas of frames 1..4 of the moving square (a speed of 64
+ * quarter pixels a frame) under roi-threshold. */
+static guint
+count_motion_rois (guint threshold)
+{
+  GstHarness *h = harness_new (1);
+  guint n = 0;
+
+  g_object_set (h->element, "roi", TRUE, "roi-threshold", threshold, NULL);
+  for (guint i = 0; i < 5; i++) {
+    GstBuffer *out = push_pull_frame (h, make_frame (i, 0, 0, 16 + 16 * i,
+            48));
+    GstVideoRegionOfInterestMeta *roi;
+    gpointer state = NULL;
+
+    while ((roi = (GstVideoRegionOfInterestMeta *)
+            gst_buffer_iterate_meta_filtered (out, &state,
+                GST_VIDEO_REGION_OF_INTEREST_META_API_TYPE))) {
+      fail_unless (roi->roi_type == g_quark_from_string ("motion"));
+      fail_unless_equals_int (roi->x, 16 + 16 * i);
+      n++;
+    }
+    gst_buffer_unref (out);
+  }
+  gst_harness_teardown (h);
+  return n;
+}
+
+/* A macroblock counts when its own speed is above the threshold. */
+GST_START_TEST (test_roi_threshold)
+{
+  fail_unless_equals_int (count_motion_rois (0), 4);
+  fail_unless_equals_int (count_motion_rois (63), 4);
+  fail_unless_equals_int (count_motion_rois (64), 0);
+}
+
+GST_END_TEST;
+
 /* The messages of a clip, as "<event>@<frame>" in order. */
 static gchar *
 motion_messages (GstBus * bus, GPtrArray * keep)
@@ -447,6 +496,50 @@ GST_START_TEST (test_motion_finished_at_eos)
 
 GST_END_TEST;
 
+/* A flush ends the motion going on: finished at the last frame before
+ * it, and the next stream starts afresh. */
+GST_START_TEST (test_motion_finished_at_flush)
+{
+  GstHarness *h = harness_new (2);
+  GstBus *bus = harness_bus (h);
+  GPtrArray *msgs = g_ptr_array_new_with_free_func ((GDestroyNotify)
+      gst_structure_free);
+  GstSegment segment;
+  guint64 t;
+  gchar *seq;
+
+  g_object_set (h->element, "motion-events", TRUE, NULL);
+  for (guint i = 0; i < 4; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame (i, 0, 0,
+                16 * i, 32)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&segment, GST_FORMAT_TIME);
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&segment)));
+  /* frames 0..2 left before the flush; 3 was in flight and dropped */
+  seq = motion_messages (bus, msgs);
+  fail_unless_equals_string (seq, "begin@2 finished@2");
+  g_free (seq);
+  fail_unless (gst_structure_get_uint64 (msgs->pdata[1], "motion_finished",
+          &t));
+  fail_unless_equals_uint64 (t, 2 * FRAME);
+
+  /* the same motion again from 0: a new begin at its second frame */
+  for (guint i = 0; i < 4; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame (i, 0, 0,
+                16 * i, 32)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  seq = motion_messages (bus, msgs);
+  fail_unless_equals_string (seq, "begin@2 finished@3");
+  g_free (seq);
+
+  g_ptr_array_unref (msgs);
+  release_bus (bus);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 static Suite *
 encoder_hints_suite (void)
 {
@@ -459,8 +552,10 @@ encoder_hints_suite (void)
   tcase_add_test (tc, test_key_unit_threshold);
   tcase_add_test (tc, test_defaults_add_nothing);
   tcase_add_test (tc, test_roi_moving_square);
+  tcase_add_test (tc, test_roi_threshold);
   tcase_add_test (tc, test_motion_messages);
   tcase_add_test (tc, test_motion_finished_at_eos);
+  tcase_add_test (tc, test_motion_finished_at_flush);
   return s;
 }
 
