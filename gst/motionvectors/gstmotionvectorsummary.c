@@ -50,10 +50,61 @@
 
 typedef struct {
   gint32 dx, dy;                /* half pixels from the frame centre */
-  gint32 vx, vy;                /* quarter pixels */
-  guint32 cost;                 /* per pixel, 1/256 */
-  gboolean counted;
+  gint16 vx, vy;                /* quarter pixels */
+  guint32 cost : 31;            /* per pixel, 1/256 */
+  guint32 counted : 1;
 } Block;
+
+/* Per-frame working memory: the blocks and 2 x 64-bit words per block.
+ * Kept per thread and reused, since a frame's worth (300 kB at 1080p)
+ * would otherwise be mapped and faulted in at every call; the largest
+ * fields (over WORK_KEEP) are allocated and freed each time instead. */
+#define WORK_KEEP (4 << 20)
+
+typedef struct {
+  gsize size;
+  gpointer mem;
+} Work;
+
+static void
+work_free (gpointer data)
+{
+  Work *w = data;
+
+  g_free (w->mem);
+  g_free (w);
+}
+
+static GPrivate work_key = G_PRIVATE_INIT (work_free);
+
+/* Room for @n blocks and 2 @n words; give it back with work_release(). */
+static gpointer
+work_get (gsize n)
+{
+  gsize size = n * (sizeof (Block) + 2 * sizeof (gint64));
+  Work *w;
+
+  if (size > WORK_KEEP)
+    return g_malloc (size);
+  w = g_private_get (&work_key);
+  if (!w) {
+    w = g_new0 (Work, 1);
+    g_private_set (&work_key, w);
+  }
+  if (w->size < size) {
+    g_free (w->mem);
+    w->mem = g_malloc (size);
+    w->size = size;
+  }
+  return w->mem;
+}
+
+static void
+work_release (gpointer mem, gsize n)
+{
+  if (n * (sizeof (Block) + 2 * sizeof (gint64)) > WORK_KEEP)
+    g_free (mem);
+}
 
 typedef struct {
   gint64 tx, ty;                /* 1/256 quarter pixel */
@@ -78,39 +129,46 @@ clamp_i32 (gint64 v)
 }
 
 /* The element of rank @k (0-based) of @a[0..n-1], which it reorders: a
- * quickselect with a middle pivot, deterministic for the same input. */
+ * radix selection.  The values' span above their minimum is counted in
+ * 4096 bins of its top bits; the bin that holds rank @k is kept (moved to
+ * the front) and selected in the same way on its lower bits, down to bins
+ * of one value.  Two or three passes over the data, whatever its order
+ * and its duplicates, where a quickselect on the cells' raster order
+ * (long runs of equal vectors) was several times slower. */
+#define SELECT_BITS 12
 static gint64
 select_rank (gint64 * a, gsize n, gsize k)
 {
-  gsize lo = 0, hi = n - 1;
+  guint32 count[1 << SELECT_BITS];
 
-  while (lo < hi) {
-    gint64 pivot = a[lo + (hi - lo) / 2];
-    gsize i = lo, j = hi;
+  for (;;) {
+    gint64 lo = a[0], hi = a[0];
+    guint64 span;
+    guint shift, bin;
+    gsize i, below = 0, kept = 0;
 
-    while (i <= j) {
-      while (a[i] < pivot)
-        i++;
-      while (a[j] > pivot)
-        j--;
-      if (i <= j) {
-        gint64 t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        if (j == 0)
-          break;
-        j--;
-      }
+    for (i = 1; i < n; i++) {
+      lo = MIN (lo, a[i]);
+      hi = MAX (hi, a[i]);
     }
-    if (k <= j)
-      hi = j;
-    else if (k >= i)
-      lo = i;
-    else
-      return a[k];
+    span = (guint64) hi - (guint64) lo;
+    if (span == 0)
+      return lo;
+    shift = g_bit_storage (span) > SELECT_BITS ?
+        g_bit_storage (span) - SELECT_BITS : 0;
+    memset (count, 0, sizeof (count));
+    for (i = 0; i < n; i++)
+      count[((guint64) a[i] - (guint64) lo) >> shift]++;
+    for (bin = 0; below + count[bin] <= k; bin++)
+      below += count[bin];
+    if (shift == 0)
+      return lo + bin;
+    for (i = 0; i < n; i++)
+      if ((((guint64) a[i] - (guint64) lo) >> shift) == bin)
+        a[kept++] = a[i];
+    n = kept;
+    k -= below;
   }
-  return a[k];
 }
 
 /* The lower median of @a[0..n-1] (reordered); n > 0. */
@@ -120,18 +178,25 @@ median (gint64 * a, gsize n)
   return select_rank (a, n, (n - 1) / 2);
 }
 
+/* @v / 2^@shift rounded to the nearest, halves up.  Right shifts of
+ * negative values are arithmetic on every compiler the project builds
+ * with (GCC and Clang define them so). */
+static inline gint64
+shift_round (gint64 v, guint shift)
+{
+  return (v + ((gint64) 1 << (shift - 1))) >> shift;
+}
+
 /* The model's vector at @b, in 1/256 quarter pixel. */
-static void
+static inline void
 model_at (const Model * m, const Block * b, gint64 * px, gint64 * py)
 {
-  const gint64 s = (gint64) 1 << (K_SHIFT - 8);
-
-  *px = m->tx + div_round (m->k * b->dx - m->r * b->dy, s);
-  *py = m->ty + div_round (m->k * b->dy + m->r * b->dx, s);
+  *px = m->tx + shift_round (m->k * b->dx - m->r * b->dy, K_SHIFT - 8);
+  *py = m->ty + shift_round (m->k * b->dy + m->r * b->dx, K_SHIFT - 8);
 }
 
 /* Whether @b's vector lies within the moving threshold of the model. */
-static gboolean
+static inline gboolean
 agrees (const Model * m, const Block * b)
 {
   const gint64 lim = (gint64) GST_MOTION_VECTOR_SUMMARY_MOVING_THRESHOLD
@@ -178,9 +243,9 @@ coarsest (GstMotionVectorPartitionFlags partitions)
  * own size); the counted blocks are those whose centre lies in the frame,
  * and the first column and row, so that a frame smaller than a block
  * still has one. */
-static Block *
+static void
 read_blocks (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
-    guint * n_blocks)
+    Block * blocks)
 {
   guint cols, rows, c, r;
   const GstMotionVectorCell *cells =
@@ -188,30 +253,30 @@ read_blocks (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
   guint pw = gst_motion_vector_partition_width (p);
   guint ph = gst_motion_vector_partition_height (p);
   guint64 aw = meta->analysis_width, ah = meta->analysis_height;
-  Block *blocks = g_new (Block, (gsize) cols * rows);
+  gboolean scaled = meta->width != aw || meta->height != ah;
+  /* pw * ph = 2^area_shift pixels; a cost per pixel in 1/256 */
+  guint area_shift = g_bit_storage (pw * ph) - 1;
   Block *b = blocks;
 
   for (r = 0; r < rows; r++) {
     guint64 cy2 = 2 * (guint64) r * ph + ph;    /* twice the centre */
-    gint32 dy = (gint32) div_round (cy2 * meta->height, ah)
-        - (gint32) meta->height;
+    gint32 dy = scaled ? (gint32) div_round (cy2 * meta->height, ah)
+        - (gint32) meta->height : (gint32) cy2 - (gint32) ah;
 
     for (c = 0; c < cols; c++, b++) {
       const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
       guint64 cx2 = 2 * (guint64) c * pw + pw;
 
-      b->dx = (gint32) div_round (cx2 * meta->width, aw)
-          - (gint32) meta->width;
+      b->dx = scaled ? (gint32) div_round (cx2 * meta->width, aw)
+          - (gint32) meta->width : (gint32) cx2 - (gint32) aw;
       b->dy = dy;
       b->vx = cell->mv_x;
       b->vy = cell->mv_y;
-      b->cost = (guint32) MIN (((guint64) cell->cost * T_ONE) / (pw * ph),
-          G_MAXUINT32 / (2 * UNMATCHED_FACTOR));
+      b->cost = (guint32) MIN (((guint64) cell->cost << 8) >> area_shift,
+          G_MAXINT32 / UNMATCHED_FACTOR);
       b->counted = (c == 0 || cx2 < 2 * aw) && (r == 0 || cy2 < 2 * ah);
     }
   }
-  *n_blocks = cols * rows;
-  return blocks;
 }
 
 /* ---- the fit ------------------------------------------------------------------ */
@@ -220,65 +285,68 @@ read_blocks (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
  * vectors; k and r the medians of each far block's own projection of its
  * residual onto d and onto d turned a quarter; t again with them.  Blocks
  * nearer the centre than a quarter of the half-diagonal say too little
- * about zoom and rotation and are left out of those medians. */
+ * about zoom and rotation and are left out of those medians.  The medians
+ * read every step-th block (raster order, at least MEDIAN_SAMPLE of
+ * them): a start for the least squares, which read every block, and the
+ * same breakdown point (half the sample) at a quarter of the cost at
+ * 1080p. */
+#define MEDIAN_SAMPLE 2048
 static gboolean
-median_model (const Block * b, const guint * idx, guint n, gint64 far2,
-    Model * m, gint64 * scratch)
+median_model (const Block * b, guint n, gint64 far2, Model * m,
+    gint64 * scratch)
 {
-  guint i, n_far;
-  gint pass;
-  gboolean similarity = TRUE;
+  guint step = MAX (n / MEDIAN_SAMPLE, 1), i, j, n_far;
+  gint64 *sx = scratch, *sy = scratch + n;
 
   memset (m, 0, sizeof (*m));
-  for (pass = 0; pass < 2; pass++) {
-    for (i = 0; i < n; i++) {
-      gint64 px, py;
-
-      model_at (m, &b[idx[i]], &px, &py);
-      scratch[i] = (gint64) b[idx[i]].vx * T_ONE - (px - m->tx);
-    }
-    m->tx = median (scratch, n);
-    for (i = 0; i < n; i++) {
-      gint64 px, py;
-
-      model_at (m, &b[idx[i]], &px, &py);
-      scratch[i] = (gint64) b[idx[i]].vy * T_ONE - (py - m->ty);
-    }
-    m->ty = median (scratch, n);
-    if (pass == 1 || !similarity)
-      break;
-
-    /* k_i = (res . d) / |d|^2, r_i = (d x res) / |d|^2 */
-    for (n_far = 0, i = 0; i < n; i++) {
-      const Block *bl = &b[idx[i]];
-      gint64 d2 = (gint64) bl->dx * bl->dx + (gint64) bl->dy * bl->dy;
-      gint64 rx = (gint64) bl->vx * T_ONE - m->tx;
-      gint64 ry = (gint64) bl->vy * T_ONE - m->ty;
-
-      if (d2 < far2)
-        continue;
-      /* |res| < 2^25, |d| < 2^15: the products fit with the shift */
-      scratch[n_far] = div_round ((rx * bl->dx + ry * bl->dy)
-          * ((gint64) 1 << (K_SHIFT - 8)), d2);
-      scratch[n + n_far] = div_round ((ry * bl->dx - rx * bl->dy)
-          * ((gint64) 1 << (K_SHIFT - 8)), d2);
-      n_far++;
-    }
-    if (n_far < MIN_SIMILARITY_BLOCKS) {
-      similarity = FALSE;
-      continue;
-    }
-    m->k = median (scratch, n_far);
-    m->r = median (scratch + n, n_far);
+  for (j = 0, i = 0; i < n; i += step, j++) {
+    sx[j] = (gint64) b[i].vx * T_ONE;
+    sy[j] = (gint64) b[i].vy * T_ONE;
   }
-  return similarity;
+  m->tx = median (sx, j);
+  m->ty = median (sy, j);
+
+  /* k_i = (res . d) / |d|^2, r_i = (d x res) / |d|^2 */
+  for (n_far = 0, i = 0; i < n; i += step) {
+    const Block *bl = &b[i];
+    gint64 d2 = (gint64) bl->dx * bl->dx + (gint64) bl->dy * bl->dy;
+    gint64 rx = (gint64) bl->vx * T_ONE - m->tx;
+    gint64 ry = (gint64) bl->vy * T_ONE - m->ty;
+
+    if (d2 < far2)
+      continue;
+    /* |res| < 2^25, |d| < 2^18: exact in doubles; one IEEE division
+     * each, cheaper than a 64-bit integer one, and truncated alike
+     * everywhere */
+    sx[n_far] = (gint64) ((gdouble) (rx * bl->dx + ry * bl->dy)
+        * (1 << (K_SHIFT - 8)) / (gdouble) d2);
+    sy[n_far] = (gint64) ((gdouble) (ry * bl->dx - rx * bl->dy)
+        * (1 << (K_SHIFT - 8)) / (gdouble) d2);
+    n_far++;
+  }
+  if (n_far < MIN_SIMILARITY_BLOCKS)
+    return FALSE;
+  m->k = median (sx, n_far);
+  m->r = median (sy, n_far);
+
+  /* t again, with the linear part */
+  for (j = 0, i = 0; i < n; i += step, j++) {
+    gint64 px, py;
+
+    model_at (m, &b[i], &px, &py);
+    sx[j] = (gint64) b[i].vx * T_ONE - (px - m->tx);
+    sy[j] = (gint64) b[i].vy * T_ONE - (py - m->ty);
+  }
+  m->tx = median (sx, j);
+  m->ty = median (sy, j);
+  return TRUE;
 }
 
 /* Least squares over the blocks that agree with @m, into @m.  Sums are
  * exact 64-bit integers; the solve is a handful of IEEE operations on
  * them.  Returns FALSE (and leaves @m) when fewer than 3 blocks agree. */
 static gboolean
-refit (const Block * b, const guint * idx, guint n, gboolean similarity,
+refit (const Block * b, guint n, gboolean similarity,
     gint64 spread2, Model * m, gboolean * fitted_similarity)
 {
   gint64 cnt = 0, sdx = 0, sdy = 0, svx = 0, svy = 0, sdd = 0, sdv = 0,
@@ -287,7 +355,7 @@ refit (const Block * b, const guint * idx, guint n, gboolean similarity,
   guint i;
 
   for (i = 0; i < n; i++) {
-    const Block *bl = &b[idx[i]];
+    const Block *bl = &b[i];
 
     if (!agrees (m, bl))
       continue;
@@ -436,7 +504,7 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
 {
   GstMotionVectorPartition p;
   Block *b;
-  guint *idx;
+  gpointer work;
   gint64 *scratch;
   guint n_all, n = 0, n_matched = 0, n_agree = 0, n_moving = 0, i;
   guint64 cost_sum = 0, pixels;
@@ -460,15 +528,18 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
     return TRUE;
   }
 
-  b = read_blocks (meta, p, &n_all);
-  idx = g_new (guint, n_all);
-  scratch = g_new (gint64, 2 * (gsize) n_all);
+  n_all = meta->grids[p].cols * meta->grids[p].rows;
+  work = work_get (n_all);
+  b = work;
+  scratch = (gint64 *) (b + n_all);
+  read_blocks (meta, p, b);
 
-  /* the cost level: mean and median per pixel of the counted blocks */
+  /* the cost level: mean and median per pixel of the counted blocks,
+   * which are moved to the front */
   for (i = 0; i < n_all; i++) {
     if (!b[i].counted)
       continue;
-    idx[n] = i;
+    b[n] = b[i];
     scratch[n++] = b[i].cost;
     cost_sum += b[i].cost;
   }
@@ -479,10 +550,11 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
   out->median_cost = (gdouble) med / T_ONE;
   out->_reserved[PRIV_MEDIAN] = (guint32) med;
 
-  /* the matched blocks, which alone enter the fit */
+  /* the matched blocks, which alone enter the fit: copied together, so
+   * that the passes below walk one array */
   for (i = 0; i < n; i++)
-    if (!unmatched (&b[idx[i]], (guint32) med))
-      idx[n_matched++] = idx[i];
+    if (!unmatched (&b[i], (guint32) med))
+      b[n_matched++] = b[i];
 
   /* half-diagonal^2 = (W^2 + H^2) in half pixels; "far" is beyond a
    * quarter of it, enough "spread" an RMS distance of an eighth */
@@ -491,9 +563,9 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
   spread2 = far2 / 4;
   memset (&m, 0, sizeof (m));
   /* at least the median block is matched: n_matched > 0 */
-  similarity = median_model (b, idx, n_matched, far2, &m, scratch);
+  similarity = median_model (b, n_matched, far2, &m, scratch);
   for (pass = 0; pass < 2; pass++) {
-    if (!refit (b, idx, n_matched, similarity, spread2, &m, &fitted))
+    if (!refit (b, n_matched, similarity, spread2, &m, &fitted))
       break;
     similarity = fitted;
   }
@@ -507,7 +579,7 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
   }
 
   for (i = 0; i < n_matched; i++) {
-    if (agrees (&m, &b[idx[i]]))
+    if (agrees (&m, &b[i]))
       n_agree++;
     else
       n_moving++;
@@ -537,9 +609,7 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
     out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_NO_PREVIOUS;
   }
 
-  g_free (scratch);
-  g_free (idx);
-  g_free (b);
+  work_release (work, n_all);
   return TRUE;
 }
 
@@ -626,6 +696,7 @@ gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
 {
   GstMotionVectorPartition p;
   Block *b;
+  gpointer work;
   Model m;
   guint n_all, cols, rows, across, down, mbc, mbr, c, r;
 
@@ -656,7 +727,10 @@ gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
     return TRUE;
 
   model_from_summary (summary, &m);
-  b = read_blocks (meta, p, &n_all);
+  n_all = meta->grids[p].cols * meta->grids[p].rows;
+  work = work_get (n_all);
+  b = work;
+  read_blocks (meta, p, b);
   gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
   across = 16 / gst_motion_vector_partition_width (p);
   down = 16 / gst_motion_vector_partition_height (p);
@@ -671,7 +745,7 @@ gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
   }
   for (c = 0; c < mbc * mbr; c++)
     mask[c] = mask[c] * 2 >= across * down;
-  g_free (b);
+  work_release (work, n_all);
   return TRUE;
 }
 
