@@ -25,8 +25,9 @@ def main():
         print(f"usage: {sys.argv[0]} CLIP", file=sys.stderr)
         return 2
     Gst.init(None)
-    pipeline = Gst.parse_launch("filesrc name=src ! decodebin ! videoconvert "
-                                "! gpumotionest ! appsink name=sink sync=false")
+    pipeline = Gst.parse_launch(
+        "filesrc name=src ! decodebin ! videoconvert ! gpumotionest ! "
+        "appsink name=sink sync=false")
     pipeline.get_by_name("src").set_property("location", sys.argv[1])
     sink = pipeline.get_by_name("sink")
     pipeline.set_state(Gst.State.PLAYING)
