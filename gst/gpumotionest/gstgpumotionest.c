@@ -97,7 +97,6 @@ struct _GstGpuMotionEst
   GstMotionHintsSettings hint_settings;  /* encoder hints, motion messages */
   gboolean backend_dirty;       /* backend or device changed: reopen */
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
-  gboolean depth_rate;          /* the depth was chosen for a lambda */
 
   /* streaming state, touched only from the streaming thread and while
    * streaming is stopped (start, stop, flush-stop); backend and depth are
@@ -294,20 +293,28 @@ close_backend (GstGpuMotionEst * self)
   self->gap_dropped = self->discont_dropped = FALSE;
 }
 
-/* Sets how many frames the backend keeps in flight: the property, or the
- * backend's own choice for searches like params for 0.  Only with no frame
- * in flight. */
+/* How many frames the backend is to keep in flight: the property, or the
+ * backend's own choice for searches like params for 0.  The backend's
+ * choice may change while streaming (a GPU's budget of frames in flight
+ * is shared by the sessions open on it: docs/gpu-pipelines.md), so it is
+ * asked again at every frame. */
+static guint
+wanted_depth (GstGpuMotionEst * self, guint in_flight,
+    const MESearchParams * params)
+{
+  guint depth = in_flight ? in_flight :
+      me_backend_default_in_flight (self->backend, params);
+
+  return CLAMP (depth, 1, me_backend_max_in_flight (self->backend));
+}
+
+/* Sets the depth wanted_depth() gives.  Only with no frame in flight. */
 static void
 apply_depth (GstGpuMotionEst * self, guint in_flight,
     const MESearchParams * params)
 {
-  guint max = me_backend_max_in_flight (self->backend);
-  guint depth;
+  guint depth = wanted_depth (self, in_flight, params);
 
-  depth = in_flight ? in_flight :
-      me_backend_default_in_flight (self->backend, params);
-  self->depth_rate = params->lambda != 0;
-  depth = CLAMP (depth, 1, max);
   me_backend_set_in_flight (self->backend, depth);
   GST_OBJECT_LOCK (self);
   self->depth = depth;
@@ -864,11 +871,13 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     reopen = TRUE;
   }
   in_flight = self->in_flight;
-  /* the backend's own depth depends on whether a lambda is set */
-  redepth = (self->depth_dirty || (!in_flight
-          && (params.lambda != 0) != self->depth_rate)) && !reopen;
+  redepth = self->depth_dirty && !reopen;
   self->depth_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
+  /* the backend's own depth depends on the search and on the sessions
+   * sharing its device */
+  if (!reopen && !redepth && !in_flight)
+    redepth = wanted_depth (self, 0, &params) != self->depth;
 
   /* A new depth keeps the reference: finish what is in flight first. */
   if (redepth) {

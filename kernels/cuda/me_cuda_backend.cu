@@ -47,6 +47,18 @@
 #define DEFAULT_DEPTH 4 /* measured: docs/cuda-backend.md */
 #define NFRAMES (SLOTS + 1)
 
+/* Frames in flight one device takes from all the sessions of a process
+ * before some of them starve: measured on an H100 with 1080p searches,
+ * 128 sessions x 2 and 64 x 4 ran every stream at the same rate, 128 x 4
+ * left a third of them without a frame for seconds (docs/benchmarks.md,
+ * "Many streams in one process").  Sessions left at their default depth
+ * share it equally (cuda_default_in_flight). */
+#define DEVICE_FRAME_BUDGET 256
+#define TRACKED_DEVICES 64
+
+/* Open sessions per device, process-wide. */
+static gint sessions_on_device[TRACKED_DEVICES];
+
 typedef struct {
   cudaStream_t stream;
   cudaEvent_t kernel_start, kernel_end; /* timing of the kernels */
@@ -85,6 +97,7 @@ typedef struct {
 struct MESession {
   int device;
   gboolean own_device; /* FALSE: runs in the caller's current context */
+  gboolean counted;    /* in sessions_on_device */
   int sm_count;
   char device_name[256];
   unsigned depth;
@@ -218,6 +231,8 @@ cuda_close (MESession *s)
 {
   if (!s)
     return;
+  if (s->counted)
+    g_atomic_int_add (&sessions_on_device[s->device], -1);
   select_device (s);
   wait_all (s);
   free_frames (s);
@@ -343,6 +358,10 @@ cuda_open (const MEBackendOptions *options, GError **error)
                     &s->guide_ready[i], cudaEventDisableTiming),
             "cudaEventCreate", error))
       goto fail;
+  if (s->device < TRACKED_DEVICES) {
+    g_atomic_int_inc (&sessions_on_device[s->device]);
+    s->counted = TRUE;
+  }
   return s;
 
 fail:
@@ -361,10 +380,23 @@ cuda_max_in_flight (MESession *s G_GNUC_UNUSED)
  * fill the chip meanwhile, so the gain goes on up to the most slots
  * (docs/rate.md, "Frames in flight"). */
 static unsigned
-cuda_default_in_flight (
-    MESession *s G_GNUC_UNUSED, const MESearchParams *params)
+cuda_own_default_in_flight (const MESearchParams *params)
 {
   return params && params->lambda ? SLOTS : DEFAULT_DEPTH;
+}
+
+/* The session's own best depth, or its equal share of the device's budget
+ * when that is smaller: the share changes as sessions open and close, and
+ * the element asks again at every frame (and drains to the new depth). */
+static unsigned
+cuda_default_in_flight (MESession *s, const MESearchParams *params)
+{
+  unsigned own = cuda_own_default_in_flight (params);
+  int n = s && s->counted ? g_atomic_int_get (&sessions_on_device[s->device])
+                          : 1;
+  unsigned share = DEVICE_FRAME_BUDGET / (unsigned) MAX (n, 1);
+
+  return CLAMP (share, 1, own);
 }
 
 static void
