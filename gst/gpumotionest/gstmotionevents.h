@@ -26,7 +26,7 @@ G_BEGIN_DECLS
 
 typedef struct {
   gboolean moving;              /* between "begin" and "finished" */
-  guint above;                  /* frames in a row at or above the begin share */
+  guint above;                  /* frames in a row at the begin share or more */
   GstClockTime first_above;     /* the first of them */
   GstClockTime last_motion;     /* the last frame not still, while moving */
   GstClockTime last_post;       /* the last message, NONE before the first */

@@ -48,8 +48,8 @@ encode () {
   # shellcheck disable=SC2086
   gst-launch-1.0 -q filesrc location="$clip" ! y4mdec ! $elements \
       x264enc key-int-max=100000 speed-preset=veryfast \
-      option-string="$options" ! h264parse ! video/x-h264,stream-format=byte-stream \
-      ! filesink location="$work/$name.h264" >"$work/$name.log" 2>&1 \
+      option-string="$options" ! h264parse \
+      ! video/x-h264,stream-format=byte-stream ! filesink location="$work/$name.h264" >"$work/$name.log" 2>&1 \
     || { cat "$work/$name.log" >&2; exit 1; }
   ffprobe -v error -select_streams v:0 -show_entries frame=key_frame \
       -of csv=p=0 "$work/$name.h264" \
@@ -65,14 +65,19 @@ report () {
   keys=$(cat "$work/$1.keys")
   hit="" missed="" extra=""
   for c in $cuts; do
-    if echo "$keys" | grep -qx "$c"; then hit="$hit $c"; else missed="$missed $c"; fi
+    if echo "$keys" | grep -qx "$c"; then
+      hit="$hit $c"
+    else
+      missed="$missed $c"
+    fi
   done
   for k in $keys; do
     [ "$k" -eq 0 ] && continue
     echo "$cuts" | grep -qx "$k" || extra="$extra $k"
   done
   echo "$1: key frames" $keys
-  echo "  cuts hit:${hit:- none}; missed:${missed:- none}; elsewhere:${extra:- none}"
+  echo "  cuts hit:${hit:- none}; missed:${missed:- none};" \
+      "elsewhere:${extra:- none}"
   [ -z "$missed" ] && [ -z "$extra" ]
 }
 
