@@ -128,6 +128,18 @@ clamp_i32 (gint64 v)
   return CLAMP (v, G_MININT32, G_MAXINT32);
 }
 
+/* @v rounded to the nearest integer (halves away from zero) and clamped
+ * to 32 bits, in doubles first so that no conversion overflows; NaN (a
+ * degenerate fit of a meta no producer makes) gives 0. */
+static gint64
+round_i32 (gdouble v)
+{
+  if (!(v == v))
+    return 0;
+  v = CLAMP (v, (gdouble) G_MININT32, (gdouble) G_MAXINT32);
+  return (gint64) (v + (v < 0 ? -0.5 : 0.5));
+}
+
 /* The element of rank @k (0-based) of @a[0..n-1], which it reorders: a
  * radix selection.  The values' span above their minimum is counted in
  * 4096 bins of its top bits; the bin that holds rank @k is kept (moved to
@@ -313,7 +325,7 @@ median_model (const Block * b, guint n, gint64 far2, Model * m,
     gint64 rx = (gint64) bl->vx * T_ONE - m->tx;
     gint64 ry = (gint64) bl->vy * T_ONE - m->ty;
 
-    if (d2 < far2)
+    if (d2 < far2 || d2 == 0)
       continue;
     /* |res| < 2^25, |d| < 2^18: exact in doubles; one IEEE division
      * each, cheaper than a 64-bit integer one, and truncated alike
@@ -374,7 +386,7 @@ refit (const Block * b, guint n, gboolean similarity,
   N = (gdouble) cnt;
   cdd = (gdouble) sdd - ((gdouble) sdx * sdx + (gdouble) sdy * sdy) / N;
   *fitted_similarity = similarity && cnt >= MIN_SIMILARITY_BLOCKS
-      && cdd >= (gdouble) spread2 * N;
+      && cdd >= (gdouble) spread2 * N && cdd > 0;
   if (*fitted_similarity) {
     cdv = (gdouble) sdv - ((gdouble) sdx * svx + (gdouble) sdy * svy) / N;
     ccr = (gdouble) scr - ((gdouble) sdx * svy - (gdouble) sdy * svx) / N;
@@ -385,12 +397,10 @@ refit (const Block * b, guint n, gboolean similarity,
   ty = ((gdouble) svy - k * sdy - r * sdx) / N;
 
   /* rounding a double to an integer is exact and the same everywhere */
-  m->tx = clamp_i32 ((gint64) (tx * T_ONE + (tx < 0 ? -0.5 : 0.5)));
-  m->ty = clamp_i32 ((gint64) (ty * T_ONE + (ty < 0 ? -0.5 : 0.5)));
-  k *= (gdouble) ((gint64) 1 << K_SHIFT);
-  r *= (gdouble) ((gint64) 1 << K_SHIFT);
-  m->k = clamp_i32 ((gint64) (k + (k < 0 ? -0.5 : 0.5)));
-  m->r = clamp_i32 ((gint64) (r + (r < 0 ? -0.5 : 0.5)));
+  m->tx = round_i32 (tx * T_ONE);
+  m->ty = round_i32 (ty * T_ONE);
+  m->k = round_i32 (k * (gdouble) ((gint64) 1 << K_SHIFT));
+  m->r = round_i32 (r * (gdouble) ((gint64) 1 << K_SHIFT));
   return TRUE;
 }
 

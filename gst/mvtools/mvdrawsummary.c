@@ -30,6 +30,17 @@ model_motion (const GstMotionVectorSummary * sum, gdouble sx, gdouble sy,
 
   *mx = sum->global_x * sx + k * (c * dx - s * dy) - dx;
   *my = sum->global_y * sy + k * (s * dx + c * dy) - dy;
+  /* the fields are public: a summary an application wrote may hold
+   * anything; what is not a number is not drawn */
+  if (!isfinite (*mx) || !isfinite (*my))
+    *mx = *my = 0;
+}
+
+/* A share as a width of @w pixels, 0 for what is not a number. */
+static gint
+share_width (gdouble share, gint w)
+{
+  return isfinite (share) ? (gint) lround (CLAMP (share, 0, 1) * w) : 0;
 }
 
 void
@@ -70,8 +81,8 @@ mv_draw_summary (const MvPainter * p, const GstMotionVectorSummary * sum,
   mv_draw_dot (p, (gint) floor (cx), (gint) floor (cy), 2, &white);
 
   /* the shares, on a dark frame */
-  agree_w = (gint) lround (CLAMP (sum->global_share, 0, 1) * bar_w);
-  moving_w = (gint) lround (CLAMP (sum->moving_share, 0, 1) * bar_w);
+  agree_w = share_width (sum->global_share, bar_w);
+  moving_w = MIN (share_width (sum->moving_share, bar_w), bar_w - agree_w);
   mv_fill_rect (p, bar_x - 1, bar_y - 1, bar_w + 2, bar_h + 2, &dark, 256);
   mv_fill_rect (p, bar_x, bar_y, bar_w, bar_h, &grey, 256);
   mv_fill_rect (p, bar_x, bar_y, agree_w, bar_h, &green, 256);

@@ -9,6 +9,10 @@
  * are overwritten with values from the input (sizes, partitions, the grid
  * table, the data, which may become NULL, shorter, longer or unaligned).
  * Every reader must then either refuse the meta or stay inside its data.
+ * The motion summary is computed from the valid meta and stored in it
+ * before the fields change, or (SET_SUMMARY) the stored one is raw input
+ * bytes, which the summary readers, mvexport and mvoverlay then take as
+ * they come.
  */
 #include "fuzz.h"
 
@@ -26,6 +30,7 @@
 #define SET_PARTITIONS (1u << 4)
 #define SET_GRIDS (1u << 5)            /* grids[], for the shapes chosen */
 #define SET_DATA (1u << 6)             /* data: NULL, resized or unaligned */
+#define SET_SUMMARY (1u << 7)          /* summary: raw input bytes */
 #define RUN_EXPORT (1u << 8)
 #define RUN_OVERLAY (1u << 9)
 #define RUN_SCALE (1u << 10)
@@ -47,6 +52,34 @@ cost_of (const GstMotionVectorCell * cell)
 
   memcpy (&c, cell, sizeof (c));
   return c.cost + (guint16) c.mv_x;
+}
+
+/* The summary of @meta against its stored one, and both their moving
+ * masks. */
+static guint64
+read_summary (const GstMotionVectorMeta * meta)
+{
+  GstMotionVectorSummary stored, s;
+  guint cols = 0, rows = 0;
+  guint64 sum = 0;
+  GBytes *mask;
+
+  gst_motion_vector_meta_get_summary (meta, &stored);
+  if (gst_motion_vector_summary_compute (meta, &stored, &s)) {
+    mask = gst_motion_vector_summary_get_moving_blocks (meta, &s, &cols,
+        &rows);
+    if (mask) {
+      g_assert (g_bytes_get_size (mask) == (gsize) cols * rows);
+      sum += g_bytes_get_size (mask);
+      g_bytes_unref (mask);
+    }
+    sum += s.blocks;
+  }
+  mask = gst_motion_vector_summary_get_moving_blocks (meta, &stored, &cols,
+      &rows);
+  if (mask)
+    g_bytes_unref (mask);
+  return sum;
 }
 
 /* Reads every cell that the accessors say is there, and the AV records. */
@@ -98,6 +131,7 @@ read_meta (const GstMotionVectorMeta * meta, FuzzInput * in)
       sum += rec[i].src_x + rec[i].dst_y + rec[i].w;
     g_free (rec);
   }
+  sum += read_summary (meta);
   (void) sum;
 }
 
@@ -124,6 +158,15 @@ make_meta (GstBuffer * buf, guint mask, FuzzInput * in)
   g_bytes_unref (data);
   g_assert (meta != NULL);
 
+  {
+    GstMotionVectorSummary s;
+
+    if (mask & SET_SUMMARY)
+      fuzz_fill ((guint8 *) & s, sizeof (s), fuzz_u32 (in));
+    else
+      g_assert (gst_motion_vector_summary_compute (meta, NULL, &s));
+    gst_motion_vector_meta_set_summary (meta, &s);
+  }
   if (mask & SET_SIZE) {
     meta->width = fuzz_u32_edgy (in);
     meta->height = fuzz_u32_edgy (in);
@@ -189,7 +232,7 @@ run_export (GstBuffer * buf, FuzzInput * in)
   GstHarness *h;
 
   g_object_set (e, "location", "/dev/null", "format", format, "partitions",
-      parts, NULL);
+      parts, "summary", (gboolean) (fuzz_u8 (in) & 1), NULL);
   h = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   gst_harness_set_src_caps_str (h, "application/x-fuzz");
@@ -218,7 +261,8 @@ run_overlay (GstBuffer * meta_buf, FuzzInput * in)
   g_object_set (e, "mode", mode, "partition", partition, "color-mode",
       color_mode, "direction", direction, "grid", grid, "legend", legend,
       "scale", scale, "opacity", opacity, "min-magnitude", min_mag,
-      "max-magnitude", max_mag, NULL);
+      "max-magnitude", max_mag, "summary", (gboolean) (fuzz_u8 (in) & 1),
+      NULL);
   harness = gst_harness_new_with_element (e, "sink", "src");
   gst_object_unref (e);
   gst_video_info_set_format (&info, format, w, h);
