@@ -7,7 +7,8 @@ Runs a moving texture through gpumotionest (two shapes, with the partition
 decision) and two mvexport elements, one per format, into an appsink; reads
 every buffer's meta through GObject introspection and checks that both files
 hold exactly the same frames, fields, cells and decisions, parsed with
-Python's own json and csv modules.
+Python's own json and csv modules; a third (summary=true) adds each frame's
+motion summary, which must read back as the meta's, number for number.
 Then the same through a videoscale to half size, where the files must hold
 the rescaled vectors of the scaled meta.  Exits non-zero on the first
 difference.
@@ -29,6 +30,9 @@ import numpy as np  # noqa: E402
 CELL = np.dtype([("mv_x", "=i2"), ("mv_y", "=i2"), ("cost", "=u4"),
                  ("pred_x", "=i2"), ("pred_y", "=i2"),
                  ("mvd_x", "=i2"), ("mvd_y", "=i2")])
+SUMMARY_NUMBERS = ["global_x", "global_y", "zoom", "rotation",
+                   "global_share", "moving_share", "unmatched_share",
+                   "scene_change", "mean_cost", "median_cost", "blocks"]
 SHAPES = ["16x16", "16x8", "8x16", "8x8", "8x4", "4x8", "4x4"]
 SIZES = [(16, 16), (16, 8), (8, 16), (8, 8), (8, 4), (4, 8), (4, 4)]
 
@@ -59,6 +63,7 @@ def run(scratch, scaled):
     tag = "scaled" if scaled else "plain"
     jpath = os.path.join(scratch, f"export-{tag}.jsonl")
     cpath = os.path.join(scratch, f"export-{tag}.csv")
+    spath = os.path.join(scratch, f"export-{tag}-summary.jsonl")
     scale = ("videoscale ! video/x-raw,width=100,height=60 ! "
              if scaled else "")
     pipeline = Gst.parse_launch(
@@ -67,7 +72,9 @@ def run(scratch, scaled):
         f"gpumotionest backend=cpu partitions=16x16+8x4 mode-decision=true "
         f"lambda=4 ! {scale}"
         f"mvexport location={jpath} ! "
-        f"mvexport location={cpath} format=csv ! appsink name=sink sync=false")
+        f"mvexport location={cpath} format=csv ! "
+        f"mvexport location={spath} summary=true ! "
+        f"appsink name=sink sync=false")
     src, sink = pipeline.get_by_name("src"), pipeline.get_by_name("sink")
     for n, data in enumerate(frames()):
         buf = Gst.Buffer.new_wrapped(data)
@@ -93,7 +100,11 @@ def run(scratch, scaled):
         mdata, mcols, mrows = meta.get_modes_bytes()
         check(mdata is not None, f"{tag}: buffer without modes")
         modes = np.frombuffer(mdata.get_data(), np.uint8).reshape(mrows, mcols)
+        ok, su = meta.get_summary()
+        check(ok, f"{tag}: buffer without summary")
         metas.append({
+            "summary": {k: getattr(su, k) for k in SUMMARY_NUMBERS},
+            "summary_flags": int(su.flags),
             "modes": modes.copy(),
             "pts": buf.pts, "width": meta.width, "height": meta.height,
             "aw": meta.analysis_width, "ah": meta.analysis_height,
@@ -173,6 +184,22 @@ def run(scratch, scaled):
                 check(row["chosen"] == ("1" if SHAPES[mode] == shape
                                         else "0"), f"{where}: chosen")
     check(next(it, None) is None, f"{tag}: extra CSV rows")
+
+    # ---- the summary -------------------------------------------------
+    with open(spath) as f:
+        slines = [json.loads(line) for line in f]
+    check(len(slines) == N, f"{tag}: {len(slines)} summary lines")
+    for n, (d, plain, m) in enumerate(zip(slines, lines, metas)):
+        where = f"{tag} summary frame {n}"
+        s = d.pop("summary")
+        check(d == plain, f"{where}: the rest differs from the plain line")
+        for k in SUMMARY_NUMBERS:
+            check(s[k] == m["summary"][k],
+                  f"{where}: {k} {s[k]!r} != {m['summary'][k]!r}")
+        check(s["has_reference"] == m["has_ref"], f"{where}: has_reference")
+        check(s["scene_cut"] == bool(m["summary_flags"] & 8),
+              f"{where}: scene_cut")
+        check(s["version"] == 1 and s["grid"] == "16x16", f"{where}: header")
     return metas
 
 
@@ -198,13 +225,29 @@ def main():
         check(np.array_equal(pb["mv_x"], half(pa["mv_x"].astype(int))),
               "scaled: mv_x halved")
         check(np.array_equal(a["modes"], b["modes"]), "scaled: modes kept")
+        # the summary's translation is rescaled like the vectors, the rest
+        # kept
+        sa, sb = a["summary"], b["summary"]
+        check(sb["global_x"] == sa["global_x"] * 100 / 200
+              and sb["global_y"] == sa["global_y"] * 60 / 120,
+              f"scaled: global motion {sb['global_x']},{sb['global_y']} "
+              f"from {sa['global_x']},{sa['global_y']}")
+        check(all(sb[k] == sa[k] for k in SUMMARY_NUMBERS[2:]),
+              "scaled: summary kept")
     # Both shapes are chosen somewhere (the content is not uniform at the
     # frame's edges and in flat noise).
     chosen = set(int(v) for m in plain[1:] for v in m["modes"].ravel())
     check(chosen == {0, 4}, f"plain: shapes chosen {chosen}")
-    print(f"PASS: {len(plain)} frames x 2 shapes and their partition "
-          "decision, plain and scaled to half, JSON Lines and CSV equal to "
-          "the metas")
+    # The pan's summary: (-12, +8) quarter pels, found on most blocks.
+    for m in plain[2:]:
+        su = m["summary"]
+        check(abs(su["global_x"] + 12) < 0.5 and abs(su["global_y"] - 8) < 0.5
+              and su["global_share"] > 0.6,
+              f"plain: summary {su['global_x']},{su['global_y']} "
+              f"share {su['global_share']}")
+    print(f"PASS: {len(plain)} frames x 2 shapes, their partition "
+          "decision and summary, plain and scaled to half, JSON Lines and "
+          "CSV equal to the metas")
     return 0
 
 
