@@ -23,6 +23,9 @@
 # REPEAT     plays of the clip per stream (default: enough for 2400 frames
 #            in all, at least 2)
 # ROUNDS     pairs of runs (default 2)
+#
+# Where nvidia-smi answers, each run also prints the most GPU memory in
+# use while it ran (sampled every 0.5 s), and the amount before it started.
 set -eu
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then
   echo "usage: $0 CLIP.h264 N [PROPS]" >&2
@@ -79,6 +82,17 @@ while [ "$i" -lt "$repeat" ]; do cat "$clip"; i=$((i + 1)); done > "$work/long.h
 per_stream=$((clip_frames * repeat))
 total=$((per_stream * n))
 
+# The GPU the process runs on (the first of CUDA_VISIBLE_DEVICES), when
+# nvidia-smi can read its memory.
+smi_gpu=${CUDA_VISIBLE_DEVICES:-0}
+smi_gpu=${smi_gpu%%,*}
+gpu_mem () {
+  nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits \
+    -i "$smi_gpu" 2>/dev/null
+}
+have_smi=no
+command -v nvidia-smi >/dev/null 2>&1 && gpu_mem >/dev/null && have_smi=yes
+
 # run LABEL SEARCH: one process of N branches; sets $secs.
 run () {
   set --
@@ -90,7 +104,20 @@ run () {
     set -- "$@" ! fakesink sync=false
     s=$((s + 1))
   done
-  if ! gst-launch-1.0 "$@" > "$work/log" 2>&1; then
+  mem=""
+  if [ "$have_smi" = yes ]; then
+    before=$(gpu_mem)
+    ( while :; do gpu_mem; sleep 0.5; done ) > "$work/mem" &
+    sampler=$!
+  fi
+  rc=0
+  gst-launch-1.0 "$@" > "$work/log" 2>&1 || rc=$?
+  if [ "$have_smi" = yes ]; then
+    kill "$sampler"
+    wait "$sampler" 2>/dev/null || true
+    mem="  GPU memory: $(sort -n "$work/mem" | tail -n 1) MiB at most, $before MiB before"
+  fi
+  if [ "$rc" -ne 0 ]; then
     echo "error: the $label run failed; the end of its output:" >&2
     tail -n 20 "$work/log" >&2
     exit 1
@@ -99,9 +126,9 @@ run () {
   [ -n "$ended" ] || { echo "error: no end time in the output" >&2; tail -n 20 "$work/log" >&2; exit 1; }
   secs=$(echo "$ended" | awk -F: '{ printf "%.3f", $1 * 3600 + $2 * 60 + $3 }')
   criticals=$(grep -c "CRITICAL" "$work/log" || true)
-  echo "$label $secs $criticals" | awk -v n="$total" '{
-    printf "%-16s %8d frames %8.3f s %9.1f frames/s%s\n", $1, n, $2, n / $2,
-      ($3 > 0 ? sprintf ("  (%d CRITICAL messages)", $3) : "") }'
+  echo "$label $secs $criticals" | awk -v n="$total" -v mem="$mem" '{
+    printf "%-16s %8d frames %8.3f s %9.1f frames/s%s%s\n", $1, n, $2, n / $2,
+      ($3 > 0 ? sprintf ("  (%d CRITICAL messages)", $3) : ""), mem }'
 }
 
 echo "clip $(basename "$clip"): $clip_frames frames x $repeat, $n stream(s) in one process, $per_stream frames each"
