@@ -2,7 +2,7 @@
 # Motion vectors of many streams on one host: one gst-launch-1.0 process per
 # GPU, each holding its share of the streams (docs/scaling.md).
 #
-#   run-streams.sh [-g GPUS] [-k K] [-o OUT] [-p PROPS] [-s I/N] [-n] LIST
+#   run-streams.sh [-g GPUS] [-k K] [-o OUT] [-p PROPS] [-d DECODE] [-s I/N] [-n] LIST
 #
 # LIST is a text file with one input per line: a file path or a URI
 # (file://, rtsp://, http://, anything uridecodebin plays); blank lines and
@@ -22,6 +22,9 @@
 #   -o OUT    output directory (default out-streams)
 #   -p PROPS  gpumotionest properties (default "search-range=16").  The
 #             script puts backend=cuda (GPU) or backend=cpu before them.
+#   -d DECODE the elements that decode a file, instead of decodebin: for
+#             instance "h264parse ! nvh264dec" for raw H.264 files, which
+#             names the decoder rather than leaving the choice to decodebin
 #   -s I/N    only the inputs whose number is I modulo N: the share of
 #             worker I of N (a Slurm array task, a Kubernetes indexed Job).
 #   -n        print each process's command line instead of running it.
@@ -50,13 +53,15 @@ props="search-range=16"
 shard=0
 shards=1
 dry=no
-while getopts "g:k:o:p:s:n" opt; do
+decode=""
+while getopts "g:k:o:p:d:s:n" opt; do
   case $opt in
     g) gpus_opt=$OPTARG; gpus_set=yes ;;
     k) k=$OPTARG ;;
     o) out=$OPTARG ;;
     p) props=$OPTARG ;;
     s) shard=${OPTARG%/*}; shards=${OPTARG#*/} ;;
+    d) decode=$OPTARG ;;
     n) dry=yes ;;
     *) usage ;;
   esac
@@ -129,6 +134,7 @@ else
   backend=cpu
 fi
 read -r -a prop_args <<< "$props"
+read -r -a decode_args <<< "$decode"
 [ "$dry" = yes ] || mkdir -p "$out"
 
 # Stream j of the shard goes to process j mod n_proc.
@@ -140,16 +146,20 @@ for ((p = 0; p < n_proc; p++)); do
     s=${numbers[j]}
     in=${inputs[j]}
     [ "$dry" = yes ] || rm -f "$out/stream$s.jsonl"
+    # decodebin and uridecodebin: video only, the input's other streams
+    # are not exposed
+    only_video=("caps=video/x-raw(ANY)" expose-all-streams=false)
     if [[ $in =~ ^[A-Za-z][A-Za-z0-9+.-]*:// ]]; then
-      args+=(uridecodebin "name=dec$s" "uri=$in")
-    elif [ -r "$in" ]; then
-      args+=(filesrc "name=src$s" "location=$in" ! decodebin "name=dec$s")
-    else
+      args+=(uridecodebin "name=dec$s" "uri=$in" "${only_video[@]}" !)
+    elif [ ! -r "$in" ]; then
       status[j]="failed: cannot read the file"
       continue
+    elif [ -n "$decode" ]; then
+      args+=(filesrc "name=src$s" "location=$in" ! "${decode_args[@]}" !)
+    else
+      args+=(filesrc "name=src$s" "location=$in" ! decodebin "name=dec$s"
+        "${only_video[@]}" !)
     fi
-    # video only: other streams of the input are not exposed
-    args+=("caps=video/x-raw(ANY)" expose-all-streams=false !)
     # on the CPU any format the decoder gives; on a GPU nothing in between,
     # so that frames stay in CUDA memory
     [ "$backend" = cpu ] && args+=(videoconvert "name=conv$s" !)

@@ -58,6 +58,17 @@ for s in 0 1 2; do
 done
 grep -q '^3 of 3 streams ok$' report.txt || fail "no '3 of 3 streams ok'"
 
+# The decoder named (-d) instead of decodebin's choice: the same vectors.
+printf 'a.h264\nb.h264\n' > raw.txt
+"$run" -g none -o out-d -p "$props" -d "h264parse ! avdec_h264" raw.txt \
+  > report.txt || { cat report.txt; fail "run-streams.sh -d failed"; }
+for s in 0 1; do
+  cmp out-d/stream$s.jsonl ref$s.jsonl || fail "-d: stream $s differs"
+done
+"$run" -n -g 0 -d "h264parse ! nvh264dec" raw.txt > dry.txt
+grep -q 'location=a.h264 \\! h264parse \\! nvh264dec \\! gpumotionest name=me0 backend=cuda' dry.txt \
+  || fail "-d on a GPU: $(cat dry.txt)"
+
 # ---- failures -----------------------------------------------------------------------
 # A file that is not there: that stream failed, the other one ran.
 printf 'a.h264\nmissing.h264\n' > missing.txt
