@@ -16,7 +16,7 @@
 # PROPS      gpumotionest's properties (default "backend=cuda search-range=16
 #            partitions=16x16": no silent fall back to the CPU)
 # DECODER    the decoder (default nvh264dec); avdec_h264 checks the script
-#            on a machine without a GPU, with PROPS="backend=cpu ..."
+#            on a machine without a GPU, with PROPS "backend=cpu ..."
 # CAPS       between decoder and search (default
 #            video/x-raw(memory:CUDAMemory) behind nv* decoders, else
 #            video/x-raw)
