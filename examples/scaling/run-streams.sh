@@ -48,7 +48,7 @@ usage () {
 gpus_opt=""
 gpus_set=no
 k=0
-out=out-streams
+out="out-streams"
 props="search-range=16"
 shard=0
 shards=1

@@ -93,8 +93,11 @@ gpu_mem () {
 have_smi=no
 command -v nvidia-smi >/dev/null 2>&1 && gpu_mem >/dev/null && have_smi=yes
 
-# run LABEL SEARCH: one process of N branches; sets $secs.
+# run LABEL SEARCH: one process of N branches, with gpumotionest when
+# SEARCH is yes; sets $secs.
 run () {
+  label=$1
+  search=$2
   set --
   s=0
   while [ "$s" -lt "$n" ]; do
@@ -135,9 +138,9 @@ echo "clip $(basename "$clip"): $clip_frames frames x $repeat, $n stream(s) in o
 echo "$decoder ! $caps; gpumotionest $props"
 r=0
 while [ "$r" -lt "$rounds" ]; do
-  label=decode-only search=no run
+  run decode-only no
   t_decode=$secs
-  label=decode+search search=yes run
+  run decode+search yes
   echo "$t_decode $secs" | awk '{ printf "added time       %+.1f %%\n", ($2 - $1) / $1 * 100 }'
   r=$((r + 1))
 done
