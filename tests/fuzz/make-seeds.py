@@ -146,22 +146,24 @@ def main():
 
     m = seeds["meta"]
     SET_SIZE, SET_ANALYSIS, SET_REF, SET_METHOD = 1, 2, 4, 8
-    SET_PARTITIONS, SET_GRIDS, SET_DATA = 16, 32, 64
+    SET_PARTITIONS, SET_GRIDS, SET_DATA, SET_SUMMARY = 16, 32, 64, 128
     RUN_EXPORT, RUN_OVERLAY, RUN_SCALE, RUN_COPY = 256, 512, 1024, 2048
     RUN_ALL = RUN_EXPORT | RUN_OVERLAY | RUN_SCALE | RUN_COPY
     # read_meta() takes two edgy values per shape for its random cell
     cells = (u8(0) + u8(0)) * 7
     # run_scale(): in and out sizes; run_export(): format, shapes;
-    # run_overlay(): format, size, then ten settings
+    # run_overlay(): format, size, then ten settings; each of the two
+    # then whether it writes or draws the summary
     scale = u16(64) + u16(48) + u16(128) + u16(96)
-    export = u8(0) + u8(0x7F)
-    overlay = u8(0) + u8(63) + u8(47) + bytes([0, 0, 0, 0, 1, 1, 4, 128, 0, 0])
+    export = u8(0) + u8(0x7F) + u8(1)
+    overlay = (u8(0) + u8(63) + u8(47) + bytes([0, 0, 0, 0, 1, 1, 4, 128, 0, 0])
+               + u8(1))
     tail = cells + cells + scale + cells + export + overlay
     m["seed-empty"] = b""
     m["seed-valid"] = meta_seed(64, 48, 1, RUN_ALL, tail)
     m["seed-valid-all-shapes"] = meta_seed(333, 201, 0x7F, RUN_ALL, tail)
     m["seed-valid-csv"] = meta_seed(
-        17, 9, 0x09, RUN_EXPORT, cells + u8(1) + u8(0x7F))
+        17, 9, 0x09, RUN_EXPORT, cells + u8(1) + u8(0x7F) + u8(1))
     m["seed-size-zero"] = meta_seed(
         64, 48, 1, SET_SIZE | RUN_ALL, u8(0) + u8(0) + tail)
     m["seed-analysis-huge"] = meta_seed(
@@ -171,6 +173,10 @@ def main():
     m["seed-grids-overflow"] = meta_seed(
         64, 48, 1, SET_GRIDS | RUN_ALL,
         u8(1) + edgy(0x10000) + edgy(0x10000) + edgy(0xFFFFFFF0) + tail)
+    # a summary of raw bytes (any doubles, any private words) read, written
+    # and drawn
+    m["seed-summary-raw"] = meta_seed(64, 48, 1, SET_SUMMARY | RUN_ALL,
+                                      u32(11) + tail)
     m["seed-data-null"] = meta_seed(64, 48, 1, SET_DATA | RUN_ALL,
                                     u8(0) + tail)
     m["seed-data-short"] = meta_seed(64, 48, 1, SET_DATA | RUN_ALL,
