@@ -55,11 +55,13 @@ typedef struct {
   guint32 counted : 1;
 } Block;
 
-/* Per-frame working memory: the blocks and 2 x 64-bit words per block.
+/* Per-frame working memory: the blocks, 2 x 64-bit words and a byte per
+ * block.
  * Kept per thread and reused, since a frame's worth (300 kB at 1080p)
  * would otherwise be mapped and faulted in at every call; the largest
  * fields (over WORK_KEEP) are allocated and freed each time instead. */
 #define WORK_KEEP (4 << 20)
+#define WORK_PER_BLOCK (sizeof (Block) + 2 * sizeof (gint64) + 1)
 
 typedef struct {
   gsize size;
@@ -81,7 +83,7 @@ static GPrivate work_key = G_PRIVATE_INIT (work_free);
 static gpointer
 work_get (gsize n)
 {
-  gsize size = n * (sizeof (Block) + 2 * sizeof (gint64));
+  gsize size = n * WORK_PER_BLOCK;
   Work *w;
 
   if (size > WORK_KEEP)
@@ -102,7 +104,7 @@ work_get (gsize n)
 static void
 work_release (gpointer mem, gsize n)
 {
-  if (n * (sizeof (Block) + 2 * sizeof (gint64)) > WORK_KEEP)
+  if (n * WORK_PER_BLOCK > WORK_KEEP)
     g_free (mem);
 }
 
@@ -354,47 +356,70 @@ median_model (const Block * b, guint n, gint64 far2, Model * m,
   return TRUE;
 }
 
-/* Least squares over the blocks that agree with @m, into @m.  Sums are
- * exact 64-bit integers; the solve is a handful of IEEE operations on
- * them.  Returns FALSE (and leaves @m) when fewer than 3 blocks agree. */
+/* The sums of the least squares, exact 64-bit integers: at most 2^22
+ * blocks of products below 2^35. */
+typedef struct {
+  gint64 cnt, sdx, sdy, svx, svy, sdd, sdv, scr;
+} Sums;
+
+/* The sums over the blocks that agree with @m, and each block's agreement
+ * in @agree (1 or 0).  Returns whether any block's agreement differs from
+ * what @agree held before. */
 static gboolean
-refit (const Block * b, guint n, gboolean similarity,
-    gint64 spread2, Model * m, gboolean * fitted_similarity)
+gather (const Block * b, guint n, const Model * m, Sums * s, guint8 * agree)
 {
-  gint64 cnt = 0, sdx = 0, sdy = 0, svx = 0, svy = 0, sdd = 0, sdv = 0,
-      scr = 0;
-  gdouble N, cdd, cdv, ccr, k = 0, r = 0, tx, ty;
+  guint8 changed = 0;
   guint i;
 
+  memset (s, 0, sizeof (*s));
   for (i = 0; i < n; i++) {
     const Block *bl = &b[i];
+    guint8 a = agrees (m, bl);
 
-    if (!agrees (m, bl))
+    changed |= a ^ agree[i];
+    agree[i] = a;
+    if (!a)
       continue;
-    cnt++;
-    sdx += bl->dx;
-    sdy += bl->dy;
-    svx += bl->vx;
-    svy += bl->vy;
-    sdd += (gint64) bl->dx * bl->dx + (gint64) bl->dy * bl->dy;
-    sdv += (gint64) bl->dx * bl->vx + (gint64) bl->dy * bl->vy;
-    scr += (gint64) bl->dx * bl->vy - (gint64) bl->dy * bl->vx;
+    s->cnt++;
+    s->sdx += bl->dx;
+    s->sdy += bl->dy;
+    s->svx += bl->vx;
+    s->svy += bl->vy;
+    s->sdd += (gint64) bl->dx * bl->dx + (gint64) bl->dy * bl->dy;
+    s->sdv += (gint64) bl->dx * bl->vx + (gint64) bl->dy * bl->vy;
+    s->scr += (gint64) bl->dx * bl->vy - (gint64) bl->dy * bl->vx;
   }
-  if (cnt < 3)
+  return changed != 0;
+}
+
+/* The least-squares model of the sums @s, into @m: a handful of IEEE
+ * operations on exact integers.  The similarity only when @similarity
+ * and the blocks are enough and spread enough (*@fitted_similarity says
+ * which); returns FALSE (and leaves @m) with fewer than 3 blocks. */
+static gboolean
+solve (const Sums * s, gboolean similarity, gint64 spread2, Model * m,
+    gboolean * fitted_similarity)
+{
+  gdouble N, cdd, cdv, ccr, k = 0, r = 0, tx, ty;
+
+  if (s->cnt < 3)
     return FALSE;
 
-  N = (gdouble) cnt;
-  cdd = (gdouble) sdd - ((gdouble) sdx * sdx + (gdouble) sdy * sdy) / N;
-  *fitted_similarity = similarity && cnt >= MIN_SIMILARITY_BLOCKS
+  N = (gdouble) s->cnt;
+  cdd = (gdouble) s->sdd - ((gdouble) s->sdx * s->sdx
+      + (gdouble) s->sdy * s->sdy) / N;
+  *fitted_similarity = similarity && s->cnt >= MIN_SIMILARITY_BLOCKS
       && cdd >= (gdouble) spread2 * N && cdd > 0;
   if (*fitted_similarity) {
-    cdv = (gdouble) sdv - ((gdouble) sdx * svx + (gdouble) sdy * svy) / N;
-    ccr = (gdouble) scr - ((gdouble) sdx * svy - (gdouble) sdy * svx) / N;
+    cdv = (gdouble) s->sdv - ((gdouble) s->sdx * s->svx
+        + (gdouble) s->sdy * s->svy) / N;
+    ccr = (gdouble) s->scr - ((gdouble) s->sdx * s->svy
+        - (gdouble) s->sdy * s->svx) / N;
     k = cdv / cdd;
     r = ccr / cdd;
   }
-  tx = ((gdouble) svx - k * sdx + r * sdy) / N;
-  ty = ((gdouble) svy - k * sdy - r * sdx) / N;
+  tx = ((gdouble) s->svx - k * s->sdx + r * s->sdy) / N;
+  ty = ((gdouble) s->svy - k * s->sdy - r * s->sdx) / N;
 
   /* rounding a double to an integer is exact and the same everywhere */
   m->tx = round_i32 (tx * T_ONE);
@@ -520,7 +545,9 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
   guint64 cost_sum = 0, pixels;
   gint64 med, far2, spread2;
   Model m;
-  gboolean similarity, fitted;
+  gboolean similarity, fitted, agree_valid;
+  guint8 *agree;
+  Sums sums;
   gint pass;
 
   g_return_val_if_fail (meta != NULL, FALSE);
@@ -542,6 +569,7 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
   work = work_get (n_all);
   b = work;
   scratch = (gint64 *) (b + n_all);
+  agree = (guint8 *) (scratch + 2 * (gsize) n_all);
   read_blocks (meta, p, b);
 
   /* the cost level: mean and median per pixel of the counted blocks,
@@ -573,27 +601,41 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
   spread2 = far2 / 4;
   memset (&m, 0, sizeof (m));
   /* at least the median block is matched: n_matched > 0 */
+  /* Two C-steps: least squares over the blocks that agree with the
+   * model, twice, and the shares counted against the result.  When the
+   * first step's model keeps the same blocks, the second would give the
+   * same model again: its gathering pass is the count. */
   similarity = median_model (b, n_matched, far2, &m, scratch);
+  memset (agree, 0, n_matched);
+  gather (b, n_matched, &m, &sums, agree);
+  agree_valid = TRUE;
   for (pass = 0; pass < 2; pass++) {
-    if (!refit (b, n_matched, similarity, spread2, &m, &fitted))
+    if (!solve (&sums, similarity, spread2, &m, &fitted))
       break;
     similarity = fitted;
+    agree_valid = FALSE;
+    if (pass == 0) {
+      agree_valid = TRUE;
+      if (!gather (b, n_matched, &m, &sums, agree))
+        break;
+    }
   }
   /* a linear part that folds the frame (1 + k/2 <= 0) is no camera
    * motion: keep the translation */
   if (!similarity || m.k <= -((gint64) 2 << K_SHIFT))
     similarity = FALSE;
   if (!similarity) {
+    if (m.k != 0 || m.r != 0)
+      agree_valid = FALSE;
     m.k = m.r = 0;
     out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_TRANSLATION_ONLY;
   }
 
-  for (i = 0; i < n_matched; i++) {
-    if (agrees (&m, &b[i]))
-      n_agree++;
-    else
-      n_moving++;
-  }
+  if (!agree_valid)
+    gather (b, n_matched, &m, &sums, agree);
+  for (i = 0; i < n_matched; i++)
+    n_agree += agree[i];
+  n_moving = n_matched - n_agree;
   model_to_summary (&m, out);
   out->global_x = (gdouble) m.tx / T_ONE;
   out->global_y = (gdouble) m.ty / T_ONE;
