@@ -54,6 +54,7 @@ enum
   PROP_LAMBDA,
   PROP_QP,
   PROP_MODE_DECISION,
+  PROP_SUMMARY,
   PROP_IN_FLIGHT,
   PROP_THREADS,
   PROP_ACTIVE_BACKEND,
@@ -72,6 +73,7 @@ enum
 #define DEFAULT_LAMBDA 0
 #define DEFAULT_QP -1
 #define DEFAULT_MODE_DECISION FALSE
+#define DEFAULT_SUMMARY FALSE
 #define DEFAULT_IN_FLIGHT 0
 #define DEFAULT_THREADS 0
 #define MAX_IN_FLIGHT 64      /* 4 on each of 16 GPUs (cuda-multi) */
@@ -93,6 +95,7 @@ struct _GstGpuMotionEst
   guint lambda;
   gint qp;                      /* -1: lambda set directly */
   gboolean mode_decision;       /* read as each frame is collected */
+  gboolean summary;             /* likewise */
   guint in_flight;
   GstMotionHintsSettings hint_settings;  /* encoder hints, motion messages */
   gboolean backend_dirty;       /* backend or device changed: reopen */
@@ -557,7 +560,7 @@ collect_one (GstGpuMotionEst * self)
   GstMotionEstJob *job = g_queue_pop_head (&self->pending);
   guint lambda = job->params.lambda;
   GstMotionHintsSettings hint_settings;
-  gboolean decide;
+  gboolean decide, summarize;
 
   if (!me_backend_collect (self->backend, &error)) {
     GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
@@ -570,6 +573,7 @@ collect_one (GstGpuMotionEst * self)
   }
   GST_OBJECT_LOCK (self);
   decide = self->mode_decision;
+  summarize = self->summary;
   hint_settings = self->hint_settings;
   GST_OBJECT_UNLOCK (self);
   {
@@ -580,9 +584,14 @@ collect_one (GstGpuMotionEst * self)
 
     if (decide)
       attach_modes (meta, lambda);
-    /* every frame's summary (docs/summary.md); the reference resets
-     * reach it through the field's no-reference flag */
-    gst_motion_vector_summary_attach (meta, &self->prev_summary);
+    /* The frame's summary (docs/summary.md), when asked for or read by
+     * the hints; the reference resets reach it through the field's
+     * no-reference flag.  Frames without one leave no previous summary,
+     * so a score is never taken against an older frame. */
+    if (summarize || gst_motion_hints_enabled (&hint_settings))
+      gst_motion_vector_summary_attach (meta, &self->prev_summary);
+    else
+      memset (&self->prev_summary, 0, sizeof (self->prev_summary));
     /* With the meta complete: a force-key-unit event queued just before
      * the buffer, ROI metas, motion messages (gstmotionhints.h). */
     gst_motion_hints_frame (&self->hints, &hint_settings, GST_ELEMENT (self),
@@ -1378,6 +1387,9 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
     case PROP_MODE_DECISION:
       self->mode_decision = g_value_get_boolean (value);
       break;
+    case PROP_SUMMARY:
+      self->summary = g_value_get_boolean (value);
+      break;
     case PROP_METHOD:
       self->method = g_value_get_enum (value);
       break;
@@ -1436,6 +1448,9 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
       break;
     case PROP_MODE_DECISION:
       g_value_set_boolean (value, self->mode_decision);
+      break;
+    case PROP_SUMMARY:
+      g_value_set_boolean (value, self->summary);
       break;
     case PROP_METHOD:
       g_value_set_enum (value, self->method);
@@ -1543,6 +1558,13 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           "(at least two) by the cells' costs plus lambda x the bits of its "
           "H.264 macroblock type, and attach it to the meta (applies to the "
           "frames collected after a change)", DEFAULT_MODE_DECISION, rw));
+  g_object_class_install_property (gobject_class, PROP_SUMMARY,
+      g_param_spec_boolean ("summary", "Motion summary",
+          "Attach each frame's motion summary to the meta: global motion, "
+          "the share of moving blocks, a scene-change score "
+          "(docs/summary.md); host CPU time per frame, so off unless asked "
+          "for or needed by keyframe-on-cut, roi or motion-events",
+          DEFAULT_SUMMARY, rw));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
       g_param_spec_uint ("in-flight", "Frames in flight",
           "Frames queued on the backend at once, 0 for the backend's "
@@ -1598,6 +1620,7 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->mode_decision = DEFAULT_MODE_DECISION;
   self->metric = DEFAULT_METRIC;
   self->in_flight = DEFAULT_IN_FLIGHT;
+  self->summary = DEFAULT_SUMMARY;
   self->threads = DEFAULT_THREADS;
   gst_motion_hints_settings_init (&self->hint_settings);
   gst_motion_hints_reset (&self->hints);

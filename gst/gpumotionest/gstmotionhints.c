@@ -50,6 +50,13 @@ gst_motion_hints_settings_init (GstMotionHintsSettings * settings)
   settings->motion_event_interval = DEFAULT_MOTION_EVENT_INTERVAL;
 }
 
+gboolean
+gst_motion_hints_enabled (const GstMotionHintsSettings * settings)
+{
+  return settings->keyframe_on_cut || settings->roi
+      || settings->motion_events;
+}
+
 void
 gst_motion_hints_install (GObjectClass * klass, guint first, GParamFlags flags)
 {

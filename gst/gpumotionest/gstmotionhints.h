@@ -52,6 +52,10 @@ typedef struct {
 
 void gst_motion_hints_settings_init (GstMotionHintsSettings * settings);
 
+/* Whether any hint is on: they read the frame's summary, which is then
+ * computed whatever the element's `summary` property says. */
+gboolean gst_motion_hints_enabled (const GstMotionHintsSettings * settings);
+
 void gst_motion_hints_install (GObjectClass * klass, guint first_prop_id,
     GParamFlags flags);
 

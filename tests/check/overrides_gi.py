@@ -284,7 +284,7 @@ def check_pipeline():
     pipeline = Gst.parse_launch(
         "appsrc name=src format=time caps=video/x-raw,format=GRAY8,"
         "width=%d,height=%d,framerate=30/1 ! gpumotionest backend=cpu "
-        "partitions=all mode-decision=true search-range=8 ! "
+        "partitions=all mode-decision=true search-range=8 summary=true ! "
         "appsink name=sink sync=false" % (width, height))
     src, sink = pipeline.get_by_name("src"), pipeline.get_by_name("sink")
     pipeline.set_state(Gst.State.PLAYING)

@@ -61,6 +61,15 @@ push_pull (GstHarness * h, GstBuffer * in)
   return gst_harness_pull (h);
 }
 
+static GstMotionVectorMeta *
+get_meta (GstBuffer * out)
+{
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (out);
+
+  fail_unless (meta != NULL);
+  return meta;
+}
+
 /* Pulls the summary of @out and checks it is the one the library computes
  * from the same meta and @prev. */
 static void
@@ -101,7 +110,8 @@ GST_START_TEST (test_element_attaches_summary)
   guint i;
 
   gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
-  g_object_set (h->element, "search-range", 8, "in-flight", 1, NULL);
+  g_object_set (h->element, "search-range", 8, "in-flight", 1, "summary",
+      TRUE, NULL);
   gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=160,"
       "height=96,framerate=30/1");
 
@@ -169,6 +179,43 @@ GST_END_TEST;
 
 /* ---- mvexport ------------------------------------------------------------ */
 
+/* The summary costs host time per frame, so it is off by default; turned
+ * on while streaming, its first frame has no previous summary (the frames
+ * without one left none), so no score is taken against an older frame. */
+GST_START_TEST (test_element_summary_on_request)
+{
+  GstHarness *h = gst_harness_new ("gpumotionest");
+  GstMotionVectorSummary s;
+  GstBuffer *out;
+
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+  g_object_set (h->element, "search-range", 8, "in-flight", 1, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY8,width=160,"
+      "height=96,framerate=30/1");
+
+  for (guint i = 0; i < 3; i++) {
+    out = push_pull (h, frame_at (100 + 3 * i, 60 + 2 * i));
+    fail_if (get_meta (out)->flags & GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY,
+        "frame %u has a summary with the defaults", i);
+    fail_if (gst_motion_vector_meta_get_summary (get_meta (out), &s));
+    gst_buffer_unref (out);
+  }
+  g_object_set (h->element, "summary", TRUE, NULL);
+  out = push_pull (h, frame_at (109, 66));
+  fail_unless (gst_motion_vector_meta_get_summary (get_meta (out), &s));
+  fail_unless_equals_int (s.flags, GST_MOTION_VECTOR_SUMMARY_FLAG_NO_PREVIOUS);
+  fail_unless_equals_float (s.global_x, 12.0);
+  fail_unless_equals_float (s.global_y, 8.0);
+  gst_buffer_unref (out);
+  out = push_pull (h, frame_at (112, 68));
+  fail_unless (gst_motion_vector_meta_get_summary (get_meta (out), &s));
+  fail_unless_equals_int (s.flags, 0);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* Frames 0..2 of the pan through "gpumotionest ! mvexport @props"; returns
  * the file's text and the pulled buffers' summaries in @s. */
 static gchar *
@@ -177,7 +224,7 @@ export_pan (const gchar * props, GstMotionVectorSummary s[3])
   gchar *dir = g_dir_make_tmp ("summary-XXXXXX", NULL);
   gchar *path = g_build_filename (dir, "out.txt", NULL);
   gchar *launch = g_strdup_printf ("gpumotionest backend=cpu search-range=8 "
-      "in-flight=1 ! mvexport location=\"%s\" %s", path, props);
+      "in-flight=1 summary=true ! mvexport location=\"%s\" %s", path, props);
   GstHarness *h = gst_harness_new_parse (launch);
   gchar *text = NULL;
 
@@ -404,6 +451,7 @@ summary_element_suite (void)
   tcase_add_checked_fixture (tc, world_setup, world_teardown);
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_element_attaches_summary);
+  tcase_add_test (tc, test_element_summary_on_request);
   tcase_add_test (tc, test_export_summary_csv);
   tcase_add_test (tc, test_export_summary_jsonl);
   tcase_add_test (tc, test_overlay_summary);

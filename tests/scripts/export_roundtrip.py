@@ -70,7 +70,7 @@ def run(scratch, scaled):
         f"appsrc name=src format=time caps=video/x-raw,format=I420,"
         f"width={W},height={H},framerate=30/1 ! "
         f"gpumotionest backend=cpu partitions=16x16+8x4 mode-decision=true "
-        f"lambda=4 ! {scale}"
+        f"lambda=4 summary=true ! {scale}"
         f"mvexport location={jpath} ! "
         f"mvexport location={cpath} format=csv ! "
         f"mvexport location={spath} summary=true ! "
