@@ -20,6 +20,8 @@
 #include <gst/video/video.h>
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
+#include "testworld.h"
+
 #define WORLD 1024
 #define W 128
 #define H 96
@@ -32,12 +34,7 @@ static guint8 *world;
 static void
 world_setup (void)
 {
-  GRand *rand = g_rand_new_with_seed (4321);
-
-  world = g_malloc (WORLD * WORLD);
-  for (gsize i = 0; i < (gsize) WORLD * WORLD; i++)
-    world[i] = g_rand_int (rand) & 0xff;
-  g_rand_free (rand);
+  world = test_world_new (WORLD, WORLD, 4321);
 }
 
 static void

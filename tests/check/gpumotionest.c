@@ -18,6 +18,8 @@
 #include <gst/video/video.h>
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
+#include "testworld.h"
+
 #define WORLD_W 4400
 #define WORLD_H 2600
 
@@ -26,12 +28,7 @@ static guint8 *world;
 static void
 world_setup (void)
 {
-  GRand *rand = g_rand_new_with_seed (1234);
-
-  world = g_malloc (WORLD_W * WORLD_H);
-  for (gsize i = 0; i < (gsize) WORLD_W * WORLD_H; i++)
-    world[i] = g_rand_int (rand) & 0xff;
-  g_rand_free (rand);
+  world = test_world_new (WORLD_W, WORLD_H, 1234);
 }
 
 static void
