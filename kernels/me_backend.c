@@ -66,6 +66,53 @@ me_search_params_init (MESearchParams * params)
   params->metric = ME_METRIC_SAD;
 }
 
+/* The layout of the samples: each pixel within its row, each byte read
+ * within its pixel, weights that keep the derived luma within a byte. */
+static gboolean
+me_check_luma_layout (const MEPlane * luma, GError ** error)
+{
+  const unsigned step = luma->kind == ME_LUMA_PLANE ? 1 : luma->step;
+  const unsigned n_offsets = luma->kind == ME_LUMA_RGB ? 3
+      : luma->kind == ME_LUMA_PACKED ? 1 : 0;
+
+  if (luma->kind > ME_LUMA_RGB || step < 1 || step > 16
+      || (luma->kind == ME_LUMA_PLANE && luma->step > 1)) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "luma of kind %d with %u bytes per pixel", (int) luma->kind,
+        luma->step);
+    return FALSE;
+  }
+  if (luma->stride < (ptrdiff_t) luma->width * (ptrdiff_t) step) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "luma stride %td smaller than width %u x %u bytes per pixel",
+        luma->stride, luma->width, step);
+    return FALSE;
+  }
+  for (unsigned i = 0; i < n_offsets; i++) {
+    if (luma->offset[i] >= step) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "luma byte offset %u outside its %u-byte pixel",
+          luma->offset[i], step);
+      return FALSE;
+    }
+  }
+  if (luma->kind == ME_LUMA_RGB && (unsigned) luma->weights[0]
+      + luma->weights[1] + luma->weights[2] != 256) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "luma weights %u + %u + %u do not sum to 256", luma->weights[0],
+        luma->weights[1], luma->weights[2]);
+    return FALSE;
+  }
+  /* Packed and RGB frames are converted while copied to the host side of
+   * a backend; a device pointer is read as a plane as it is. */
+  if (luma->kind != ME_LUMA_PLANE && luma->on_device) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "packed or RGB luma is read from host memory only");
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 me_check_input (const MEPlane * luma, const MESearchParams * params,
     const MEField * out, GError ** error)
@@ -78,11 +125,8 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
         ME_MAX_DIMENSION, ME_MAX_DIMENSION);
     return FALSE;
   }
-  if (luma->stride < (ptrdiff_t) luma->width) {
-    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
-        "luma stride %td smaller than width %u", luma->stride, luma->width);
+  if (!me_check_luma_layout (luma, error))
     return FALSE;
-  }
   if (params->search_range < 1 || params->search_range > ME_MAX_RANGE) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
         "search range %u outside 1 .. %d", params->search_range, ME_MAX_RANGE);

@@ -48,17 +48,40 @@ typedef enum {
 /* Most devices one session may be split over (MEBackendOptions.devices). */
 #define ME_MAX_DEVICES 16
 
-/* One 8-bit luma plane.  `data` must stay readable until the frame has been
- * collected; the backend never writes to it.  With `on_device` it is a CUDA
- * device pointer in the context current on the calling thread, which only
- * a backend whose caps say cuda_device can read (a frame a GPU decoder
- * left in device memory: no download, no upload). */
+/* Where the luma samples of a frame are (MEPlane.kind). */
+typedef enum {
+  ME_LUMA_PLANE = 0,     /* one 8-bit sample per byte (planar YUV, GRAY8) */
+  ME_LUMA_PACKED,        /* one 8-bit sample every `step` bytes, at byte
+                          * offset[0] of each pixel (packed 4:2:2) */
+  ME_LUMA_RGB,           /* derived from R, G, B at bytes offset[0..2] of
+                          * each `step`-byte pixel, with `weights`
+                          * (luma_rules.h) */
+} MELumaKind;
+
+/* The 8-bit luma of a frame.  `data` must stay readable until the frame
+ * has been collected; the backend never writes to it.  With `on_device` it
+ * is a CUDA device pointer in the context current on the calling thread,
+ * which only a backend whose caps say cuda_device can read (a frame a GPU
+ * decoder left in device memory: no download, no upload), and only of
+ * kind ME_LUMA_PLANE.
+ *
+ * A zero-initialised tail (kind, step, offset, weights) is a plain plane:
+ * `data` is the first sample and samples are one byte apart.  Otherwise
+ * `data` is the first byte of the first pixel, pixels are `step` bytes
+ * apart and rows `stride` bytes apart; the backend converts while it
+ * copies the frame into its own memory, so no full-frame copy is made
+ * for the conversion alone. */
 typedef struct {
   const uint8_t *data;
   ptrdiff_t stride;
   unsigned width;
   unsigned height;
   gboolean on_device;
+  MELumaKind kind;
+  unsigned step;             /* bytes from one pixel to the next: 2 for
+                              * packed 4:2:2, 4 for RGB; 0 or 1 for a plane */
+  uint8_t offset[3];         /* packed: the luma's byte; RGB: R, G, B */
+  uint16_t weights[3];       /* RGB: wr, wg, wb, summing to 256 */
 } MEPlane;
 
 /* Where results go: one grid per requested shape, sized by

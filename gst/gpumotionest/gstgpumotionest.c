@@ -135,9 +135,14 @@ struct _GstGpuMotionEst
   GstObject *session_cuda_context;
 };
 
+/* Packed 4:2:2 and RGB are read in system memory only (docs/formats.md):
+ * they are converted to 8-bit luma in the host-side copy every backend
+ * makes of such frames, which memory on a GPU does not go through. */
 #define FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8 }"
-#define CAPS_STR GST_VIDEO_CAPS_MAKE (FORMATS) ", width = (int) [ 1, 8192 ], " \
-    "height = (int) [ 1, 8192 ]"
+#define SYSTEM_FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, " \
+    "YUY2, UYVY, YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR }"
+#define CAPS_STR GST_VIDEO_CAPS_MAKE (SYSTEM_FORMATS) \
+    ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
 
 /* Frames in CUDA memory pass through as they came, and the CUDA backend
  * reads them where they are (gstmotionestcuda.h). */

@@ -7,6 +7,7 @@
 #include "gstmotionestjob.h"
 #include "gstvideolayout.h"
 #include "gstsharedmap.h"
+#include "luma_rules.h"
 
 /* The memory that holds all of the luma's rows, and the luma's offset in
  * it; FALSE when the rows span several memories. */
@@ -61,6 +62,44 @@ share_luma_map (GstMotionEstJob * job, GstMapFlags device_map)
   job->frame.buffer = NULL;
 }
 
+/* Whether RGB frames of this colorimetry take BT.709's weights: where the
+ * matrix says BT.709, or, since GstVideoInfo sets the matrix of every RGB
+ * format to "RGB", where the primaries are BT.709's (sRGB, the default of
+ * RGB caps, and bt709); BT.601's otherwise, unknown included (docs/
+ * formats.md says why). */
+gboolean
+gst_motion_est_luma_is_bt709 (const GstVideoColorimetry * cinfo)
+{
+  if (cinfo->matrix == GST_VIDEO_COLOR_MATRIX_BT709)
+    return TRUE;
+  return cinfo->matrix == GST_VIDEO_COLOR_MATRIX_RGB
+      && cinfo->primaries == GST_VIDEO_COLOR_PRIMARIES_BT709;
+}
+
+/* Where the luma of a packed 4:2:2 or RGB frame is: `data` stays the first
+ * byte of the plane (what share_luma_map() compares), the samples are
+ * `step` bytes apart at the components' offsets; a planar format keeps the
+ * plain plane of a zeroed tail. */
+static void
+describe_luma (MEPlane * luma, const GstVideoFrame * frame)
+{
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+
+  if (GST_VIDEO_FORMAT_INFO_IS_RGB (finfo)) {
+    luma->kind = ME_LUMA_RGB;
+    luma->step = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_R);
+    luma->offset[0] = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_R);
+    luma->offset[1] = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_G);
+    luma->offset[2] = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_B);
+    me_luma_weights (gst_motion_est_luma_is_bt709 (&frame->info.colorimetry),
+        luma->weights);
+  } else if (GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y) > 1) {
+    luma->kind = ME_LUMA_PACKED;
+    luma->step = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
+    luma->offset[0] = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_Y);
+  }
+}
+
 GstMotionEstJob *
 gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     const MESearchParams * params, GstClockTime ref_pts, GstCellPool * cells,
@@ -112,9 +151,11 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     return NULL;
   }
 
-  /* Every supported format has 8-bit luma in plane 0. */
+  /* Every supported format has its 8-bit luma, or the R, G and B it is
+   * derived from, in plane 0. */
   job->luma.data = GST_VIDEO_FRAME_PLANE_DATA (&job->frame, 0);
   job->luma.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&job->frame, 0);
+  describe_luma (&job->luma, &job->frame);
   share_luma_map (job, device_map);
   job->luma.width = w;
   job->luma.height = h;

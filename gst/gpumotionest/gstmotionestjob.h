@@ -36,6 +36,8 @@ typedef struct {
   GQueue followers;
 } GstMotionEstJob;
 
+gboolean gst_motion_est_luma_is_bt709 (const GstVideoColorimetry * cinfo);
+
 GstMotionEstJob *gst_motion_est_job_new (GstBuffer * buffer,
     const GstVideoInfo * info, const MESearchParams * params,
     GstClockTime ref_pts, GstCellPool * cells, GstMapFlags device_map,

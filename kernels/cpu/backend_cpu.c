@@ -28,13 +28,15 @@
 
 /* ---- padding -------------------------------------------------------------- */
 
-/* Fills `p` with a w x h frame read from `src` (`src_stride` bytes per row),
- * extended to mb_cols x mb_rows macroblocks and then `pad` pixels further on
- * every side, all by edge replication.  `src` may not point into `p`. */
+/* Fills `p` with the w x h luma of `luma` (any kind: converted row by row
+ * on the way in), extended to mb_cols x mb_rows macroblocks and then `pad`
+ * pixels further on every side, all by edge replication.  The frame may
+ * not lie in `p`. */
 void
-me_cpu_plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
-    unsigned w, unsigned h, unsigned mb_cols, unsigned mb_rows, unsigned pad)
+me_cpu_luma_fill (PaddedPlane * p, const MEDsp * dsp, const MEPlane * luma,
+    unsigned mb_cols, unsigned mb_rows, unsigned pad)
 {
+  const unsigned w = luma->width, h = luma->height;
   /* rows 32-byte aligned, so the origin is too when pad is a multiple of 32 */
   size_t stride = ((size_t) mb_cols * 16 + 2 * pad + 31) & ~(size_t) 31;
   size_t rows = (size_t) mb_rows * 16 + 2 * pad;
@@ -64,10 +66,21 @@ me_cpu_plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
   const size_t right = stride - pad - w;
   for (unsigned y = 0; y < h; y++) {
     guint8 *d = p->origin + (ptrdiff_t) y * stride;
-    const guint8 *s = src + (ptrdiff_t) y * src_stride;
-    memcpy (d, s, w);
-    memset (d - pad, s[0], pad);
-    memset (d + w, s[w - 1], right);
+    const guint8 *s = luma->data + (ptrdiff_t) y * luma->stride;
+    switch (luma->kind) {
+      case ME_LUMA_PACKED:
+        dsp->luma_packed_row (d, s + luma->offset[0], w, luma->step);
+        break;
+      case ME_LUMA_RGB:
+        dsp->luma_rgb_row (d, s, w, luma->step, luma->offset, luma->weights);
+        break;
+      case ME_LUMA_PLANE:
+      default:
+        memcpy (d, s, w);
+        break;
+    }
+    memset (d - pad, d[0], pad);
+    memset (d + w, d[w - 1], right);
   }
   /* Rows above and below: copies of the first and last rows. */
   guint8 *first = p->origin - pad;
@@ -76,6 +89,15 @@ me_cpu_plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
     memcpy (first + (ptrdiff_t) y * (ptrdiff_t) stride, first, stride);
   for (size_t y = h; y < rows - pad; y++)
     memcpy (first + (ptrdiff_t) y * (ptrdiff_t) stride, last, stride);
+}
+
+void
+me_cpu_plane_fill (PaddedPlane * p, const guint8 * src, ptrdiff_t src_stride,
+    unsigned w, unsigned h, unsigned mb_cols, unsigned mb_rows, unsigned pad)
+{
+  const MEPlane plane = { src, src_stride, w, h };
+
+  me_cpu_luma_fill (p, NULL, &plane, mb_cols, mb_rows, pad);
 }
 
 /* Fills rows [y0, y1) of p->q8: the 8x8 box sums at each position whose
@@ -853,8 +875,8 @@ cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
       + (params->refine != ME_REFINE_NONE ? 8 : 0);
   if (reach > s->pad)
     s->pad = (reach + ME_CPU_PAD_STEP - 1) / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
-  me_cpu_plane_fill (s->cur, luma->data, luma->stride, luma->width, luma->height,
-      out->mb_cols, out->mb_rows, s->pad);
+  me_cpu_luma_fill (s->cur, &s->dsp, luma, out->mb_cols, out->mb_rows,
+      s->pad);
   /* A reference of another size is no reference: there is no meaningful
    * match between frames of different geometry. */
   out->has_reference = s->has_ref && s->ref->width == luma->width

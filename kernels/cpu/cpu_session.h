@@ -123,6 +123,10 @@ void me_cpu_run_parallel (MESession * s,
 void me_cpu_plane_fill (PaddedPlane * p, const guint8 * src,
     ptrdiff_t src_stride, unsigned w, unsigned h, unsigned mb_cols,
     unsigned mb_rows, unsigned pad);
+/* The same from a frame's luma of any kind (me_backend.h): packed and RGB
+ * rows are converted by dsp's routines straight into `p`. */
+void me_cpu_luma_fill (PaddedPlane * p, const MEDsp * dsp,
+    const MEPlane * luma, unsigned mb_cols, unsigned mb_rows, unsigned pad);
 void me_cpu_plane_free (PaddedPlane * p);
 
 void me_cpu_rank_table_build (RankTable * t, unsigned range);

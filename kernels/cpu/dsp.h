@@ -103,6 +103,18 @@
   void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
       int n, const ptrdiff_t * off, uint32_t * sad)
 
+/* dst[i] = src[i * step], i < n: the luma samples of a row of a packed
+ * 4:2:2 frame (step 2), `src` pointing at the first one. */
+#define decl_luma_packed_row_fn(name) \
+  void (name) (uint8_t * dst, const uint8_t * src, int n, int step)
+
+/* dst[i] = the derived luma (luma_rules.h) of pixel i of an RGB row, whose
+ * pixels are `step` bytes apart with R, G and B at bytes off[0], off[1] and
+ * off[2] of each, weighted by w = { wr, wg, wb } (sum 256), i < n. */
+#define decl_luma_rgb_row_fn(name) \
+  void (name) (uint8_t * dst, const uint8_t * src, int n, int step, \
+      const uint8_t off[3], const uint16_t w[3])
+
 typedef decl_sad16_row_fn (*me_sad16_row_fn);
 typedef decl_sad16_points_fn (*me_sad16_points_fn);
 typedef decl_sad8x8_points_fn (*me_sad8x8_points_fn);
@@ -112,6 +124,8 @@ typedef decl_sea_row_fn (*me_sea_row_fn);
 typedef decl_sad4x4_row_fn (*me_sad4x4_row_fn);
 typedef decl_part_min_fn (*me_part_min_fn);
 typedef decl_min_key_fn (*me_min_key_fn);
+typedef decl_luma_packed_row_fn (*me_luma_packed_row_fn);
+typedef decl_luma_rgb_row_fn (*me_luma_rgb_row_fn);
 
 typedef struct {
   me_sad16_row_fn sad16_row;      /* 16x16 only: whole-block SADs */
@@ -123,6 +137,8 @@ typedef struct {
   me_part_min_fn part_min;        /* any shapes: the best per partition */
   me_hpel_row_fn hpel_row;        /* sub-pel: the half-sample planes */
   me_subpel_cost_fn subpel_cost;  /* sub-pel: one candidate's cost */
+  me_luma_packed_row_fn luma_packed_row;  /* packed 4:2:2 frames' luma */
+  me_luma_rgb_row_fn luma_rgb_row;        /* RGB frames' derived luma */
 } MEDsp;
 
 /* What this CPU supports, as ME_CPU_FLAG_* bits. */

@@ -6,6 +6,7 @@
 
 #include "dsp.h"
 #include "subpel_rules.h"
+#include "luma_rules.h"
 
 static decl_sad16_row_fn (sad16_row_c)
 {
@@ -148,6 +149,18 @@ static decl_sad8x8_points_fn (sad8x8_points_c)
   }
 }
 
+static decl_luma_packed_row_fn (luma_packed_row_c)
+{
+  for (int i = 0; i < n; i++)
+    dst[i] = src[(ptrdiff_t) i * step];
+}
+
+static decl_luma_rgb_row_fn (luma_rgb_row_c)
+{
+  for (int i = 0; i < n; i++, src += step)
+    dst[i] = me_luma_from_rgb (src[off[0]], src[off[1]], src[off[2]], w);
+}
+
 void
 me_dsp_init_c (MEDsp * dsp)
 {
@@ -160,6 +173,8 @@ me_dsp_init_c (MEDsp * dsp)
   dsp->part_min = part_min_c;
   dsp->hpel_row = hpel_row_c;
   dsp->subpel_cost = subpel_cost_c;
+  dsp->luma_packed_row = luma_packed_row_c;
+  dsp->luma_rgb_row = luma_rgb_row_c;
 }
 
 unsigned

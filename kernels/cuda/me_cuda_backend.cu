@@ -39,6 +39,7 @@
 
 #include "me_backend.h"
 #include "me_cost.h"
+#include "luma_rules.h"
 #include "me_search.h"
 #include "me_cuda_host.h"
 #include "me_cuda_kernels.h"
@@ -630,16 +631,46 @@ begin_submit (MESession *s, GError **error)
   return TRUE;
 }
 
+/* One row of `luma` as 8-bit samples into `dst`: copied from a plane,
+ * picked from packed 4:2:2, derived from RGB by the rule of luma_rules.h,
+ * the very bytes the CPU backend's DSP routines give. */
+static void
+stage_row (uint8_t *dst, const MEPlane *luma, unsigned y)
+{
+  const uint8_t *s = luma->data + (size_t)y * luma->stride;
+  const unsigned w = luma->width, step = luma->step;
+  switch (luma->kind) {
+  case ME_LUMA_PACKED:
+    s += luma->offset[0];
+    for (unsigned x = 0; x < w; x++)
+      dst[x] = s[(size_t)x * step];
+    break;
+  case ME_LUMA_RGB:
+    for (unsigned x = 0; x < w; x++, s += step)
+      dst[x] = me_luma_from_rgb (s[luma->offset[0]], s[luma->offset[1]],
+          s[luma->offset[2]], luma->weights);
+    break;
+  case ME_LUMA_PLANE:
+  default:
+    memcpy (dst, s, w);
+    break;
+  }
+}
+
 /* Enqueues the upload of `luma` into device frame `cur` and its border
- * fill on the slot's stream.  Device memory and page-locked host memory
- * are copied as they are; anything else through the slot's staging copy,
- * so that the caller's memory is no longer read when this returns. */
+ * fill on the slot's stream.  A plane in device memory or page-locked host
+ * memory is copied as it is; anything else through the slot's staging
+ * copy, so that the caller's memory is no longer read when this returns.
+ * Packed and RGB frames always take the staging copy, even when
+ * page-locked: the conversion to 8-bit luma happens in it, so a quarter
+ * (RGB) or half (4:2:2) of the bytes cross the bus and no kernel of its
+ * own is needed. */
 static gboolean
 upload_frame (Slot *sl, const MEPlane *luma, const MECudaGeometry *g,
     uint8_t *cur, GError **error)
 {
-  const gboolean src_direct =
-      luma->on_device || me_cuda_host_is_pinned (luma->data);
+  const gboolean src_direct = luma->kind == ME_LUMA_PLANE &&
+      (luma->on_device || me_cuda_host_is_pinned (luma->data));
   if (!ensure_slot (
           sl, src_direct ? 0 : (size_t)g->width * g->height, 0, error))
     return FALSE;
@@ -647,8 +678,7 @@ upload_frame (Slot *sl, const MEPlane *luma, const MECudaGeometry *g,
   size_t spitch = luma->stride;
   if (!src_direct) {
     for (unsigned y = 0; y < g->height; y++)
-      memcpy (sl->stage + (size_t)y * g->width,
-          luma->data + (size_t)y * luma->stride, g->width);
+      stage_row (sl->stage + (size_t)y * g->width, luma, y);
     src = sl->stage;
     spitch = g->width;
   }

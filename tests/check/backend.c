@@ -98,11 +98,62 @@ test_range_limits (void)
   }
 }
 
+/* me_check_input(): a packed or RGB row is width x step bytes, every byte
+ * read lies within its pixel, RGB weights sum to 256, and neither kind is
+ * read from device memory. */
+static void
+test_luma_layout (void)
+{
+  static guint8 pixels[64 * 16];
+  GstMotionVectorCell cell;
+  MEField field = { 1, 1, { &cell }, FALSE };
+  MESearchParams params;
+  const MEPlane yuy2 = { pixels, 32, 16, 16, FALSE, ME_LUMA_PACKED, 2, {0} };
+  const MEPlane bgrx = { pixels, 64, 16, 16, FALSE, ME_LUMA_RGB, 4,
+    {2, 1, 0}, {77, 150, 29}
+  };
+  MEPlane bad;
+  g_autoptr (GError) error = NULL;
+
+  me_search_params_init (&params);
+  g_assert_true (me_check_input (&yuy2, &params, &field, NULL));
+  g_assert_true (me_check_input (&bgrx, &params, &field, NULL));
+
+  bad = yuy2;
+  bad.stride = 31;
+  g_assert_false (me_check_input (&bad, &params, &field, &error));
+  g_assert_cmpstr (error->message, ==, "luma stride 31 smaller than width "
+      "16 x 2 bytes per pixel");
+  g_clear_error (&error);
+  bad = yuy2;
+  bad.offset[0] = 2;
+  g_assert_false (me_check_input (&bad, &params, &field, &error));
+  g_assert_cmpstr (error->message, ==, "luma byte offset 2 outside its "
+      "2-byte pixel");
+  g_clear_error (&error);
+  bad = bgrx;
+  bad.weights[2] = 30;
+  g_assert_false (me_check_input (&bad, &params, &field, &error));
+  g_assert_cmpstr (error->message, ==, "luma weights 77 + 150 + 30 do not "
+      "sum to 256");
+  g_clear_error (&error);
+  bad = bgrx;
+  bad.on_device = TRUE;
+  g_assert_false (me_check_input (&bad, &params, &field, &error));
+  g_assert_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID);
+  g_clear_error (&error);
+  bad = bgrx;
+  bad.step = 0;
+  g_assert_false (me_check_input (&bad, &params, &field, &error));
+  g_assert_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/backend/supports", test_supports);
   g_test_add_func ("/backend/range-limits", test_range_limits);
+  g_test_add_func ("/backend/luma-layout", test_luma_layout);
   return g_test_run ();
 }

@@ -11,8 +11,9 @@
  *
  * Two inputs:
  *  - a script pushed through a GstHarness: starts, a DISCONT buffer, a
- *    flushing seek with frames in flight, a caps change to another format
- *    and size, EOS;
+ *    flushing seek with frames in flight, caps changes to other formats
+ *    and sizes (NV12, then UYVY and BGRx, whose luma each backend reads
+ *    from the packed pixels), EOS;
  *  - a real pipeline, videotestsrc ! gpumotionest ! appsink, with a
  *    flushing seek while playing.
  *
@@ -89,7 +90,17 @@ make_frame (GstVideoFormat format, guint w, guint h, guint i)
     for (guint x = 0; x < w; x++) {
       gint v = world[((oy + y) % WORLD_H) * WORLD_W + (ox + x) % WORLD_W];
       v += (gint) (g_rand_int (rand) % 5) - 2;
-      row[x] = CLAMP (v, 0, 255);
+      v = CLAMP (v, 0, 255);
+      if (GST_VIDEO_INFO_IS_RGB (&info)) {
+        /* three different channels, so that the derived luma weighs them */
+        guint8 *p = row + x * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0);
+        p[GST_VIDEO_FRAME_COMP_POFFSET (&frame, GST_VIDEO_COMP_R)] = v;
+        p[GST_VIDEO_FRAME_COMP_POFFSET (&frame, GST_VIDEO_COMP_G)] = 255 - v;
+        p[GST_VIDEO_FRAME_COMP_POFFSET (&frame, GST_VIDEO_COMP_B)] = v * 7;
+      } else {
+        row[x * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0)
+            + GST_VIDEO_FRAME_COMP_POFFSET (&frame, 0)] = v;
+      }
     }
   }
   gst_video_frame_unmap (&frame);
@@ -356,6 +367,15 @@ run_script (const gchar * backend, guint depth, gboolean * usable)
       "height=65,framerate=30/1");
   for (; i < 64; i++)
     push (h, out, make_frame (GST_VIDEO_FORMAT_NV12, 97, 65, i));
+  /* packed 4:2:2 and RGB, converted to luma in each backend's copy */
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=UYVY,width=130,"
+      "height=70,framerate=30/1");
+  for (; i < 72; i++)
+    push (h, out, make_frame (GST_VIDEO_FORMAT_UYVY, 130, 70, i));
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=BGRx,width=99,"
+      "height=67,framerate=30/1");
+  for (; i < 80; i++)
+    push (h, out, make_frame (GST_VIDEO_FORMAT_BGRx, 99, 67, i));
   event (h, out, gst_event_new_eos ());
   gst_harness_teardown (h);
   return out;
@@ -460,8 +480,8 @@ main (int argc, char **argv)
   ref = run_script ("cpu", 1, &usable);
   g_assert (usable);
   /* the reference itself: every frame out, once, in order */
-  if (ref->len != 12 + 12 + 24) {
-    g_printerr ("reference: %u frames out of 48\n", ref->len);
+  if (ref->len != 12 + 12 + 24 + 16) {
+    g_printerr ("reference: %u frames out of 64\n", ref->len);
     return 1;
   }
   pref = run_pipeline ("cpu", 1);

@@ -778,9 +778,9 @@ GST_START_TEST (test_refuses_unsupported_caps)
   GstCaps *caps;
 
   gst_harness_set_src_caps_str (h,
-      "video/x-raw,format=RGBA,width=64,height=64,framerate=30/1");
+      "video/x-raw,format=RGB,width=64,height=64,framerate=30/1");
   fail_unless_equals_int (gst_harness_push (h, gst_buffer_new_and_alloc (64 *
-              64 * 4)), GST_FLOW_NOT_NEGOTIATED);
+              64 * 3)), GST_FLOW_NOT_NEGOTIATED);
   gst_harness_teardown (h);
 
   /* The pad template states what is accepted: 8-bit luma formats only, up

@@ -543,6 +543,94 @@ check_subpel_cost (me_subpel_cost_fn ref_fn, me_subpel_cost_fn fn)
   return TRUE;
 }
 
+/* The luma of packed and RGB rows, from the definitions alone
+ * (luma_rules.h): the sample at each step, and for RGB the integer
+ * weighted sum with its rounding written out, BT.601 and BT.709. */
+static void
+naive_luma_packed_row (uint8_t * dst, const uint8_t * src, int n, int step)
+{
+  for (int i = 0; i < n; i++)
+    dst[i] = src[i * step];
+}
+
+static void
+naive_luma_rgb_row (uint8_t * dst, const uint8_t * src, int n, int step,
+    const uint8_t off[3], const uint16_t w[3])
+{
+  for (int i = 0; i < n; i++) {
+    const uint8_t *p = src + i * step;
+    const unsigned sum = w[0] * p[off[0]] + w[1] * p[off[1]]
+        + w[2] * p[off[2]];
+    dst[i] = (sum + 128) / 256;
+  }
+}
+
+#define LUMA_MAX_N 700
+#define LUMA_SIZE (4 * LUMA_MAX_N + 4)
+
+/* Every packed 4:2:2 and RGB layout gpumotionest takes (the luma's byte in
+ * a 2-byte pixel; R, G, B's bytes in a 4-byte pixel), short and long rows,
+ * rows at the end of the array, and the extremes: black, white, each
+ * channel alone at 255, random bytes.  The output's guard bytes must stay
+ * untouched. */
+static gboolean
+check_luma_rows (me_luma_packed_row_fn packed_fn, me_luma_rgb_row_fn rgb_fn,
+    me_luma_packed_row_fn packed_ref, me_luma_rgb_row_fn rgb_ref)
+{
+  static const uint8_t rgb_offsets[][3] = {
+    {2, 1, 0}, {0, 1, 2}, {1, 2, 3}, {3, 2, 1},        /* BGRx RGBx xRGB xBGR */
+  };
+  static const uint16_t weights[][3] = { {77, 150, 29}, {54, 183, 19} };
+  static guint8 src[LUMA_SIZE];
+  static guint8 a[LUMA_MAX_N + 2 * GUARD], b[LUMA_MAX_N + 2 * GUARD];
+
+  for (int t = 0; t < N_TRIES; t++) {
+    const int n = t < 40 ? t + 1 : t < 50 ? LUMA_MAX_N
+        : g_rand_int_range (checkasm.rand, 1, LUMA_MAX_N + 1);
+    const int fill = t % 6;     /* 0 black, 1 white, 2..4 one channel */
+    const int rgb = t & 1;
+    const int step = rgb ? 4 : 2;
+    const uint8_t *off = rgb_offsets[(t >> 1) % 4];
+    const uint16_t *w = weights[(t >> 3) & 1];
+    const size_t at = t % 3 == 0 ? LUMA_SIZE - (size_t) n * step
+        : (size_t) g_rand_int_range (checkasm.rand, 0,
+        LUMA_SIZE - n * step + 1);
+    const int luma_at = (t >> 1) & 1;   /* YUY2/YVYU: 0, UYVY: 1 */
+
+    for (size_t i = 0; i < LUMA_SIZE; i++) {
+      const unsigned byte = i % 4;
+      src[i] = fill == 0 ? 0 : fill == 1 ? 255 : fill == 5
+          ? g_rand_int (checkasm.rand)
+          : rgb && byte == off[fill - 2] ? 255 : rgb ? 0
+          : g_rand_int (checkasm.rand);
+    }
+    memset (a, POISON, sizeof (a));
+    memset (b, POISON, sizeof (b));
+    if (rgb) {
+      rgb_ref (a + GUARD, src + at, n, step, off, w);
+      rgb_fn (b + GUARD, src + at, n, step, off, w);
+    } else {
+      /* the last sample read is at + luma_at + 2 (n - 1) < at + 2 n */
+      packed_ref (a + GUARD, src + at + luma_at, n, step);
+      packed_fn (b + GUARD, src + at + luma_at, n, step);
+    }
+    for (int i = 0; i < LUMA_MAX_N + 2 * GUARD; i++) {
+      if (a[i] != b[i]) {
+        printf ("  %s n=%d step=%d fill=%d: luma[%d] = %u, expected %u%s\n",
+            rgb ? "rgb" : "packed", n, step, fill, i - GUARD, b[i], a[i],
+            i < GUARD || i >= GUARD + n ? " (written outside)" : "");
+        return FALSE;
+      }
+    }
+    /* the weights sum to 256: black and white stay themselves */
+    if (rgb && fill < 2 && b[GUARD] != (fill ? 255 : 0)) {
+      printf ("  rgb fill=%d: luma %u\n", fill, b[GUARD]);
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
 /* For every level, each routine that the level itself provides (differs
  * from the table one level down) against C. */
 void
@@ -552,6 +640,8 @@ checkasm_check_dsp (void)
   MEDsp c;
 
   init_level (&c, -1);
+  checkasm_report ("luma_rows_c", check_luma_rows (c.luma_packed_row,
+          c.luma_rgb_row, naive_luma_packed_row, naive_luma_rgb_row));
   for (int l = 0; l < (int) G_N_ELEMENTS (levels); l++) {
     MEDsp o, below;
     char name[64];
@@ -576,6 +666,12 @@ checkasm_check_dsp (void)
     CHECK (part_min);
     CHECK (hpel_row);
     CHECK (subpel_cost);
+    if (o.luma_packed_row != below.luma_packed_row
+        || o.luma_rgb_row != below.luma_rgb_row) {
+      g_snprintf (name, sizeof (name), "luma_rows_%s", levels[l].name);
+      checkasm_report (name, check_luma_rows (o.luma_packed_row,
+              o.luma_rgb_row, c.luma_packed_row, c.luma_rgb_row));
+    }
 #undef CHECK
   }
 }
