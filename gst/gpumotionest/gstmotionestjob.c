@@ -186,6 +186,22 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   return job;
 }
 
+/* What the meta says the costs were computed on. */
+static GstMotionVectorLuma
+luma_of (const MEPlane * luma)
+{
+  switch (luma->kind) {
+    case ME_LUMA_PACKED:
+      return GST_MOTION_VECTOR_LUMA_PACKED;
+    case ME_LUMA_RGB:
+      return luma->weights[0] == ME_LUMA_BT709_WR
+          ? GST_MOTION_VECTOR_LUMA_BT709 : GST_MOTION_VECTOR_LUMA_BT601;
+    case ME_LUMA_PLANE:
+    default:
+      return GST_MOTION_VECTOR_LUMA_PLANE;
+  }
+}
+
 /* Attaches the meta (returned in `meta`, NULL if it could not be added)
  * and hands the buffer back; what followed the frame is appended to
  * `followers`; the job is freed. */
@@ -215,6 +231,9 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
         : GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
     meta->method = job->params.method;
     meta->search_range = job->params.search_range;
+    meta->luma = luma_of (&job->luma);
+    if (job->luma.kind == ME_LUMA_RGB)
+      meta->flags |= GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA;
   }
 
   if (meta_out)

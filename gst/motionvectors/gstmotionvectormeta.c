@@ -97,6 +97,8 @@ gst_motion_vector_meta_init (GstMeta * meta, gpointer params,
   mvmeta->data = NULL;
   mvmeta->modes = NULL;
   memset (&mvmeta->summary, 0, sizeof (mvmeta->summary));
+  mvmeta->luma = GST_MOTION_VECTOR_LUMA_PLANE;
+  mvmeta->bit_depth = 8;
 
   return TRUE;
 }
@@ -128,6 +130,9 @@ copy_fields (GstMotionVectorMeta * dst, const GstMotionVectorMeta * src)
   memcpy (dst->grids, src->grids, sizeof (dst->grids));
   dst->modes = src->modes ? g_bytes_ref (src->modes) : NULL;
   dst->summary = src->summary;
+  /* a scale rescales the vectors, not the samples the costs were of */
+  dst->luma = src->luma;
+  dst->bit_depth = src->bit_depth;
 }
 
 /* Rescales every cell of @data by out/in in each direction.  The MVD is

@@ -40,12 +40,16 @@ G_BEGIN_DECLS
  *   #GstMotionVectorSummary (#GstMotionVectorMeta.summary,
  *   gst_motion_vector_meta_get_summary()).  Set and cleared by
  *   gst_motion_vector_meta_set_summary().
+ * @GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA: the costs were computed on a
+ *   luma derived from RGB (#GstMotionVectorMeta.luma says with which
+ *   weights), not on luma samples the frame carries.
  */
 typedef enum {
   GST_MOTION_VECTOR_META_FLAG_NONE = 0,
   GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE = 1 << 0,
   GST_MOTION_VECTOR_META_FLAG_HAS_MODES = 1 << 1,
   GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY = 1 << 2,
+  GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA = 1 << 3,
 } GstMotionVectorMetaFlags;
 
 /**
@@ -95,6 +99,11 @@ typedef struct {
  *   %GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY; set with
  *   gst_motion_vector_meta_set_summary(), read with
  *   gst_motion_vector_meta_get_summary().  Added after @modes.
+ * @luma: the samples the search and its costs ran on, a
+ *   #GstMotionVectorLuma (%GST_MOTION_VECTOR_LUMA_PLANE unless set).
+ *   Added after @summary.
+ * @bit_depth: bits per sample of that luma (8 unless set; every cost is
+ *   a sum of differences of such samples).  Added after @luma.
  *
  * Grids are laid out over the analysis frame: a cell of shape (w, h) covers
  * analysis pixels (c * w, r * h) to (c * w + w - 1, r * h + h - 1).  When a
@@ -138,6 +147,9 @@ struct _GstMotionVectorMeta {
   GBytes *modes;
   /* added with the motion summary */
   GstMotionVectorSummary summary;
+  /* added with packed and RGB input */
+  GstMotionVectorLuma luma;
+  guint bit_depth;
 };
 
 /**

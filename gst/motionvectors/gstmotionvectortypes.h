@@ -81,6 +81,26 @@ typedef enum {
 } GstMotionVectorMethod;
 
 /**
+ * GstMotionVectorLuma:
+ * @GST_MOTION_VECTOR_LUMA_PLANE: the frame's luma plane as it is (planar
+ *   YUV, GRAY8)
+ * @GST_MOTION_VECTOR_LUMA_PACKED: the luma samples of a packed 4:2:2 frame
+ *   (YUY2, UYVY, YVYU), read where they are: the same samples a planar
+ *   copy of the frame would hold
+ * @GST_MOTION_VECTOR_LUMA_BT601: a luma derived from R, G and B with
+ *   BT.601's integer weights (77, 150, 29)/256, full range
+ * @GST_MOTION_VECTOR_LUMA_BT709: the same with BT.709's (54, 183, 19)/256
+ *
+ * The samples a field's costs were computed on.
+ */
+typedef enum {
+  GST_MOTION_VECTOR_LUMA_PLANE = 0,
+  GST_MOTION_VECTOR_LUMA_PACKED = 1,
+  GST_MOTION_VECTOR_LUMA_BT601 = 2,
+  GST_MOTION_VECTOR_LUMA_BT709 = 3,
+} GstMotionVectorLuma;
+
+/**
  * GstMotionVectorCell:
  * @mv_x: horizontal motion vector, quarter-pel units
  * @mv_y: vertical motion vector, quarter-pel units

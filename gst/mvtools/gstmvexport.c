@@ -214,8 +214,18 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
       (meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE) ? "false" :
       "true", meta->ref_distance);
   append_clock_time (s, meta->ref_pts, "null");
-  g_string_append_printf (s, ",\"search_range\":%u,\"method\":\"%s\","
-      "\"layers\":[", meta->search_range, method_name (meta->method));
+  g_string_append_printf (s, ",\"search_range\":%u,\"method\":\"%s\",",
+      meta->search_range, method_name (meta->method));
+  /* Only where the costs are of other samples than a luma the frame
+   * carries, so that the lines of every other frame stay as they were
+   * (docs/export-schema.md). */
+  if (meta->luma == GST_MOTION_VECTOR_LUMA_BT601
+      || meta->luma == GST_MOTION_VECTOR_LUMA_BT709)
+    g_string_append_printf (s, "\"luma\":\"%s\",",
+        meta->luma == GST_MOTION_VECTOR_LUMA_BT709 ? "bt709" : "bt601");
+  if (meta->bit_depth != 8)
+    g_string_append_printf (s, "\"bit_depth\":%u,", meta->bit_depth);
+  g_string_append (s, "\"layers\":[");
 
   for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     guint cols, rows, n;

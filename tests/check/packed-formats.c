@@ -15,6 +15,8 @@
 #endif
 
 #include <string.h>
+#include <unistd.h>
+#include <glib/gstdio.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
@@ -96,10 +98,40 @@ make_frame (GstVideoFormat format, guint k, gint rgb_luma, GRand * chroma)
   return buf;
 }
 
+/* A buffer copy and a downstream scale keep what the costs were of: a
+ * scale rescales the vectors, not the samples. */
+static void
+check_luma_travels (GstBuffer * buf, const GstMotionVectorMeta * meta)
+{
+  GstBuffer *copy = gst_buffer_copy (buf), *dest = gst_buffer_new ();
+  GstVideoInfo in_info, out_info;
+  GstVideoMetaTransform trans = { &in_info, &out_info };
+  const GstMotionVectorMeta *m;
+
+  m = gst_buffer_get_motion_vector_meta (copy);
+  fail_unless (m != NULL);
+  fail_unless_equals_int (m->luma, meta->luma);
+  fail_unless_equals_int (m->bit_depth, meta->bit_depth);
+  fail_unless_equals_int (m->flags, meta->flags);
+  gst_video_info_set_format (&in_info, GST_VIDEO_FORMAT_BGRx, W, H);
+  gst_video_info_set_format (&out_info, GST_VIDEO_FORMAT_BGRx, 2 * W, 2 * H);
+  fail_unless (meta->meta.info->transform_func (dest, (GstMeta *) meta, buf,
+          gst_video_meta_transform_scale_get_quark (), &trans));
+  m = gst_buffer_get_motion_vector_meta (dest);
+  fail_unless (m != NULL);
+  fail_unless_equals_int (m->width, 2 * W);
+  fail_unless_equals_int (m->luma, meta->luma);
+  fail_unless_equals_int (m->bit_depth, meta->bit_depth);
+  fail_unless_equals_int (m->flags, meta->flags);
+  gst_buffer_unref (copy);
+  gst_buffer_unref (dest);
+}
+
 /* The cells of every shape of N_FRAMES frames pushed in `caps`, one GBytes
  * a frame. */
 static GPtrArray *
-run_frames (const gchar * caps_str, GstVideoFormat format, gint rgb_luma)
+run_frames_luma (const gchar * caps_str, GstVideoFormat format,
+    gint rgb_luma, GstMotionVectorLuma expect_luma)
 {
   GstHarness *h = gst_harness_new ("gpumotionest");
   GPtrArray *out = g_ptr_array_new_with_free_func (
@@ -126,12 +158,28 @@ run_frames (const gchar * caps_str, GstVideoFormat format, gint rgb_luma)
     fail_unless_equals_int (meta->analysis_height, H);
     fail_unless_equals_int (! !(meta->flags &
             GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE), k == 0);
+    /* what the costs are of, in the meta */
+    fail_unless_equals_int (meta->luma, expect_luma);
+    fail_unless_equals_int (meta->bit_depth, 8);
+    fail_unless_equals_int (! !(meta->flags &
+            GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA),
+        expect_luma == GST_MOTION_VECTOR_LUMA_BT601
+        || expect_luma == GST_MOTION_VECTOR_LUMA_BT709);
+    if (k == 1)
+      check_luma_travels (b, meta);
     g_ptr_array_add (out, g_bytes_ref (meta->data));
     gst_buffer_unref (b);
   }
   g_rand_free (chroma);
   gst_harness_teardown (h);
   return out;
+}
+
+static GPtrArray *
+run_frames (const gchar * caps_str, GstVideoFormat format, gint rgb_luma)
+{
+  return run_frames_luma (caps_str, format, rgb_luma,
+      GST_MOTION_VECTOR_LUMA_PLANE);
 }
 
 static void
@@ -167,7 +215,8 @@ GST_START_TEST (test_packed_422_is_its_luma)
 
   assert_true_motion (gray);
   for (guint i = 0; i < G_N_ELEMENTS (formats); i++) {
-    GPtrArray *packed = run_frames ("", formats[i], 0);
+    GPtrArray *packed = run_frames_luma ("", formats[i], 0,
+        GST_MOTION_VECTOR_LUMA_PACKED);
     assert_same_cells (gray, packed, gst_video_format_to_string (formats[i]));
     g_ptr_array_unref (packed);
   }
@@ -198,8 +247,12 @@ GST_START_TEST (test_rgb_is_its_derived_luma)
   fail_if (g_bytes_equal (g_ptr_array_index (gray[0], 1),
           g_ptr_array_index (gray[1], 1)));
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++) {
-    GPtrArray *bgrx = run_frames (cases[i].caps, GST_VIDEO_FORMAT_BGRx, 0);
-    GPtrArray *xrgb = run_frames (cases[i].caps, GST_VIDEO_FORMAT_xRGB, 0);
+    const GstMotionVectorLuma luma = cases[i].luma == 2
+        ? GST_MOTION_VECTOR_LUMA_BT709 : GST_MOTION_VECTOR_LUMA_BT601;
+    GPtrArray *bgrx = run_frames_luma (cases[i].caps, GST_VIDEO_FORMAT_BGRx,
+        0, luma);
+    GPtrArray *xrgb = run_frames_luma (cases[i].caps, GST_VIDEO_FORMAT_xRGB,
+        0, luma);
     assert_same_cells (gray[cases[i].luma - 1], bgrx, cases[i].caps);
     assert_same_cells (gray[cases[i].luma - 1], xrgb, cases[i].caps);
     g_ptr_array_unref (bgrx);
@@ -207,6 +260,70 @@ GST_START_TEST (test_rgb_is_its_derived_luma)
   }
   g_ptr_array_unref (gray[0]);
   g_ptr_array_unref (gray[1]);
+}
+
+GST_END_TEST;
+
+/* The second line mvexport writes for two frames of `format`. */
+static gchar *
+export_line (GstVideoFormat format, const gchar * caps_extra)
+{
+  gchar *path = g_build_filename (g_get_tmp_dir (), "packed-XXXXXX.jsonl",
+      NULL);
+  gint fd = g_mkstemp (path);
+  gchar *launch = g_strdup_printf ("gpumotionest in-flight=1 search-range=8 "
+      "! mvexport location=%s", path);
+  GstHarness *h = gst_harness_new_parse (launch);
+  gchar *caps = g_strdup_printf ("video/x-raw,format=%s,width=%u,height=%u,"
+      "framerate=30/1%s", gst_video_format_to_string (format), W, H,
+      caps_extra);
+  gchar *text, **lines, *line;
+
+  fail_unless (fd >= 0);
+  close (fd);
+  gst_harness_set_src_caps_str (h, caps);
+  for (guint k = 0; k < 2; k++) {
+    fail_unless_equals_int (gst_harness_push (h, make_frame (format, k, 0,
+                NULL)), GST_FLOW_OK);
+    gst_buffer_unref (gst_harness_pull (h));
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+  fail_unless (g_file_get_contents (path, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless (g_strv_length (lines) >= 2);
+  line = g_strdup (lines[1]);
+  g_strfreev (lines);
+  g_free (text);
+  g_unlink (path);
+  g_free (path);
+  g_free (launch);
+  g_free (caps);
+  return line;
+}
+
+/* mvexport names the derived luma, and only that: a GRAY8 or a YUY2 line
+ * is as before, method then layers. */
+GST_START_TEST (test_export_names_derived_luma)
+{
+  gchar *gray = export_line (GST_VIDEO_FORMAT_GRAY8, "");
+  gchar *yuy2 = export_line (GST_VIDEO_FORMAT_YUY2, "");
+  gchar *bt601 = export_line (GST_VIDEO_FORMAT_BGRx, ",colorimetry=bt601");
+  gchar *bt709 = export_line (GST_VIDEO_FORMAT_RGBA, "");
+
+  fail_unless (strstr (gray, "\"method\":\"full\",\"layers\":[") != NULL,
+      "%s", gray);
+  fail_unless (strstr (yuy2, "\"method\":\"full\",\"layers\":[") != NULL,
+      "%s", yuy2);
+  fail_unless (strstr (bt601,
+          "\"method\":\"full\",\"luma\":\"bt601\",\"layers\":[") != NULL);
+  fail_unless (strstr (bt709,
+          "\"method\":\"full\",\"luma\":\"bt709\",\"layers\":[") != NULL);
+  fail_if (strstr (gray, "bit_depth") || strstr (bt709, "bit_depth"));
+  g_free (gray);
+  g_free (yuy2);
+  g_free (bt601);
+  g_free (bt709);
 }
 
 GST_END_TEST;
@@ -221,6 +338,7 @@ packed_formats_suite (void)
   suite_add_tcase (s, tc);
   tcase_add_test (tc, test_packed_422_is_its_luma);
   tcase_add_test (tc, test_rgb_is_its_derived_luma);
+  tcase_add_test (tc, test_export_names_derived_luma);
   return s;
 }
 

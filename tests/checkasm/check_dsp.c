@@ -727,6 +727,38 @@ checkasm_bench_dsp (void)
     (void) sink;
   }
 
+  /* The luma of a 1920-pixel row of YUY2 and of BGRx, ns per pixel: what
+   * reading packed and RGB input costs the CPU backend's copy. */
+  {
+    static guint8 src[4 * 1920], dst[1920];
+    static const uint8_t bgrx[3] = { 2, 1, 0 };
+    static const uint16_t w601[3] = { 77, 150, 29 };
+    for (size_t i = 0; i < sizeof (src); i++)
+      src[i] = g_rand_int (checkasm.rand);
+    printf ("\n%-8s %14s %14s\n", "level", "luma YUY2", "luma BGRx");
+    printf ("%-8s %14s %14s\n", "", "ns/pixel", "ns/pixel");
+    for (int l = -1; l < (int) G_N_ELEMENTS (levels); l++) {
+      MEDsp d;
+      double t[2] = { G_MAXDOUBLE, G_MAXDOUBLE }, t0;
+
+      if (l >= 0 && !(have & levels[l].flag))
+        continue;
+      init_level (&d, l);
+      for (int run = 0; run < 5; run++) {
+        t0 = checkasm_now ();
+        for (int r = 0; r < reps / 20; r++)
+          d.luma_packed_row (dst, src + (r & 1), 1920, 2);
+        t[0] = MIN (t[0], (checkasm_now () - t0) / (reps / 20) / 1920 * 1e9);
+        t0 = checkasm_now ();
+        for (int r = 0; r < reps / 20; r++)
+          d.luma_rgb_row (dst, src, 1920, 4, bgrx, w601);
+        t[1] = MIN (t[1], (checkasm_now () - t0) / (reps / 20) / 1920 * 1e9);
+      }
+      printf ("%-8s %14.3f %14.3f\n", l < 0 ? "c" : levels[l].name, t[0],
+          t[1]);
+    }
+  }
+
   /* The refinement's routines: the half-sample planes of a row as wide as
    * a padded 1080p plane (ns per pixel of the row), and the cost of one
    * candidate (ns per call) for the largest and smallest blocks. */
