@@ -103,8 +103,9 @@ typedef struct
   gboolean grid, legend, summary;
 } Settings;
 
-#define VIDEO_FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, RGBA, BGRA, " \
-    "ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
+/* Every format gpumotionest takes, and 24-bit RGB. */
+#define VIDEO_FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, YUY2, " \
+    "UYVY, YVYU, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,

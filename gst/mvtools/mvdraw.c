@@ -13,11 +13,22 @@ mv_painter_init (MvPainter * p, GstVideoFrame * frame)
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   guint i;
 
-  if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) != 8
-      || GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) < 3)
+  if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) != 8)
     return FALSE;
 
+  /* Packed 4:2:2 needs nothing of its own: Y, U and V are components with
+   * their own offsets, pixel strides (2, 4, 4) and horizontal subsampling,
+   * which put_pixel() and mv_fill_rect() already honour.  Grey has one. */
+  p->n_comp = GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo) ? 1 : 3;
+  if (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) < p->n_comp)
+    return FALSE;
   for (i = 0; i < 3; i++) {
+    if (i >= p->n_comp) {
+      p->data[i] = NULL;
+      p->stride[i] = p->pstride[i] = 0;
+      p->wsub[i] = p->hsub[i] = 0;
+      continue;
+    }
     p->data[i] = GST_VIDEO_FRAME_COMP_DATA (frame, i);
     p->stride[i] = GST_VIDEO_FRAME_COMP_STRIDE (frame, i);
     p->pstride[i] = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, i);
@@ -26,7 +37,8 @@ mv_painter_init (MvPainter * p, GstVideoFrame * frame)
   }
   p->width = GST_VIDEO_FRAME_WIDTH (frame);
   p->height = GST_VIDEO_FRAME_HEIGHT (frame);
-  p->is_yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo);
+  /* grey takes the Y of a colour */
+  p->is_yuv = GST_VIDEO_FORMAT_INFO_IS_YUV (finfo) || p->n_comp == 1;
   if (!gst_video_color_matrix_get_Kr_Kb (frame->info.colorimetry.matrix,
           &p->kr, &p->kb)) {
     p->kr = 0.299;              /* BT.601 when the caps do not say */
@@ -102,7 +114,7 @@ put_pixel (const MvPainter * p, gint x, gint y, const MvColor * color)
 {
   guint i;
 
-  for (i = 0; i < 3; i++)
+  for (i = 0; i < p->n_comp; i++)
     p->data[i][(y >> p->hsub[i]) * p->stride[i]
         + (x >> p->wsub[i]) * p->pstride[i]] = color->c[i];
 }
@@ -220,7 +232,7 @@ mv_fill_rect (const MvPainter * p, gint x, gint y, gint w, gint h,
   if (x >= xe || y >= ye || alpha == 0)
     return;
   alpha = MIN (alpha, 256);
-  for (i = 0; i < 3; i++) {
+  for (i = 0; i < p->n_comp; i++) {
     /* The component samples whose pixel footprint starts inside the
      * rectangle (rounded outwards for partially covered samples). */
     gint cx0 = x >> p->wsub[i], cx1 = (xe - 1) >> p->wsub[i];

@@ -2,8 +2,9 @@
  *
  * Every helper clips to the frame, so callers may pass coordinates far
  * outside it.  Colours are converted once (mv_painter_color) into the
- * frame's own components: R, G, B for RGB formats, Y, U, V for YUV ones,
- * written at each component's subsampled position.  No helper allocates.
+ * frame's own components: R, G, B for RGB formats, Y, U, V for YUV ones
+ * (planar, semi-planar or packed 4:2:2 alike), Y alone for grey, written
+ * at each component's subsampled position.  No helper allocates.
  */
 #ifndef MV_DRAW_H
 #define MV_DRAW_H
@@ -18,6 +19,7 @@ typedef struct {
 } MvColor;
 
 typedef struct {
+  guint n_comp;                 /* components drawn: 3, or 1 for grey */
   guint8 *data[3];              /* first byte of each colour component */
   gint stride[3];               /* bytes per row of each component's plane */
   gint pstride[3];              /* bytes between horizontal samples */

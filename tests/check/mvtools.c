@@ -182,6 +182,54 @@ GST_START_TEST (test_overlay_arrow_i420)
 
 GST_END_TEST;
 
+/* Packed 4:2:2 (gpumotionest's webcam formats): Y at every pixel, U and V
+ * every other one, at each layout's own byte; the values are the I420
+ * test's. */
+GST_START_TEST (test_overlay_arrow_packed_422)
+{
+  static const GstVideoFormat formats[] = {
+    GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_YVYU
+  };
+
+  for (guint f = 0; f < G_N_ELEMENTS (formats); f++) {
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+
+    check_arrow (formats[f]);
+    in = make_grey_buffer (formats[f], &info);
+    add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+    out = run_overlay ("mvoverlay", &info, in);
+    fail_unless_equals_int (comp_at (&info, out, 0, 27, 24), 120);
+    fail_unless_equals_int (comp_at (&info, out, 2, 26, 24), 212);
+    fail_unless_equals_int (comp_at (&info, out, 0, 27, 23), 16);
+    gst_buffer_unref (out);
+  }
+}
+
+GST_END_TEST;
+
+/* GRAY8: the luma of the same colours, nothing else to write.  GRAY8
+ * caps default to full range: Y = 255 Y' = 255 * 0.47425 = 120.9 -> 121,
+ * and the black outline is 0. */
+GST_START_TEST (test_overlay_arrow_gray8)
+{
+  GstVideoInfo info;
+  GstBuffer *in = make_grey_buffer (GST_VIDEO_FORMAT_GRAY8, &info), *out;
+
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay", &info, in);
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 24), 121);
+  fail_unless_equals_int (comp_at (&info, out, 0, 27, 23), 0);
+  /* behind the arrow's start and in the zero-vector blocks: untouched */
+  fail_unless_equals_int (comp_at (&info, out, 0, 10, 24), GREY);
+  fail_unless_equals_int (comp_at (&info, out, 0, 56, 56), GREY);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_overlay_arrow_rgba)
 {
   GstVideoInfo info;
@@ -1845,6 +1893,8 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_gap_buffers);
   tcase_add_test (tc, test_overlay_controlled_scale);
   tcase_add_test (tc, test_overlay_arrow_rgba);
+  tcase_add_test (tc, test_overlay_arrow_packed_422);
+  tcase_add_test (tc, test_overlay_arrow_gray8);
   tcase_add_test (tc, test_overlay_arrow_clipped);
   tcase_add_test (tc, test_overlay_direction_backward);
   tcase_add_test (tc, test_overlay_max_magnitude);
