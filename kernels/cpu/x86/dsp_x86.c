@@ -13,6 +13,7 @@
 
 #include "../dsp.h"
 #include "subpel_rules.h"
+#include "luma_rules.h"
 
 #define TARGET(t) __attribute__((target (t)))
 
@@ -1079,6 +1080,79 @@ static decl_sad8x8_points_fn (sad8x8_points_avx2)
   }
 }
 
+/* ---- the luma of packed and RGB rows (luma_rules.h) -------------------- */
+
+/* Packed 4:2:2 (step 2): the even bytes from src, 16 a step, by masking
+ * each 16-bit pair to its low byte and packing.  A step reads 32 bytes
+ * from src + 2 i, so it runs only while i + 16 < n: the last one ends
+ * before the last sample, and a frame whose luma is the second byte of a
+ * pair (UYVY) is never read past its row; the tail is the C loop. */
+static TARGET ("sse2") decl_luma_packed_row_fn (luma_packed_row_sse2)
+{
+  int i = 0;
+
+  if (step == 2) {
+    const __m128i low = _mm_set1_epi16 (0x00ff);
+    for (; i + 16 < n; i += 16) {
+      const __m128i a = _mm_loadu_si128 ((const __m128i *) (src + 2 * i));
+      const __m128i b = _mm_loadu_si128 ((const __m128i *) (src + 2 * i
+              + 16));
+      _mm_storeu_si128 ((__m128i *) (dst + i),
+          _mm_packus_epi16 (_mm_and_si128 (a, low), _mm_and_si128 (b, low)));
+    }
+  }
+  for (; i < n; i++)
+    dst[i] = src[(ptrdiff_t) i * step];
+}
+
+/* Eight 4-byte pixels: (wr R + wg G + wb B + 128) >> 8 in 32-bit lanes,
+ * as two pmaddwd over the pairs (R, G) . (wr, wg) and (B, 1) . (wb, 128):
+ * every operand fits a signed 16-bit word (samples 255, weights 256). */
+static inline TARGET ("avx2") __m256i
+luma_rgb8_avx2 (__m256i v, __m128i sr, __m128i sg, __m128i sb, __m256i wrg,
+    __m256i wb1)
+{
+  const __m256i byte = _mm256_set1_epi32 (0xff);
+  const __m256i r = _mm256_and_si256 (_mm256_srl_epi32 (v, sr), byte);
+  const __m256i g = _mm256_and_si256 (_mm256_srl_epi32 (v, sg), byte);
+  const __m256i b = _mm256_and_si256 (_mm256_srl_epi32 (v, sb), byte);
+  const __m256i rg = _mm256_or_si256 (r, _mm256_slli_epi32 (g, 16));
+  const __m256i b1 = _mm256_or_si256 (b, _mm256_set1_epi32 (1 << 16));
+
+  return _mm256_srli_epi32 (_mm256_add_epi32 (_mm256_madd_epi16 (rg, wrg),
+          _mm256_madd_epi16 (b1, wb1)), 8);
+}
+
+/* 32-bit RGB (step 4): 16 pixels a step; the rest in C. */
+static TARGET ("avx2") decl_luma_rgb_row_fn (luma_rgb_row_avx2)
+{
+  int i = 0;
+
+  if (step == 4) {
+    const __m128i sr = _mm_cvtsi32_si128 (8 * off[0]);
+    const __m128i sg = _mm_cvtsi32_si128 (8 * off[1]);
+    const __m128i sb = _mm_cvtsi32_si128 (8 * off[2]);
+    const __m256i wrg = _mm256_set1_epi32 (w[0] | (w[1] << 16));
+    const __m256i wb1 = _mm256_set1_epi32 (w[2] | (128 << 16));
+    for (; i + 16 <= n; i += 16) {
+      const __m256i y0 = luma_rgb8_avx2 (_mm256_loadu_si256 ((const __m256i *)
+              (src + 4 * i)), sr, sg, sb, wrg, wb1);
+      const __m256i y1 = luma_rgb8_avx2 (_mm256_loadu_si256 ((const __m256i *)
+              (src + 4 * i + 32)), sr, sg, sb, wrg, wb1);
+      /* packus works per 128-bit lane: put the words back in order */
+      const __m256i y16 = _mm256_permute4x64_epi64 (_mm256_packus_epi32 (y0,
+              y1), 0xd8);
+      _mm_storeu_si128 ((__m128i *) (dst + i),
+          _mm_packus_epi16 (_mm256_castsi256_si128 (y16),
+              _mm256_extracti128_si256 (y16, 1)));
+    }
+  }
+  for (; i < n; i++) {
+    const uint8_t *p = src + (ptrdiff_t) i * step;
+    dst[i] = me_luma_from_rgb (p[off[0]], p[off[1]], p[off[2]], w);
+  }
+}
+
 void
 me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
 {
@@ -1086,6 +1160,7 @@ me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
     dsp->sad8x8_points = sad8x8_points_sse2;
     dsp->sad16_row = sad16_row_sse2;
     dsp->sad4x4_row = sad4x4_row_sse2;
+    dsp->luma_packed_row = luma_packed_row_sse2;
   }
   if (flags & ME_CPU_FLAG_SSSE3) {
     dsp->hpel_row = hpel_row_ssse3;
@@ -1104,5 +1179,6 @@ me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
     dsp->part_min = part_min_avx2;
     dsp->hpel_row = hpel_row_avx2;
     dsp->subpel_cost = subpel_cost_avx2;
+    dsp->luma_rgb_row = luma_rgb_row_avx2;
   }
 }
