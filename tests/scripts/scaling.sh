@@ -21,6 +21,9 @@ export GST_PLUGIN_PATH_1_0="$build/gst"
 export GST_PLUGIN_PATH="$build/gst"
 export GST_REGISTRY_1_0="$scratch/registry.bin"
 command -v ffmpeg >/dev/null 2>&1 || { echo "ffmpeg missing: skipped"; exit 77; }
+# h264parse is gstreamer1.0-plugins-bad's (.ci/setup.sh installs it)
+gst-inspect-1.0 h264parse >/dev/null 2>&1 \
+  || { echo "h264parse missing (gstreamer1.0-plugins-bad): skipped"; exit 77; }
 
 fail () { echo "FAIL: $*" >&2; exit 1; }
 # The report line of stream S: "S PROCESS FRAMES STATUS..."
