@@ -483,6 +483,13 @@ gst_buffer_add_motion_vector_meta (GstBuffer * buffer, guint analysis_width,
  * gst_buffer_get_motion_vector_meta:
  * @buffer: a #GstBuffer
  *
+ * The first motion field of @buffer: with several references (a buffer
+ * carrying one meta per reference frame), the field of the first one
+ * added, which for gpumotionest is the first of its references list
+ * (with the default list, -1, the only one).
+ * gst_buffer_get_motion_vector_meta_for_reference() picks a field by its
+ * reference, gst_buffer_get_motion_vector_meta_nth() by its place.
+ *
  * The meta belongs to @buffer and is freed with it: keep a reference to
  * @buffer for as long as the meta is used (bindings included; a Python
  * object wrapping the meta does not keep the buffer alive).
@@ -495,8 +502,98 @@ gst_buffer_get_motion_vector_meta (GstBuffer * buffer)
 {
   g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
 
+  /* GstBuffer appends each new meta to its list, so the first one found
+   * is the first one added. */
   return (GstMotionVectorMeta *) gst_buffer_get_meta (buffer,
       GST_MOTION_VECTOR_META_API_TYPE);
+}
+
+/**
+ * gst_buffer_get_n_motion_vector_metas:
+ * @buffer: a #GstBuffer
+ *
+ * Returns: how many #GstMotionVectorMeta @buffer carries (one per
+ *   reference frame searched; 0 when it has none)
+ */
+guint
+gst_buffer_get_n_motion_vector_metas (GstBuffer * buffer)
+{
+  gpointer state = NULL;
+  guint n = 0;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), 0);
+
+  while (gst_buffer_iterate_meta_filtered (buffer, &state,
+          GST_MOTION_VECTOR_META_API_TYPE))
+    n++;
+  return n;
+}
+
+/**
+ * gst_buffer_get_motion_vector_meta_nth:
+ * @buffer: a #GstBuffer
+ * @index: the place of the field, from 0
+ *
+ * The @index-th motion field of @buffer in the order the metas were
+ * added (gpumotionest adds them in the order of its references list).
+ * A copy of the buffer, and a scale through the meta's transform, keep
+ * that order: GstBuffer appends each meta it adds to its list and copies
+ * and transforms them walking that list from its start.  Index 0 is
+ * gst_buffer_get_motion_vector_meta().
+ *
+ * Returns: (transfer none) (nullable): the meta, or %NULL when @index is
+ *   not below gst_buffer_get_n_motion_vector_metas()
+ */
+GstMotionVectorMeta *
+gst_buffer_get_motion_vector_meta_nth (GstBuffer * buffer, guint index)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+  guint i = 0;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  while ((m = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_MOTION_VECTOR_META_API_TYPE)))
+    if (i++ == index)
+      return (GstMotionVectorMeta *) m;
+  return NULL;
+}
+
+/**
+ * gst_buffer_get_motion_vector_meta_for_reference:
+ * @buffer: a #GstBuffer
+ * @ref_distance: the reference, as #GstMotionVectorMeta.ref_distance
+ *   gives it: -1 the previous frame, -2 the one before, +1 the next
+ *   one (frames in presentation order)
+ *
+ * The motion field of @buffer searched against the frame @ref_distance
+ * frames away: the first meta (in the order of
+ * gst_buffer_get_motion_vector_meta_nth()) whose
+ * #GstMotionVectorMeta.ref_distance is @ref_distance.  Its
+ * %GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE flag says whether that frame
+ * existed (near the start or the end of a stream it may not).  A
+ * @ref_distance of 0 names no other frame and finds nothing.
+ *
+ * Returns: (transfer none) (nullable): the meta, or %NULL when @buffer
+ *   has no field against that reference
+ */
+GstMotionVectorMeta *
+gst_buffer_get_motion_vector_meta_for_reference (GstBuffer * buffer,
+    gint ref_distance)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  if (ref_distance == 0)
+    return NULL;
+  while ((m = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_MOTION_VECTOR_META_API_TYPE)))
+    if (((GstMotionVectorMeta *) m)->ref_distance == ref_distance)
+      return (GstMotionVectorMeta *) m;
+  return NULL;
 }
 
 /* ---- validation ------------------------------------------------------------ */
@@ -517,8 +614,10 @@ mb_count (const GstMotionVectorMeta * meta)
  * gst_motion_vector_layout() lays them out, and data of exactly the
  * layout's size, aligned for the cells the accessors point into; modes
  * present exactly when the flag says so, one byte per macroblock.
- * search_range, method, the other flags, ref_* are only ever printed, so
- * any value is accepted.  The values of the modes are checked by the
+ * search_range, method, the other flags and ref_pts are only ever
+ * printed, so any value is accepted; ref_distance any but 0: readers take
+ * its sign for a reference in the past or the future, and 0 would be the
+ * frame itself (docs/meta.md, "Several references").  The values of the modes are checked by the
  * readers of the modes (modes_problem()), not here: this runs before every
  * cell access, and a pass over the macroblocks there would make a loop of
  * get_cell() quadratic. */
@@ -531,6 +630,8 @@ meta_problem (const GstMotionVectorMeta * meta)
 
   if (!meta->data)
     return "no data";
+  if (meta->ref_distance == 0)
+    return "ref_distance 0 names no reference frame";
   if (meta->width == 0 || meta->width > G_MAXINT)
     return "frame width out of range";
   if (meta->height == 0 || meta->height > G_MAXINT)
@@ -566,9 +667,10 @@ meta_problem (const GstMotionVectorMeta * meta)
  * gst_motion_vector_layout() lays them out for that size and those shapes,
  * and @data of exactly the layout's size, starting where a
  * #GstMotionVectorCell may (a multiple of 4 bytes); @modes, when present,
- * of one byte per macroblock.  The other fields (@search_range, @method,
- * @flags, @ref_distance, @ref_pts) are not checked: nothing is indexed or
- * divided by them.  Nor are the values of @modes (one pass over the
+ * of one byte per macroblock; @ref_distance not 0 (a field is searched
+ * against another frame, in the past or the future, and readers take the
+ * sign for which).  The other fields (@search_range, @method, @flags,
+ * @ref_pts) are not checked: nothing is indexed or divided by them.  Nor are the values of @modes (one pass over the
  * macroblocks, too slow for a check that runs before every cell read), or
  * whether %GST_MOTION_VECTOR_META_FLAG_HAS_MODES agrees with @modes:
  * gst_motion_vector_meta_get_modes() checks both, and without a readable

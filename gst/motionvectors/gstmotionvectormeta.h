@@ -74,8 +74,13 @@ typedef struct {
  * @height: height of the frame the vectors are expressed for, in pixels
  * @analysis_width: width of the frame the search ran on
  * @analysis_height: height of the frame the search ran on
- * @ref_distance: reference frame relative to this one (-1 = previous)
+ * @ref_distance: the reference frame relative to this one, in frames of
+ *   presentation order: negative in the past (-1 = the previous frame),
+ *   positive in the future (+1 = the next one).  Never 0, which names no
+ *   other frame: a meta with 0 is inconsistent
+ *   (gst_motion_vector_meta_is_valid())
  * @ref_pts: presentation timestamp of the reference, or GST_CLOCK_TIME_NONE
+ *   when there was none (%GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE)
  * @flags: #GstMotionVectorMetaFlags
  * @method: the search method
  * @search_range: the search range, ± integer pixels at analysis size
@@ -117,6 +122,13 @@ typedef struct {
  * (gst_motion_vector_meta_is_valid()) and treats an inconsistent one as
  * holding no grid; code that reads @grids and @data directly should do the
  * same.
+ *
+ * A buffer may carry several metas, one motion field per reference frame
+ * (gpumotionest's references property), in the order they were added:
+ * gst_buffer_get_n_motion_vector_metas(),
+ * gst_buffer_get_motion_vector_meta_nth() and
+ * gst_buffer_get_motion_vector_meta_for_reference() reach each one, and
+ * gst_buffer_get_motion_vector_meta() the first.
  *
  * The meta is part of its buffer: it lives exactly as long as the buffer
  * does, and so does everything returned from it with transfer none (cells,
@@ -207,6 +219,17 @@ GstMotionVectorMeta *gst_buffer_add_motion_vector_meta (GstBuffer * buffer,
 
 GST_MOTION_VECTORS_API
 GstMotionVectorMeta *gst_buffer_get_motion_vector_meta (GstBuffer * buffer);
+
+GST_MOTION_VECTORS_API
+guint gst_buffer_get_n_motion_vector_metas (GstBuffer * buffer);
+
+GST_MOTION_VECTORS_API
+GstMotionVectorMeta *gst_buffer_get_motion_vector_meta_nth (GstBuffer * buffer,
+    guint index);
+
+GST_MOTION_VECTORS_API
+GstMotionVectorMeta *gst_buffer_get_motion_vector_meta_for_reference (
+    GstBuffer * buffer, gint ref_distance);
 
 GST_MOTION_VECTORS_API
 gboolean gst_motion_vector_meta_is_valid (const GstMotionVectorMeta * meta);

@@ -468,6 +468,11 @@ GST_START_TEST (test_inconsistent_meta)
   meta->width = 0;
   check_reads_as_absent (buf, meta, "width 0");
   *meta = saved;
+  /* A field is searched against another frame: 0 names the frame itself,
+   * and readers would take it for a future reference (AV records). */
+  meta->ref_distance = 0;
+  check_reads_as_absent (buf, meta, "ref_distance 0");
+  *meta = saved;
   meta->height = 0;
   check_reads_as_absent (buf, meta, "height 0");
   *meta = saved;
@@ -635,6 +640,153 @@ GST_START_TEST (test_copy_shares_bytes)
               GST_MOTION_VECTOR_PARTITION_4X4, 3, 2), &want));
   gst_buffer_unref (copy);
   g_bytes_unref (data);
+}
+
+GST_END_TEST;
+
+/* ---- several references ------------------------------------------------------ */
+
+/* The fields of a buffer searched against three references, as
+ * gpumotionest with references=-1,-2,+1 attaches them near a stream's end
+ * (the next frame does not exist): each with its own shapes, so that a
+ * field read in another's place shows in its partitions. */
+static const struct
+{
+  gint ref_distance;
+  GstClockTime ref_pts;
+  GstMotionVectorMetaFlags flags;
+  GstMotionVectorPartitionFlags parts;
+} three_refs[] = {
+  {-1, 40 * GST_MSECOND, 0, GST_MOTION_VECTOR_PARTITIONS_ALL},
+  {-2, 0, 0, GST_MOTION_VECTOR_PARTITIONS_16X16 |
+        GST_MOTION_VECTOR_PARTITIONS_8X8},
+  {1, GST_CLOCK_TIME_NONE, GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE,
+      GST_MOTION_VECTOR_PARTITIONS_4X4},
+};
+
+/* Attaches the fields of three_refs to @buf, @w x @h, in that order. */
+static void
+add_three_refs (GstBuffer * buf, guint w, guint h)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (three_refs); i++) {
+    GBytes *data = make_field (w, h, three_refs[i].parts);
+    GstMotionVectorMeta *meta = gst_buffer_add_motion_vector_meta (buf, w, h,
+        three_refs[i].parts, data);
+
+    fail_unless (meta != NULL);
+    meta->ref_distance = three_refs[i].ref_distance;
+    meta->ref_pts = three_refs[i].ref_pts;
+    meta->flags = three_refs[i].flags;
+    meta->search_range = 8 * (i + 1);
+    g_bytes_unref (data);
+  }
+}
+
+/* @meta is field @i of three_refs. */
+static void
+check_ref_field (const GstMotionVectorMeta * meta, guint i)
+{
+  fail_unless (meta != NULL, "field %u missing", i);
+  fail_unless_equals_int (meta->ref_distance, three_refs[i].ref_distance);
+  fail_unless_equals_uint64 (meta->ref_pts, three_refs[i].ref_pts);
+  fail_unless_equals_int (meta->flags, three_refs[i].flags);
+  fail_unless_equals_int (meta->partitions, three_refs[i].parts);
+  fail_unless_equals_int (meta->search_range, 8 * (i + 1));
+}
+
+GST_START_TEST (test_several_refs_get)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorMeta *metas[3];
+  GBytes *data;
+  guint i;
+
+  fail_unless_equals_int (gst_buffer_get_n_motion_vector_metas (buf), 0);
+  fail_unless (gst_buffer_get_motion_vector_meta_nth (buf, 0) == NULL);
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, -1)
+      == NULL);
+
+  add_three_refs (buf, 40, 20);
+  fail_unless_equals_int (gst_buffer_get_n_motion_vector_metas (buf), 3);
+  /* nth follows the order the fields were added in */
+  for (i = 0; i < 3; i++) {
+    metas[i] = gst_buffer_get_motion_vector_meta_nth (buf, i);
+    check_ref_field (metas[i], i);
+  }
+  fail_unless (gst_buffer_get_motion_vector_meta_nth (buf, 3) == NULL);
+  fail_unless (gst_buffer_get_motion_vector_meta_nth (buf, G_MAXUINT)
+      == NULL);
+  /* the first one added, whatever its distance */
+  fail_unless (gst_buffer_get_motion_vector_meta (buf) == metas[0]);
+
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, -1)
+      == metas[0]);
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, -2)
+      == metas[1]);
+  /* a reference that did not exist still has its field, flagged */
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, 1)
+      == metas[2]);
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, -3)
+      == NULL);
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, 2)
+      == NULL);
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, 0)
+      == NULL);
+
+  /* Two fields against one reference (another producer's): the first. */
+  data = make_field (40, 20, GST_MOTION_VECTOR_PARTITIONS_8X4);
+  metas[0] = gst_buffer_add_motion_vector_meta (buf, 40, 20,
+      GST_MOTION_VECTOR_PARTITIONS_8X4, data);
+  metas[0]->ref_distance = -2;
+  g_bytes_unref (data);
+  fail_unless_equals_int (gst_buffer_get_n_motion_vector_metas (buf), 4);
+  fail_unless (gst_buffer_get_motion_vector_meta_nth (buf, 3) == metas[0]);
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, -2)
+      == metas[1]);
+
+  /* Removing a field closes the gap. */
+  fail_unless (gst_buffer_remove_meta (buf, &metas[1]->meta));
+  fail_unless_equals_int (gst_buffer_get_n_motion_vector_metas (buf), 3);
+  check_ref_field (gst_buffer_get_motion_vector_meta_nth (buf, 1), 2);
+  fail_unless (gst_buffer_get_motion_vector_meta_for_reference (buf, -2)
+      == metas[0]);
+  gst_buffer_unref (buf);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_several_refs_copy)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 64, NULL);
+  GstBuffer *copy, *copy2;
+  guint i;
+
+  add_three_refs (buf, 40, 20);
+  copy = gst_buffer_copy (buf);
+  /* a copy of a copy: the order must survive any number of them */
+  copy2 = gst_buffer_copy_deep (copy);
+  fail_unless_equals_int (gst_buffer_get_n_motion_vector_metas (copy), 3);
+  fail_unless_equals_int (gst_buffer_get_n_motion_vector_metas (copy2), 3);
+  for (i = 0; i < 3; i++) {
+    GstMotionVectorMeta *orig = gst_buffer_get_motion_vector_meta_nth (buf, i);
+    GstMotionVectorMeta *c = gst_buffer_get_motion_vector_meta_nth (copy, i);
+    GstMotionVectorMeta *c2 = gst_buffer_get_motion_vector_meta_nth (copy2,
+        i);
+
+    check_ref_field (c, i);
+    check_ref_field (c2, i);
+    fail_unless (c != orig && c2 != c);
+    fail_unless (c->data == orig->data && c2->data == orig->data);
+    fail_unless (gst_buffer_get_motion_vector_meta_for_reference (copy2,
+            three_refs[i].ref_distance) == c2);
+  }
+  fail_unless (gst_buffer_get_motion_vector_meta (copy2) ==
+      gst_buffer_get_motion_vector_meta_nth (copy2, 0));
+  gst_buffer_unref (copy2);
+  gst_buffer_unref (copy);
+  gst_buffer_unref (buf);
 }
 
 GST_END_TEST;
@@ -1306,14 +1458,18 @@ ensure_scaler_plugin (const gchar * factory)
   return f != NULL;
 }
 
+/* A 64x32 frame carrying one field (@several FALSE) or the three of
+ * three_refs through @factory scaling to 32x16: every field comes out
+ * rescaled, once, in its place. */
 static void
-check_scaler_element (const gchar * factory)
+check_scaler_element (const gchar * factory, gboolean several)
 {
   const guint in_w = 64, in_h = 32, out_w = 32, out_h = 16;
   GstHarness *h;
   GstBuffer *in, *out;
   GBytes *data = make_field (in_w, in_h, GST_MOTION_VECTOR_PARTITIONS_ALL);
   GstMotionVectorMeta *meta, *ometa;
+  guint i, n_fields = several ? G_N_ELEMENTS (three_refs) : 1;
 
   fail_unless (ensure_scaler_plugin (factory), "no %s element", factory);
   h = gst_harness_new (factory);
@@ -1326,10 +1482,14 @@ check_scaler_element (const gchar * factory)
   gst_buffer_memset (in, 0, 0x80, in_w * in_h * 3 / 2);
   GST_BUFFER_PTS (in) = 0;
   GST_BUFFER_DURATION (in) = GST_SECOND / 30;
-  meta = gst_buffer_add_motion_vector_meta (in, in_w, in_h,
-      GST_MOTION_VECTOR_PARTITIONS_ALL, data);
-  meta->search_range = 16;
-  meta->ref_pts = 0;
+  if (several) {
+    add_three_refs (in, in_w, in_h);
+  } else {
+    meta = gst_buffer_add_motion_vector_meta (in, in_w, in_h,
+        GST_MOTION_VECTOR_PARTITIONS_ALL, data);
+    meta->search_range = 16;
+    meta->ref_pts = 0;
+  }
   /* Keep our own reference to compare with after the element ran. */
   gst_buffer_ref (in);
 
@@ -1339,12 +1499,20 @@ check_scaler_element (const gchar * factory)
   fail_unless (out != in);
   fail_unless_equals_int (gst_buffer_get_size (out), out_w * out_h * 3 / 2);
 
-  ometa = gst_buffer_get_motion_vector_meta (out);
-  fail_unless (ometa != NULL, "%s dropped the motion-vector meta", factory);
-  check_scaled_meta (meta, ometa, in_w, in_h, out_w, out_h);
-  fail_unless_equals_int (ometa->search_range, 16);
-  fail_unless_equals_uint64 (ometa->ref_pts, 0);
-  /* Exactly one meta: the element must not add a plain copy as well. */
+  for (i = 0; i < n_fields; i++) {
+    meta = gst_buffer_get_motion_vector_meta_nth (in, i);
+    ometa = gst_buffer_get_motion_vector_meta_nth (out, i);
+    fail_unless (ometa != NULL, "%s dropped motion-vector meta %u", factory,
+        i);
+    check_scaled_meta (meta, ometa, in_w, in_h, out_w, out_h);
+    if (several) {
+      check_ref_field (ometa, i);
+    } else {
+      fail_unless_equals_int (ometa->search_range, 16);
+      fail_unless_equals_uint64 (ometa->ref_pts, 0);
+    }
+  }
+  /* Exactly those: the element must not add a plain copy as well. */
   {
     gpointer state = NULL;
     guint n = 0;
@@ -1353,7 +1521,7 @@ check_scaler_element (const gchar * factory)
     while ((m = gst_buffer_iterate_meta_filtered (out, &state,
                 GST_MOTION_VECTOR_META_API_TYPE)))
       n++;
-    fail_unless_equals_int (n, 1);
+    fail_unless_equals_int (n, n_fields);
   }
 
   gst_buffer_unref (out);
@@ -1364,14 +1532,16 @@ check_scaler_element (const gchar * factory)
 
 GST_START_TEST (test_videoconvertscale_element)
 {
-  check_scaler_element ("videoconvertscale");
+  check_scaler_element ("videoconvertscale", FALSE);
+  check_scaler_element ("videoconvertscale", TRUE);
 }
 
 GST_END_TEST;
 
 GST_START_TEST (test_videoscale_element)
 {
-  check_scaler_element ("videoscale");
+  check_scaler_element ("videoscale", FALSE);
+  check_scaler_element ("videoscale", TRUE);
 }
 
 GST_END_TEST;
@@ -1393,6 +1563,8 @@ motionvectormeta_suite (void)
   tcase_add_test (tc, test_add_unaligned);
   tcase_add_test (tc, test_partition_enum_values);
   tcase_add_test (tc, test_copy_shares_bytes);
+  tcase_add_test (tc, test_several_refs_get);
+  tcase_add_test (tc, test_several_refs_copy);
   tcase_add_test (tc, test_scale_transform);
   tcase_add_test (tc, test_scale_meta_size_not_frame_size);
   tcase_add_test (tc, test_scale_rounding);

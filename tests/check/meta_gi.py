@@ -7,8 +7,9 @@
 # bytes as a structured numpy array, one cell, the AVMotionVector records
 # and a buffer copy; the layout one shape at a time; a meta edited into
 # inconsistency; grid bytes outliving their buffer; a partition decision
-# set, read back, kept by a copy and turned into records.  Exits non-zero
-# on the first mismatch.
+# set, read back, kept by a copy and turned into records; three fields of
+# one buffer by place and by reference.  Exits non-zero on the first
+# mismatch.
 
 import gc
 import sys
@@ -109,6 +110,7 @@ def main():
     check_inconsistent(buf, p8)
     check_bytes_outlive_buffer(parts, cells, n16)
     check_modes(parts, cells, n16)
+    check_several_refs(parts, cells)
 
     print("ok: GstMotionVectors typelib, %d+%d cells read back" % (n16, n8))
 
@@ -247,6 +249,46 @@ def check_modes(parts, cells, n16):
     check(meta.set_modes(None), "set_modes(None)")
     check(not (meta.flags & has) and meta.modes is None, "modes removed")
     del cmeta, copy
+
+
+def check_several_refs(parts, cells):
+    # One field per reference, as gpumotionest references=-1,-2,+1 attaches
+    # them: reached by place and by reference through the typelib, in the
+    # order they were added, on the buffer and on a copy.
+    buf = Gst.Buffer.new_allocate(None, 64, None)
+    check(MV.buffer_get_n_motion_vector_metas(buf) == 0, "no field yet")
+    check(MV.buffer_get_motion_vector_meta_nth(buf, 0) is None, "nth: None")
+    refs = [(-1, 3 * Gst.SECOND), (-2, 2 * Gst.SECOND),
+            (1, Gst.CLOCK_TIME_NONE)]
+    fields = []
+    for k, (d, pts) in enumerate(refs):
+        f = cells.copy()
+        f["cost"] += 1000 * k             # each field its own cells
+        fields.append(f)
+        m = MV.buffer_add_motion_vector_meta(buf, 40, 20, parts,
+                                             GLib.Bytes.new(f.tobytes()))
+        m.ref_distance, m.ref_pts = d, pts
+    for b in (buf, buf.copy()):
+        check(MV.buffer_get_n_motion_vector_metas(b) == 3, "three fields")
+        got = [MV.buffer_get_motion_vector_meta_nth(b, k) for k in range(3)]
+        check([(m.ref_distance, m.ref_pts) for m in got] == refs,
+              "fields in the order added: %r"
+              % [(m.ref_distance, m.ref_pts) for m in got])
+        for k, m in enumerate(got):
+            data, _, _ = m.get_grid_bytes(MV.MotionVectorPartition(0))
+            check(data.get_data() == fields[k][:6].tobytes(),
+                  "field %d has its own cells" % k)
+        check(MV.buffer_get_motion_vector_meta_nth(b, 3) is None,
+              "nth past the end: None")
+        check(MV.buffer_get_motion_vector_meta(b).ref_distance == -1,
+              "the first field")
+        for d, pts in refs:
+            m = MV.buffer_get_motion_vector_meta_for_reference(b, d)
+            check(m is not None and (m.ref_distance, m.ref_pts) == (d, pts),
+                  "field against %+d" % d)
+        for d in (0, -3, 2):
+            check(MV.buffer_get_motion_vector_meta_for_reference(b, d)
+                  is None, "no field against %+d" % d)
 
 
 if __name__ == "__main__":
