@@ -11,7 +11,8 @@
 # in for it) and the plugin path at the build's gst/.  Checks the dtype
 # against the C struct, every shape's array against the cells read one by
 # one through the C API (a meta built through the API, and the fields of a
-# gpumotionest backend=cpu pipeline), the partition decision, the motion
+# gpumotionest backend=cpu pipeline), a buffer carrying three fields (one
+# per reference), the partition decision, the motion
 # summary against the C struct, that arrays share the meta's memory and
 # keep it alive after the buffer is gone, and the module without numpy.
 # Exits non-zero on the first mismatch.
@@ -177,6 +178,86 @@ def check_api_meta():
     check_summary(meta, d, "API meta")
     check(MV.buffer_get_motion_vector_field(
         Gst.Buffer.new_allocate(None, 8, None)) is None, "no meta: None")
+
+
+def check_several_fields():
+    # One buffer, three fields as gpumotionest references=-1,-2,+1
+    # attaches them at a stream's last frame (no next frame: +1 has no
+    # reference), each with its own shapes and cells.
+    buf = Gst.Buffer.new_allocate(None, 64, None)
+    check(MV.buffer_get_motion_vector_fields(buf) == [] and
+          MV.buffer_get_motion_vector_metas(buf) == [], "no field: []")
+    p16 = getattr(MV.MotionVectorPartitionFlags, "16X16")
+    p8 = getattr(MV.MotionVectorPartitionFlags, "8X8")
+    NO_REF = MV.MotionVectorMetaFlags.NO_REFERENCE
+    want = [(-1, 2 * Gst.SECOND, True, ALL),
+            (-2, Gst.SECOND, True, p16 | p8),
+            (1, Gst.CLOCK_TIME_NONE, False, p16)]
+    cells = []
+    for k, (d, pts, has_ref, parts) in enumerate(want):
+        c = cells_for(40, 20, parts, 10 + k)
+        if not has_ref:
+            c[:] = 0
+        cells.append(c)
+        m = add_meta(buf, 40, 20, parts, c)
+        m.ref_distance, m.ref_pts = d, pts
+        if not has_ref:
+            m.flags = NO_REF
+
+    metas = MV.buffer_get_motion_vector_metas(buf)
+    check([(m.ref_distance, m.ref_pts) for m in metas] ==
+          [w[:2] for w in want], "metas in the buffer's order")
+    fields = MV.buffer_get_motion_vector_fields(buf)
+    check(len(fields) == 3, "three fields, got %d" % len(fields))
+    for k, (f, m) in enumerate(zip(fields, metas)):
+        d, pts, has_ref, parts = want[k]
+        check((f.ref_distance, f.ref_pts, f.has_reference) ==
+              (d, pts, has_ref), "field %d: %r" % (k, (f.ref_distance,
+                                                      f.ref_pts,
+                                                      f.has_reference)))
+        check_against_cells(m, f.grids, "field %d" % k)
+        check(np.concatenate([f.grids[p].ravel() for p in sorted(f.grids)])
+              .tobytes() == cells[k].tobytes(), "field %d: its cells" % k)
+
+    # One field: the first by default, as before; or by its reference.
+    check(MV.buffer_get_motion_vector_field(buf).ref_distance == -1,
+          "default: the first field")
+    for k, (d, pts, has_ref, parts) in enumerate(want):
+        f = MV.buffer_get_motion_vector_field(buf, ref_distance=d)
+        check(f is not None and (f.ref_distance, f.ref_pts) == (d, pts),
+              "field against %+d" % d)
+        check(sorted(f.grids) == sorted(fields[k].grids) and
+              all(np.array_equal(f.grids[p], fields[k].grids[p])
+                  for p in f.grids), "field against %+d: its grids" % d)
+    for d in (-3, 2, 0):
+        check(MV.buffer_get_motion_vector_field(buf, ref_distance=d) is None,
+              "no field against %+d" % d)
+    for bad in (True, -1.0, "-1"):
+        try:
+            MV.buffer_get_motion_vector_field(buf, ref_distance=bad)
+            check(False, "ref_distance=%r refused" % (bad,))
+        except TypeError:
+            pass
+    # copy stays the second argument, as before ref_distance came
+    f = MV.buffer_get_motion_vector_field(buf, True, -2)
+    check(f.ref_distance == -2 and f.grids[0].flags.writeable,
+          "field(buf, True, -2): a copy")
+    check(all(g.flags.writeable for f in
+              MV.buffer_get_motion_vector_fields(buf, copy=True)
+              for g in f.grids.values()), "fields(copy=True): copies")
+
+    # A buffer copy has the same fields in the same order, and the fields
+    # outlive both buffers.
+    copy = buf.copy()
+    fields = MV.buffer_get_motion_vector_fields(copy)
+    del metas, m, buf, copy
+    gc.collect()
+    check([f.ref_distance for f in fields] == [-1, -2, 1],
+          "copy: fields in order")
+    for k, f in enumerate(fields):
+        check(np.concatenate([f.grids[p].ravel() for p in sorted(f.grids)])
+              .tobytes() == cells[k].tobytes(),
+              "field %d outlives its buffer" % k)
 
 
 def check_summary(meta, d, what):
@@ -360,9 +441,11 @@ assert meta.summary_to_dict() is None         # needs no numpy
 ok, s = MV.motion_vector_summary_compute(meta, None)
 meta.set_summary(s)
 assert meta.summary_to_dict()["blocks"] == 1
+assert [m.ref_distance for m in MV.buffer_get_motion_vector_metas(buf)] == [-1]
 for call in (lambda: meta.to_ndarray(0), lambda: meta.to_ndarrays(),
              lambda: meta.modes_to_ndarray(), lambda: MV.cell_dtype(),
-             lambda: MV.buffer_get_motion_vector_field(buf)):
+             lambda: MV.buffer_get_motion_vector_field(buf),
+             lambda: MV.buffer_get_motion_vector_fields(buf)):
     try:
         call()
     except ImportError as e:
@@ -386,6 +469,7 @@ def main():
     check_dtype()
     check_api_meta()
     check_modes()
+    check_several_fields()
     check_sharing()
     check_lifetime()
     check_pipeline()

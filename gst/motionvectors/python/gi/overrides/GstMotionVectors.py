@@ -11,7 +11,12 @@
 #   MotionVectorMeta.modes_to_ndarray()      the partition decision
 #   MotionVectorMeta.summary_to_dict()       the motion summary, a dict
 #   MotionVectorMeta.to_field()              all of the above and the fields
-#   buffer_get_motion_vector_field(buffer)   the same from a Gst.Buffer
+#   buffer_get_motion_vector_field(buffer)   the same from a Gst.Buffer: its
+#                                            first field, or that against a
+#                                            given reference
+#   buffer_get_motion_vector_fields(buffer)  every field of the buffer, one
+#                                            per reference, in order
+#   buffer_get_motion_vector_metas(buffer)   the metas themselves, in order
 #   cell_dtype()                             numpy's GstMotionVectorCell
 #
 # numpy is imported when an array is asked for, not before: without it the
@@ -28,7 +33,9 @@ from gi.repository import GLib  # noqa: E402
 
 GstMotionVectors = get_introspection_module("GstMotionVectors")
 
-__all__ = ["buffer_get_motion_vector_field", "cell_dtype", "CELL_FIELDS",
+__all__ = ["buffer_get_motion_vector_field",
+           "buffer_get_motion_vector_fields",
+           "buffer_get_motion_vector_metas", "cell_dtype", "CELL_FIELDS",
            "MotionVectorField", "zero_copy"]
 
 # The fields of GstMotionVectorCell, in memory order.  The dtype is built
@@ -315,14 +322,54 @@ def _to_field(self, copy=False):
         search_range=self.search_range, flags=flags)
 
 
-def buffer_get_motion_vector_field(buffer, copy=False):
-    """The motion field of @buffer (a Gst.Buffer) as a MotionVectorField,
-    or None when it has no motion-vector meta.  Raises ImportError without
-    numpy."""
-    meta = GstMotionVectors.buffer_get_motion_vector_meta(buffer)
+def buffer_get_motion_vector_field(buffer, copy=False, ref_distance=None):
+    """A motion field of @buffer (a Gst.Buffer) as a MotionVectorField.
+
+    @ref_distance: None (default): the buffer's first field, that of the
+    first reference of gpumotionest's references list (the only one with
+    the default list); an int: the field searched against the frame that
+    many frames away, -1 the previous one, +1 the next one.
+
+    Returns None when the buffer has no such field (and for a
+    @ref_distance of 0, which names no other frame).  Raises ImportError
+    without numpy."""
+    if ref_distance is None:
+        meta = GstMotionVectors.buffer_get_motion_vector_meta(buffer)
+    else:
+        meta = GstMotionVectors.buffer_get_motion_vector_meta_for_reference(
+            buffer, _ref_distance(ref_distance))
     if meta is None:
         return None
     return meta.to_field(copy)
+
+
+def _ref_distance(d):
+    """@d as the C gint it is passed as; bools and floats are refused
+    rather than taken for 1 or rounded."""
+    if isinstance(d, bool) or not isinstance(d, int):
+        raise TypeError("a reference distance is an int such as -1 or 2, "
+                        "not %r" % (d,))
+    return d
+
+
+def buffer_get_motion_vector_metas(buffer):
+    """Every GstMotionVectorMeta of @buffer, a list in the buffer's order
+    (the order they were added: gpumotionest's references list); empty
+    without any.  The metas are views into @buffer: keep it referenced
+    while they are used."""
+    n = GstMotionVectors.buffer_get_n_motion_vector_metas(buffer)
+    return [GstMotionVectors.buffer_get_motion_vector_meta_nth(buffer, i)
+            for i in range(n)]
+
+
+def buffer_get_motion_vector_fields(buffer, copy=False):
+    """Every motion field of @buffer as a list of MotionVectorField, one
+    per reference, in the buffer's order; each has its own ref_distance
+    and ref_pts.  Empty without any.  Like the field of
+    buffer_get_motion_vector_field(), each is owned by Python and
+    outlives the buffer.  Raises ImportError without numpy."""
+    return [meta.to_field(copy)
+            for meta in buffer_get_motion_vector_metas(buffer)]
 
 
 _Meta = GstMotionVectors.MotionVectorMeta
