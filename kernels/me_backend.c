@@ -113,9 +113,11 @@ me_check_luma_layout (const MEPlane * luma, GError ** error)
   return TRUE;
 }
 
-gboolean
-me_check_input (const MEPlane * luma, const MESearchParams * params,
-    const MEField * out, GError ** error)
+static gboolean check_params (const MESearchParams * params,
+    const MEField * out, GError ** error);
+
+static gboolean
+me_check_luma_size (const MEPlane * luma, GError ** error)
 {
   if (!luma || !luma->data || luma->width < 1 || luma->height < 1
       || luma->width > ME_MAX_DIMENSION || luma->height > ME_MAX_DIMENSION) {
@@ -125,8 +127,32 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
         ME_MAX_DIMENSION, ME_MAX_DIMENSION);
     return FALSE;
   }
-  if (!me_check_luma_layout (luma, error))
+  return TRUE;
+}
+
+gboolean
+me_check_input (const MEPlane * luma, const MESearchParams * params,
+    const MEField * out, GError ** error)
+{
+  if (!me_check_luma_size (luma, error) || !me_check_luma_layout (luma, error))
     return FALSE;
+  if (!check_params (params, out, error))
+    return FALSE;
+  if (out->mb_cols != gst_motion_vector_mb_cols (luma->width)
+      || out->mb_rows != gst_motion_vector_mb_rows (luma->height)) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "field of %ux%u macroblocks does not match a %ux%u frame",
+        out->mb_cols, out->mb_rows, luma->width, luma->height);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The parameters, and a grid in `out` for every shape they ask for. */
+static gboolean
+check_params (const MESearchParams * params, const MEField * out,
+    GError ** error)
+{
   if (params->search_range < 1 || params->search_range > ME_MAX_RANGE) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
         "search range %u outside 1 .. %d", params->search_range, ME_MAX_RANGE);
@@ -150,13 +176,6 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
         "partition set 0x%x is empty or holds unknown shapes",
         (unsigned) params->partitions);
-    return FALSE;
-  }
-  if (out->mb_cols != gst_motion_vector_mb_cols (luma->width)
-      || out->mb_rows != gst_motion_vector_mb_rows (luma->height)) {
-    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
-        "field of %ux%u macroblocks does not match a %ux%u frame",
-        out->mb_cols, out->mb_rows, luma->width, luma->height);
     return FALSE;
   }
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
@@ -371,6 +390,72 @@ me_backend_submit (MEBackend * b, const MEPlane * luma,
 }
 
 gboolean
+me_backend_submit_pairs (MEBackend * b, const MEPlane * luma,
+    const MESearchParams * params, const MESearchPair * pairs,
+    unsigned n_pairs, GError ** error)
+{
+  const unsigned window = b->ops->caps.window;
+  gboolean ok;
+
+  if (!b->ops->submit_pairs || window == 0) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend searches against the previous frame only",
+        b->ops->name);
+    return FALSE;
+  }
+  if (n_pairs > ME_MAX_PAIRS) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "%u searches of one submission, at most %d", n_pairs, ME_MAX_PAIRS);
+    return FALSE;
+  }
+  for (unsigned i = 0; i < n_pairs; i++) {
+    const MESearchPair *pr = &pairs[i];
+    if (!pr->out || (luma ? !me_check_input (luma, params, pr->out, error)
+            : !check_params (params, pr->out, error)))
+      goto invalid;
+    if (pr->target >= window || pr->reference >= window
+        || pr->target == pr->reference) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "search of frame %u against frame %u (ages) outside the %s "
+          "backend's window of %u frames", pr->target, pr->reference,
+          b->ops->name, window);
+      return FALSE;
+    }
+  }
+  if (!me_backend_supports (b->ops, params, error))
+    return FALSE;
+  if (luma && (!me_check_luma_size (luma, error)
+          || !me_check_luma_layout (luma, error)))
+    return FALSE;
+  if (luma && luma->on_device && !b->ops->caps.cuda_device) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend cannot read frames in CUDA device memory",
+        b->ops->name);
+    return FALSE;
+  }
+  if (!enter_or_fail (&b->options, error))
+    return FALSE;
+  ok = b->ops->submit_pairs (b->session, luma, params, pairs, n_pairs, error);
+  leave (&b->options);
+  if (!ok)
+    return FALSE;
+  if (b->options.stats) {
+    gint64 *t = g_new (gint64, 1);
+    *t = g_get_monotonic_time ();
+    g_queue_push_tail (&b->submitted, t);
+    /* the first search's field stands for the submission in the stats */
+    g_queue_push_tail (&b->fields, n_pairs ? pairs[0].out : NULL);
+  }
+  return TRUE;
+
+invalid:
+  if (error && !*error)
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "a search with no field to fill");
+  return FALSE;
+}
+
+gboolean
 me_backend_collect (MEBackend * b, GError ** error)
 {
   gboolean ok;
@@ -395,7 +480,7 @@ me_backend_collect (MEBackend * b, GError ** error)
       .collect_time = g_get_monotonic_time (),
       .device_ms = b->ops->last_device_ms
           ? b->ops->last_device_ms (b->session) : -1.0,
-      .has_reference = field->has_reference,
+      .has_reference = field && field->has_reference,
     };
     g_free (t);
     b->options.stats (&st, b->options.stats_data);

@@ -96,6 +96,24 @@ typedef struct {
   gboolean has_reference;
 } MEField;
 
+/* Most frames a session's window holds (MEBackendCaps.window), so most
+ * pictures one frame is searched against span ME_MAX_WINDOW - 1 frames. */
+#define ME_MAX_WINDOW 16
+/* Most searches one submit_pairs() runs. */
+#define ME_MAX_PAIRS 16
+
+/* One search of submit_pairs(): frame `target` of the session's window
+ * against frame `reference`, both counted back from the newest frame
+ * submitted (0: that frame, 1: the one before, ...).  `out` is completed
+ * at collect; a reference that is not in the window (too old, before the
+ * last reset) or of another size than the target leaves it without one
+ * (has_reference FALSE, every cell zero). */
+typedef struct {
+  unsigned target;
+  unsigned reference;
+  MEField *out;
+} MESearchPair;
+
 /* Memory a backend reads frames from or writes results to fastest. */
 typedef enum {
   ME_MEMORY_SYSTEM,          /* plain host memory: nothing better */
@@ -118,6 +136,9 @@ typedef struct {
    * with MEBackendOptions.current_cuda_context runs in the context the
    * caller makes current around every call. */
   gboolean cuda_device;
+  /* Frames a session keeps for submit_pairs(): the newest and the
+   * window - 1 before it; 0 when it has no submit_pairs. */
+  unsigned window;
 } MEBackendCaps;
 
 /* Per-frame measurements, handed to MEBackendOptions.stats at collect. */
@@ -214,6 +235,23 @@ typedef struct {
    * the frames before them as references only. */
   gboolean (*submit_reference) (MESession * s, const MEPlane * luma,
       GError ** error);
+
+  /* Optional (caps.window > 0): searches between any frames of a window
+   * of the last caps.window frames, for references other than the
+   * previous frame (several past frames, a future frame).  Adds `luma`
+   * to the window as its newest frame (NULL: no new frame, as at the end
+   * of a stream), then runs every pair, in order, with `params`.  It
+   * counts as one frame in flight and is collected like one, completing
+   * every pair's field (none with n_pairs 0); `luma` must stay readable
+   * until then.  A session is driven either by submit() and
+   * submit_reference() or by submit_pairs(): the first call of the other
+   * kind forgets every frame, as reset() does.  Predictive's temporal
+   * predictors pass only from one pair whose reference is its target's
+   * previous frame to the next such pair, so that every other pair is
+   * searched from its own frames alone (docs/references.md). */
+  gboolean (*submit_pairs) (MESession * s, const MEPlane * luma,
+      const MESearchParams * params, const MESearchPair * pairs,
+      unsigned n_pairs, GError ** error);
 } MEBackendOps;
 
 /* ---- the registry --------------------------------------------------------- */
@@ -256,6 +294,13 @@ void me_backend_set_in_flight (MEBackend * b, unsigned depth);
  * capabilities, then hands the frame to the backend. */
 gboolean me_backend_submit (MEBackend * b, const MEPlane * luma,
     const MESearchParams * params, MEField * out, GError ** error);
+/* Checks what me_backend_submit() does for the new frame (if any) and
+ * every pair's field, that the ages lie in the backend's window, and then
+ * hands the searches over (submit_pairs above).  Fails with
+ * ME_BACKEND_ERROR_UNSUPPORTED on a backend without submit_pairs. */
+gboolean me_backend_submit_pairs (MEBackend * b, const MEPlane * luma,
+    const MESearchParams * params, const MESearchPair * pairs,
+    unsigned n_pairs, GError ** error);
 gboolean me_backend_collect (MEBackend * b, GError ** error);
 void me_backend_reset (MEBackend * b);
 

@@ -776,7 +776,7 @@ search_frame (MESession * s, const MESearchParams * params, MEField * field)
   s->field = field;
   methods[params->method] (s);         /* stages 1 and 2 */
   /* only a predictive search leaves temporal predictors for the next */
-  if (params->method != GST_MOTION_VECTOR_METHOD_PREDICTIVE)
+  if (params->method != GST_MOTION_VECTOR_METHOD_PREDICTIVE && s->chain)
     s->temporal_valid = FALSE;
   if (me_search_refines (params))
     refine_frame (s);                   /* stage 3 */
@@ -822,6 +822,7 @@ cpu_open (const MEBackendOptions * options, GError ** error)
   s->cur = &s->planes[0];
   s->ref = &s->planes[1];
   s->spare = &s->planes[2];
+  s->chain = TRUE;
   return s;
 }
 
@@ -834,6 +835,8 @@ cpu_close (MESession * s)
   g_queue_clear (&s->done);
   for (int i = 0; i < 3; i++)
     me_cpu_plane_free (&s->planes[i]);
+  for (int i = 0; i < ME_MAX_WINDOW; i++)
+    me_cpu_plane_free (&s->window[i]);
   g_free (s->ranks.rank);
   g_free (s->ranks.cand);
   g_free (s->coarse_ranks.rank);
@@ -875,6 +878,12 @@ cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
       + (params->refine != ME_REFINE_NONE ? 8 : 0);
   if (reach > s->pad)
     s->pad = (reach + ME_CPU_PAD_STEP - 1) / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
+  if (s->pairs_mode) {
+    /* the window's frames are not references of submit() */
+    s->pairs_mode = FALSE;
+    s->has_ref = FALSE;
+    s->temporal_valid = FALSE;
+  }
   me_cpu_luma_fill (s->cur, &s->dsp, luma, out->mb_cols, out->mb_rows,
       s->pad);
   /* A reference of another size is no reference: there is no meaningful
@@ -921,9 +930,121 @@ cpu_collect (MESession * s, GError ** error)
 }
 
 static void
+clear_field (MEField * out)
+{
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    if (out->grid[p])
+      memset (out->grid[p], 0, sizeof (GstMotionVectorCell)
+          * gst_motion_vector_grid_cols (p, out->mb_cols)
+          * gst_motion_vector_grid_rows (p, out->mb_rows));
+}
+
+/* The window's frame `age` submissions back. */
+static PaddedPlane *
+window_plane (MESession * s, unsigned age)
+{
+  return &s->window[(s->win_newest + ME_MAX_WINDOW - age) % ME_MAX_WINDOW];
+}
+
+/* Gives `p` a border of s->pad when it has less (the range grew since it
+ * was filled), by way of the spare plane. */
+static void
+window_repad (MESession * s, PaddedPlane * p, unsigned reach)
+{
+  if (p->pad >= reach)
+    return;
+  me_cpu_plane_fill (s->spare, p->origin, p->stride, p->width, p->height,
+      gst_motion_vector_mb_cols (p->width),
+      gst_motion_vector_mb_rows (p->height), s->pad);
+  PaddedPlane t = *p;
+  *p = *s->spare;
+  *s->spare = t;
+}
+
+/* Every pair runs as submit()'s search does, with cur and ref pointed at
+ * the pair's frames; only a pair of a frame and its previous one chains
+ * predictive's temporal predictors (me_backend.h). */
+static gboolean
+cpu_submit_pairs (MESession * s, const MEPlane * luma,
+    const MESearchParams * params, const MESearchPair * pairs,
+    unsigned n_pairs, GError ** error)
+{
+  const unsigned reach = params->search_range
+      + (params->refine != ME_REFINE_NONE ? 8 : 0);
+  PaddedPlane *const cur0 = s->cur, *const ref0 = s->ref;
+
+  if (!s->pairs_mode) {
+    s->pairs_mode = TRUE;
+    s->win_count = 0;
+    s->has_ref = FALSE;
+    s->temporal_valid = FALSE;
+  }
+  for (unsigned i = 0; i < n_pairs; i++) {
+    const unsigned have = s->win_count + (luma ? 1 : 0);
+    if (pairs[i].target >= MIN (have, ME_MAX_WINDOW)) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "no frame %u submissions back to search: the window holds %u",
+          pairs[i].target, MIN (have, ME_MAX_WINDOW));
+      return FALSE;
+    }
+  }
+  if (reach > s->pad)
+    s->pad = (reach + ME_CPU_PAD_STEP - 1) / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
+  if (luma) {
+    s->win_newest = (s->win_newest + 1) % ME_MAX_WINDOW;
+    me_cpu_luma_fill (window_plane (s, 0), &s->dsp, luma,
+        gst_motion_vector_mb_cols (luma->width),
+        gst_motion_vector_mb_rows (luma->height), s->pad);
+    s->win_count = MIN (s->win_count + 1, ME_MAX_WINDOW);
+  }
+  for (unsigned i = 0; i < n_pairs; i++) {
+    PaddedPlane *t = window_plane (s, pairs[i].target);
+    if (pairs[i].out->mb_cols != gst_motion_vector_mb_cols (t->width)
+        || pairs[i].out->mb_rows != gst_motion_vector_mb_rows (t->height)) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "field of %ux%u macroblocks does not match the %ux%u frame it is "
+          "for", pairs[i].out->mb_cols, pairs[i].out->mb_rows, t->width,
+          t->height);
+      return FALSE;
+    }
+  }
+
+  for (unsigned i = 0; i < n_pairs; i++) {
+    const MESearchPair *pr = &pairs[i];
+    PaddedPlane *t = window_plane (s, pr->target);
+    PaddedPlane *r = pr->reference < s->win_count
+        ? window_plane (s, pr->reference) : NULL;
+    const gboolean chain = pr->reference == pr->target + 1;
+
+    pr->out->has_reference = r && r->width == t->width
+        && r->height == t->height;
+    if (!pr->out->has_reference) {
+      if (chain)
+        s->temporal_valid = FALSE;
+      clear_field (pr->out);
+      continue;
+    }
+    window_repad (s, t, reach);
+    window_repad (s, r, reach);
+    if (s->ranks.range != params->search_range)
+      me_cpu_rank_table_build (&s->ranks, params->search_range);
+    s->cur = t;
+    s->ref = r;
+    s->chain = chain;
+    search_frame (s, params, pr->out);
+    s->chain = TRUE;
+  }
+  s->cur = cur0;
+  s->ref = ref0;
+  g_queue_push_tail (&s->done, s);     /* any pointer: one per submission */
+  return TRUE;
+}
+
+static void
 cpu_reset (MESession * s)
 {
   g_queue_clear (&s->done);
+  s->win_count = 0;
   s->has_ref = FALSE;
   s->temporal_valid = FALSE;
 }
@@ -943,6 +1064,7 @@ const MEBackendOps me_backend_cpu = {
     .frame_memory = ME_MEMORY_SYSTEM,
     .result_memory = ME_MEMORY_SYSTEM,
     .bit_exact = TRUE,
+    .window = ME_MAX_WINDOW,
   },
   .open = cpu_open,
   .close = cpu_close,
@@ -952,4 +1074,5 @@ const MEBackendOps me_backend_cpu = {
   .submit = cpu_submit,
   .collect = cpu_collect,
   .reset = cpu_reset,
+  .submit_pairs = cpu_submit_pairs,
 };

@@ -80,7 +80,17 @@ struct MESession {
   gint *progress;
   size_t progress_size;
   gboolean has_ref;
-  GQueue done;                  /* MEField *: searched, not collected yet */
+  GQueue done;                  /* one item per submission not collected */
+  /* Whether the search running passes predictive's temporal predictors on
+   * (me_backend.h, submit_pairs): always in submit(); in submit_pairs()
+   * only for a pair whose reference is its target's previous frame. */
+  gboolean chain;
+  /* submit_pairs(): the last win_count frames, the newest in
+   * window[win_newest], the one before it in the slot before, and so on
+   * around the ring. */
+  gboolean pairs_mode;
+  PaddedPlane window[ME_MAX_WINDOW];
+  unsigned win_newest, win_count;
 
   /* the frame being searched, read by the workers */
   const MESearchParams *params;

@@ -745,8 +745,8 @@ predictive_row (MESession * s, Scratch * scratch, unsigned mby)
 {
   const int R = s->params->search_range;
   const unsigned mb_cols = s->field->mb_cols, mb_rows = s->field->mb_rows;
-  const gboolean temporal = s->temporal_valid && s->temporal_cols == mb_cols
-      && s->temporal_rows == mb_rows;
+  const gboolean temporal = s->chain && s->temporal_valid
+      && s->temporal_cols == mb_cols && s->temporal_rows == mb_rows;
   Walk w;
 
   for (unsigned mbx = 0; mbx < mb_cols; mbx++) {
@@ -840,7 +840,10 @@ me_cpu_method_predictive (MESession * s)
     g_atomic_int_set (&s->progress[y], 0);
   me_cpu_run_parallel (s, predictive_row, rows);
 
-  /* this frame's winners are the next frame's temporal predictors */
+  /* this frame's winners are the next frame's temporal predictors, unless
+   * it was searched against another frame than its previous one */
+  if (!s->chain)
+    return;
   gint16 *t = s->temporal;
   s->temporal = s->guide;
   s->guide = t;

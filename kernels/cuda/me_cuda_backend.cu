@@ -31,6 +31,16 @@
  * n % (SLOTS + 1) of either is read only by frame n + 1, on the stream of
  * frame n + SLOTS + 1, which writes it next.
  *
+ * submit_pairs() keeps a window of the last ME_MAX_WINDOW frames in a ring
+ * of RING buffers, one frame added per submission at most: a submission
+ * in flight reads frames at most ME_MAX_WINDOW - 1 additions older than
+ * its newest, and at most SLOTS - 1 others are in flight, so the buffer a
+ * new frame overwrites was last read by a submission already collected.
+ * The searches of one submission run one after the other on its slot's
+ * stream, predictive's chained pair last (below).  Switching between
+ * submit() and submit_pairs() waits for every stream and forgets the
+ * frames, so each mode's ring arithmetic starts afresh.
+ *
  * Buffers are allocated once and grown when a frame needs more; nothing is
  * allocated per frame once sizes are stable.
  */
@@ -46,7 +56,8 @@
 
 #define SLOTS 8         /* most frames in flight */
 #define DEFAULT_DEPTH 4 /* measured: docs/cuda-backend.md */
-#define NFRAMES (SLOTS + 1)
+#define NFRAMES (SLOTS + 1)                /* ring of submit() */
+#define RING (SLOTS + ME_MAX_WINDOW - 1)  /* ring of submit_pairs() */
 
 /* Frames in flight one device takes from all the sessions of a process
  * before some of them starve: measured on an H100 with 1080p searches,
@@ -59,6 +70,15 @@
 
 /* Open sessions per device, process-wide. */
 static gint sessions_on_device[TRACKED_DEVICES];
+
+/* One field a slot completes at collect. */
+typedef struct {
+  MEField *field;
+  GstMotionVectorCell *grid[GST_MOTION_VECTOR_PARTITION_COUNT];
+  gboolean has_reference;
+  gboolean direct; /* cells downloaded into the field's grids; else into
+                    * the slot's host_cells, at ncells x its index */
+} SlotOut;
 
 typedef struct {
   cudaStream_t stream;
@@ -86,13 +106,13 @@ typedef struct {
   uint32_t *hier_vecs; /* hierarchical: levels 2 and 1's winners */
   size_t hier_vecs_size;
 
-  /* the frame in flight */
-  MEField *out;
-  GstMotionVectorCell *grid[GST_MOTION_VECTOR_PARTITION_COUNT];
+  /* the submission in flight: the fields it completes (none for a
+   * reference only), all of one layout */
+  SlotOut outs[ME_MAX_PAIRS];
+  unsigned n_outs;
+  gboolean searched; /* some field has a reference: kernels were timed */
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
   size_t grid_cells[GST_MOTION_VECTOR_PARTITION_COUNT];
-  gboolean has_reference;
-  gboolean direct; /* cells downloaded into out's grids */
 } Slot;
 
 struct MESession {
@@ -104,21 +124,27 @@ struct MESession {
   unsigned depth;
 
   Slot slots[SLOTS];
-  uint8_t *frames[NFRAMES];
-  cudaEvent_t frame_ready[NFRAMES];
+  /* buffers in use: NFRAMES for submit(), RING for submit_pairs() */
+  unsigned nframes;
+  uint8_t *frames[RING];
+  cudaEvent_t frame_ready[RING];
+  unsigned frame_w[RING], frame_h[RING]; /* of the frame each holds */
   size_t frame_size; /* bytes allocated per device frame */
+  /* submit_pairs(): the buffer of the newest frame, frames in the window */
+  gboolean pairs_mode;
+  unsigned newest, win_count;
 
   /* hierarchical: levels 1 and 2 of each device frame, valid when made
    * from the frame now in that buffer */
-  uint8_t *pyramids[NFRAMES];
-  gboolean pyramid_ok[NFRAMES];
+  uint8_t *pyramids[RING];
+  gboolean pyramid_ok[RING];
   size_t pyramid_size;
   /* predictive: the guide winners of each device frame's search and the
    * event after its wavefront; the next frame's temporal predictors when
    * temporal_ok (that frame was searched with predictive) on the same
    * macroblock grid */
-  uint64_t *guides[NFRAMES];
-  cudaEvent_t guide_ready[NFRAMES];
+  uint64_t *guides[RING];
+  cudaEvent_t guide_ready[RING];
   size_t guide_size; /* in macroblocks */
   uint32_t epoch;    /* tag of the guide words of the last predictive frame */
   gboolean temporal_ok;
@@ -209,7 +235,7 @@ wait_all (MESession *s)
 static void
 free_frames (MESession *s)
 {
-  for (int i = 0; i < NFRAMES; i++)
+  for (int i = 0; i < RING; i++)
     g_clear_pointer (&s->frames[i], cudaFree);
   s->frame_size = 0;
 }
@@ -217,7 +243,7 @@ free_frames (MESession *s)
 static void
 free_fast_state (MESession *s)
 {
-  for (int i = 0; i < NFRAMES; i++) {
+  for (int i = 0; i < RING; i++) {
     g_clear_pointer (&s->pyramids[i], cudaFree);
     g_clear_pointer (&s->guides[i], cudaFree);
     s->pyramid_ok[i] = FALSE;
@@ -238,7 +264,7 @@ cuda_close (MESession *s)
   wait_all (s);
   free_frames (s);
   free_fast_state (s);
-  for (int i = 0; i < NFRAMES; i++) {
+  for (int i = 0; i < RING; i++) {
     if (s->frame_ready[i])
       cudaEventDestroy (s->frame_ready[i]);
     if (s->guide_ready[i])
@@ -324,6 +350,7 @@ cuda_open (const MEBackendOptions *options, GError **error)
   MESession *s = g_new0 (MESession, 1);
   int device = options->device;
   s->depth = DEFAULT_DEPTH;
+  s->nframes = NFRAMES;
   s->own_device = !options->current_cuda_context;
   if (!s->own_device) {
     /* the device of the caller's context */
@@ -351,7 +378,7 @@ cuda_open (const MEBackendOptions *options, GError **error)
             "cudaEventCreate", error))
       goto fail;
   }
-  for (int i = 0; i < NFRAMES; i++)
+  for (int i = 0; i < RING; i++)
     if (!check (cudaEventCreateWithFlags (
                     &s->frame_ready[i], cudaEventDisableTiming),
             "cudaEventCreate", error) ||
@@ -412,19 +439,25 @@ static gboolean
 ensure_frames (MESession *s, const MECudaGeometry *g, GError **error)
 {
   const size_t need = me_cuda_frame_bytes (g);
-  if (need <= s->frame_size)
-    return TRUE;
-  wait_all (s);
-  free_frames (s);
-  s->have_ref = FALSE;
-  for (int i = 0; i < NFRAMES; i++) {
-    if (!device_alloc ((void **)&s->frames[i], need, "a frame buffer", error)) {
+  const size_t size = MAX (need, s->frame_size);
+  if (need > s->frame_size) {
+    wait_all (s);
+    free_frames (s);
+    s->have_ref = FALSE;
+    s->win_count = 0;
+  }
+  /* the buffers of the ring in use that are not there yet */
+  for (unsigned i = 0; i < s->nframes; i++) {
+    if (!s->frames[i] &&
+        !device_alloc ((void **)&s->frames[i], size, "a frame buffer", error)) {
       g_prefix_error (error, "frame of %ux%u: ", g->width, g->height);
       free_frames (s);
+      s->have_ref = FALSE;
+      s->win_count = 0;
       return FALSE;
     }
   }
-  s->frame_size = need;
+  s->frame_size = size;
   return TRUE;
 }
 
@@ -436,18 +469,22 @@ ensure_pyramids (MESession *s, const MECudaGeometry *g, GError **error)
   MECudaPyramid layout;
   me_cuda_pyramid_init (&layout, g);
   const size_t need = me_cuda_pyramid_bytes (&layout);
-  if (need <= s->pyramid_size)
-    return TRUE;
-  wait_all (s);
-  for (int i = 0; i < NFRAMES; i++) {
-    g_clear_pointer (&s->pyramids[i], cudaFree);
-    s->pyramid_ok[i] = FALSE;
+  if (need > s->pyramid_size) {
+    wait_all (s);
+    for (int i = 0; i < RING; i++) {
+      g_clear_pointer (&s->pyramids[i], cudaFree);
+      s->pyramid_ok[i] = FALSE;
+    }
+    s->pyramid_size = need;
   }
-  s->pyramid_size = 0;
-  for (int i = 0; i < NFRAMES; i++)
-    if (!device_alloc ((void **)&s->pyramids[i], need, "a pyramid", error))
+  for (unsigned i = 0; i < s->nframes; i++) {
+    if (s->pyramids[i])
+      continue;
+    s->pyramid_ok[i] = FALSE;
+    if (!device_alloc ((void **)&s->pyramids[i], s->pyramid_size, "a pyramid",
+            error))
       return FALSE;
-  s->pyramid_size = need;
+  }
   return TRUE;
 }
 
@@ -458,10 +495,11 @@ static gboolean
 clear_guides (MESession *s, GError **error)
 {
   wait_all (s);
-  for (int i = 0; i < NFRAMES; i++)
-    CHECK (cudaMemset2D ((uint8_t *)s->guides[i] + 4, sizeof (uint64_t), 0,
-               4, s->guide_size),
-        "cudaMemset2D");
+  for (int i = 0; i < RING; i++)
+    if (s->guides[i])
+      CHECK (cudaMemset2D ((uint8_t *)s->guides[i] + 4, sizeof (uint64_t), 0,
+                 4, s->guide_size),
+          "cudaMemset2D");
   /* the legacy stream does not order the slots' streams: wait here */
   CHECK (cudaDeviceSynchronize (), "cudaDeviceSynchronize");
   s->epoch = 0;
@@ -474,16 +512,23 @@ clear_guides (MESession *s, GError **error)
 static gboolean
 ensure_guides (MESession *s, size_t n, GError **error)
 {
-  if (n <= s->guide_size)
+  gboolean missing = FALSE;
+  for (unsigned i = 0; i < s->nframes; i++)
+    missing |= s->guides[i] == NULL;
+  if (n <= s->guide_size && !missing)
     return TRUE;
   wait_all (s);
-  for (int i = 0; i < NFRAMES; i++)
-    g_clear_pointer (&s->guides[i], cudaFree);
+  if (n > s->guide_size) {
+    for (int i = 0; i < RING; i++)
+      g_clear_pointer (&s->guides[i], cudaFree);
+    s->temporal_ok = FALSE;
+  } else {
+    n = s->guide_size;
+  }
   s->guide_size = 0;
-  s->temporal_ok = FALSE;
-  for (int i = 0; i < NFRAMES; i++)
-    if (!device_alloc ((void **)&s->guides[i], n * sizeof (uint64_t),
-            "guide winners", error))
+  for (unsigned i = 0; i < s->nframes; i++)
+    if (!s->guides[i] && !device_alloc ((void **)&s->guides[i],
+                             n * sizeof (uint64_t), "guide winners", error))
       return FALSE;
   s->guide_size = n;
   if (!clear_guides (s, error)) {
@@ -587,7 +632,8 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
 }
 
 static gboolean
-ensure_slot (Slot *sl, size_t stage, size_t cells, GError **error)
+ensure_slot (Slot *sl, size_t stage, size_t cells, size_t host_cells,
+    GError **error)
 {
   if (stage > sl->stage_size) {
     g_clear_pointer (&sl->stage, cudaFreeHost);
@@ -596,13 +642,13 @@ ensure_slot (Slot *sl, size_t stage, size_t cells, GError **error)
       return FALSE;
     sl->stage_size = stage;
   }
-  if (cells > sl->host_cells_size) {
+  if (host_cells > sl->host_cells_size) {
     g_clear_pointer (&sl->host_cells, cudaFreeHost);
     sl->host_cells_size = 0;
     if (!host_alloc (
-            (void **)&sl->host_cells, cells * 16, "result cells", error))
+            (void **)&sl->host_cells, host_cells * 16, "result cells", error))
       return FALSE;
-    sl->host_cells_size = cells;
+    sl->host_cells_size = host_cells;
   }
   if (cells > sl->cells_size) {
     g_clear_pointer (&sl->keys, cudaFree);
@@ -672,7 +718,7 @@ upload_frame (Slot *sl, const MEPlane *luma, const MECudaGeometry *g,
   const gboolean src_direct = luma->kind == ME_LUMA_PLANE &&
       (luma->on_device || me_cuda_host_is_pinned (luma->data));
   if (!ensure_slot (
-          sl, src_direct ? 0 : (size_t)g->width * g->height, 0, error))
+          sl, src_direct ? 0 : (size_t)g->width * g->height, 0, 0, error))
     return FALSE;
   const uint8_t *src = luma->data;
   size_t spitch = luma->stride;
@@ -717,8 +763,122 @@ abandon_slot (Slot *sl)
   return FALSE;
 }
 
+/* The slot's layout for fields of geometry `g` and shapes `parts`, and
+ * its outputs cleared: returns the cells of one field. */
+static size_t
+slot_layout (Slot *sl, const MECudaGeometry *g, unsigned parts)
+{
+  const size_t ncells = gst_motion_vector_grid_offsets (
+      (GstMotionVectorPartitionFlags)parts, g->mb_cols, g->mb_rows,
+      sl->offsets);
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    sl->grid_cells[p] = (parts & (1u << p))
+        ? (size_t)gst_motion_vector_grid_cols (
+              (GstMotionVectorPartition)p, g->mb_cols) *
+            gst_motion_vector_grid_rows ((GstMotionVectorPartition)p,
+                g->mb_rows)
+        : 0;
+  sl->n_outs = 0;
+  sl->searched = FALSE;
+  return ncells;
+}
+
+/* Adds `field` to the slot's outputs. */
+static SlotOut *
+slot_add_out (Slot *sl, MEField *field, unsigned parts, gboolean has_reference)
+{
+  SlotOut *o = &sl->outs[sl->n_outs++];
+  o->field = field;
+  o->has_reference = has_reference;
+  o->direct = TRUE;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    o->grid[p] = (parts & (1u << p)) ? field->grid[p] : NULL;
+    if (o->grid[p] && !me_cuda_host_is_pinned (o->grid[p]))
+      o->direct = FALSE;
+  }
+  return o;
+}
+
+/* Enqueues on the slot's stream the search of ring frame f against ring
+ * frame r (stages 1 to 4) and the download of its cells for output k,
+ * after the events that make both frames ready.  The first search of a
+ * submission starts the slot's timing unless the caller already did. */
+static gboolean
+enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
+    const MESearchParams *params, unsigned f, unsigned r, size_t ncells,
+    unsigned k, GError **error)
+{
+  const unsigned parts = params->partitions;
+  const SlotOut *o = &sl->outs[k];
+  cudaStream_t st = sl->stream;
+
+  CHECK (cudaStreamWaitEvent (st, s->frame_ready[r], 0), "cudaStreamWaitEvent");
+  CHECK (cudaStreamWaitEvent (st, s->frame_ready[f], 0), "cudaStreamWaitEvent");
+  if (!sl->searched)
+    CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
+  sl->searched = TRUE;
+  if (!search_integer (s, sl, g, params, f, r, ncells, error))
+    return FALSE;
+  uint64_t *final_keys = sl->keys;
+  if (me_search_refines (params)) {
+    const size_t hp = 3 * me_cuda_frame_bytes (g);
+    if (params->refine != ME_REFINE_NONE && hp > sl->hpel_size) {
+      g_clear_pointer (&sl->hpel, cudaFree);
+      sl->hpel_size = 0;
+      if (!device_alloc ((void **)&sl->hpel, hp, "half-sample planes", error))
+        return FALSE;
+      sl->hpel_size = hp;
+    }
+    if (params->refine != ME_REFINE_NONE)
+      CHECK (me_cuda_launch_hpel (s->frames[r], sl->hpel, g,
+                 params->search_range, st),
+          "half-sample kernel");
+    if (params->lambda && !ensure_progress (sl, error))
+      return FALSE;
+    if (params->lambda)
+      final_keys = sl->keys + sl->cells_size;
+    CHECK (me_cuda_launch_refine (s->frames[f], s->frames[r], sl->hpel, g,
+               parts, params->refine, params->metric, params->search_range,
+               params->lambda, sl->keys, final_keys,
+               (uint32_t *)(sl->keys + 2 * sl->cells_size), sl->progress, st),
+        "refinement kernel");
+  }
+  CHECK (me_cuda_launch_finish (final_keys, sl->cells, g, parts, st),
+      "prediction kernel");
+  CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
+  if (o->direct) {
+    for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+      if (o->grid[p])
+        CHECK (cudaMemcpyAsync (o->grid[p], sl->cells + sl->offsets[p],
+                   sl->grid_cells[p] * 16, cudaMemcpyDeviceToHost, st),
+            "result download");
+  } else {
+    CHECK (cudaMemcpyAsync (sl->host_cells + k * ncells, sl->cells,
+               ncells * 16, cudaMemcpyDeviceToHost, st),
+        "result download");
+  }
+  return TRUE;
+}
+
 static gboolean submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
     const MESearchParams *params, MEField *out, GError **error);
+
+/* The first call of submit() or submit_reference() after submit_pairs():
+ * the window is forgotten and the ring of submit() starts afresh. */
+static void
+leave_pairs_mode (MESession *s)
+{
+  if (!s->pairs_mode)
+    return;
+  wait_all (s);
+  s->pairs_mode = FALSE;
+  s->nframes = NFRAMES;
+  s->have_ref = FALSE;
+  s->temporal_ok = FALSE;
+  s->win_count = 0;
+  for (int i = 0; i < RING; i++)
+    s->pyramid_ok[i] = FALSE;
+}
 
 static gboolean
 cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
@@ -726,6 +886,7 @@ cuda_submit (MESession *s, const MEPlane *luma, const MESearchParams *params,
 {
   if (!begin_submit (s, error))
     return FALSE;
+  leave_pairs_mode (s);
   Slot *sl = &s->slots[s->submitted % SLOTS];
   return submit_frame (s, sl, luma, params, out, error) || abandon_slot (sl);
 }
@@ -737,12 +898,12 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
   MECudaGeometry g;
   me_cuda_geometry_init (&g, luma->width, luma->height);
   const unsigned parts = params->partitions;
-  const size_t ncells = gst_motion_vector_grid_offsets (
-      (GstMotionVectorPartitionFlags)parts, g.mb_cols, g.mb_rows, sl->offsets);
+  const size_t ncells = slot_layout (sl, &g, parts);
 
   const gboolean hier =
       params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
-  if (!ensure_frames (s, &g, error) || !ensure_slot (sl, 0, ncells, error) ||
+  if (!ensure_frames (s, &g, error) ||
+      !ensure_slot (sl, 0, ncells, ncells, error) ||
       (hier && !ensure_pyramids (s, &g, error)) ||
       (params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE &&
           !ensure_guides (s, (size_t)g.mb_cols * g.mb_rows, error)))
@@ -759,84 +920,27 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
   if (hier) {
     /* the pyramid is part of this frame's search: timed with it */
     CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
+    sl->searched = TRUE;
     CHECK (me_cuda_launch_pyramid (cur, s->pyramids[f], &g, st),
         "pyramid kernel");
     s->pyramid_ok[f] = TRUE;
   }
   CHECK (cudaEventRecord (s->frame_ready[f], st), "cudaEventRecord");
 
-  sl->out = out;
-  sl->has_reference =
+  const gboolean has_reference =
       s->have_ref && s->ref_width == g.width && s->ref_height == g.height;
-  sl->direct = TRUE;
-  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    sl->grid[p] = (parts & (1u << p)) ? out->grid[p] : NULL;
-    sl->grid_cells[p] = 0;
-    if (!sl->grid[p])
-      continue;
-    sl->grid_cells[p] =
-        (size_t)gst_motion_vector_grid_cols (
-            (GstMotionVectorPartition)p, g.mb_cols) *
-        gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g.mb_rows);
-    if (!me_cuda_host_is_pinned (sl->grid[p]))
-      sl->direct = FALSE;
-  }
-
-  if (sl->has_reference) {
-    CHECK (cudaStreamWaitEvent (st, s->frame_ready[prev], 0),
-        "cudaStreamWaitEvent");
-    if (!hier)
-      CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
-    if (!search_integer (s, sl, &g, params, f, prev, ncells, error))
-      return FALSE;
-    uint64_t *final_keys = sl->keys;
-    if (me_search_refines (params)) {
-      const size_t hp = 3 * me_cuda_frame_bytes (&g);
-      if (params->refine != ME_REFINE_NONE && hp > sl->hpel_size) {
-        g_clear_pointer (&sl->hpel, cudaFree);
-        sl->hpel_size = 0;
-        if (!device_alloc ((void **)&sl->hpel, hp, "half-sample planes",
-                error))
-          return FALSE;
-        sl->hpel_size = hp;
-      }
-      if (params->refine != ME_REFINE_NONE)
-        CHECK (me_cuda_launch_hpel (s->frames[prev], sl->hpel, &g,
-                   params->search_range, st),
-            "half-sample kernel");
-      if (params->lambda && !ensure_progress (sl, error))
-        return FALSE;
-      if (params->lambda)
-        final_keys = sl->keys + sl->cells_size;
-      CHECK (me_cuda_launch_refine (cur, s->frames[prev], sl->hpel, &g, parts,
-                 params->refine, params->metric, params->search_range,
-                 params->lambda, sl->keys, final_keys,
-                 (uint32_t *)(sl->keys + 2 * sl->cells_size), sl->progress,
-                 st),
-          "refinement kernel");
-    }
-    CHECK (me_cuda_launch_finish (final_keys, sl->cells, &g, parts, st),
-        "prediction kernel");
-    CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
-    if (sl->direct) {
-      for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
-        if (sl->grid[p])
-          CHECK (cudaMemcpyAsync (sl->grid[p], sl->cells + sl->offsets[p],
-                     sl->grid_cells[p] * 16, cudaMemcpyDeviceToHost, st),
-              "result download");
-    } else {
-      CHECK (cudaMemcpyAsync (sl->host_cells, sl->cells, ncells * 16,
-                 cudaMemcpyDeviceToHost, st),
-          "result download");
-    }
-  }
+  slot_add_out (sl, out, parts, has_reference);
+  if (has_reference &&
+      !enqueue_search (s, sl, &g, params, f, prev, ncells, 0, error))
+    return FALSE;
+  if (!has_reference)
+    sl->searched = FALSE; /* a pyramid alone is not a search to time */
 
   CHECK (cudaEventRecord (sl->done, st), "cudaEventRecord");
 
   /* only a predictive search leaves temporal predictors for the next */
   end_submit (s, &g,
-      sl->has_reference &&
-          params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE);
+      has_reference && params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE);
   return TRUE;
 }
 
@@ -856,13 +960,7 @@ submit_reference_frame (MESession *s, Slot *sl, const MEPlane *luma,
     return FALSE;
   s->pyramid_ok[f] = FALSE;
   CHECK (cudaEventRecord (s->frame_ready[f], sl->stream), "cudaEventRecord");
-  sl->out = NULL;
-  sl->has_reference = FALSE;
-  sl->direct = TRUE;
-  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    sl->grid[p] = NULL;
-    sl->grid_cells[p] = 0;
-  }
+  slot_layout (sl, &g, 0);
   CHECK (cudaEventRecord (sl->done, sl->stream), "cudaEventRecord");
   end_submit (s, &g, FALSE);
   return TRUE;
@@ -873,8 +971,181 @@ cuda_submit_reference (MESession *s, const MEPlane *luma, GError **error)
 {
   if (!begin_submit (s, error))
     return FALSE;
+  leave_pairs_mode (s);
   Slot *sl = &s->slots[s->submitted % SLOTS];
   return submit_reference_frame (s, sl, luma, error) || abandon_slot (sl);
+}
+
+/* ---- submit_pairs ------------------------------------------------------- */
+
+/* The ring buffer of the window's frame `age` additions back. */
+static unsigned
+window_buffer (const MESession *s, unsigned age)
+{
+  return (s->newest + RING - age) % RING;
+}
+
+/* Makes ring frame `b`'s pyramid on the slot's stream when it has none
+ * (a frame added while another method searched), and moves the frame's
+ * ready event after it, for the streams that read it later. */
+static gboolean
+ensure_frame_pyramid (MESession *s, Slot *sl, const MECudaGeometry *g,
+    unsigned b, GError **error)
+{
+  if (s->pyramid_ok[b])
+    return TRUE;
+  CHECK (cudaStreamWaitEvent (sl->stream, s->frame_ready[b], 0),
+      "cudaStreamWaitEvent");
+  CHECK (me_cuda_launch_pyramid (s->frames[b], s->pyramids[b], g, sl->stream),
+      "pyramid kernel");
+  CHECK (cudaEventRecord (s->frame_ready[b], sl->stream), "cudaEventRecord");
+  s->pyramid_ok[b] = TRUE;
+  return TRUE;
+}
+
+static gboolean
+submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
+    const MESearchParams *params, const MESearchPair *pairs, unsigned n_pairs,
+    GError **error)
+{
+  const unsigned parts = params->partitions;
+  const gboolean hier =
+      params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
+  const gboolean pred = params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
+
+  /* the geometry of the new frame, or else of the newest */
+  MECudaGeometry g;
+  if (luma)
+    me_cuda_geometry_init (&g, luma->width, luma->height);
+  else if (s->win_count)
+    me_cuda_geometry_init (
+        &g, s->frame_w[s->newest], s->frame_h[s->newest]);
+  else
+    me_cuda_geometry_init (&g, 16, 16);
+  const size_t ncells = slot_layout (sl, &g, parts);
+  if (!ensure_frames (s, &g, error) ||
+      !ensure_slot (sl, 0, ncells, ncells * n_pairs, error) ||
+      (hier && !ensure_pyramids (s, &g, error)) ||
+      (pred && !ensure_guides (s, (size_t)g.mb_cols * g.mb_rows, error)))
+    return FALSE;
+  /* (a frame of a larger size than the window's empties it) */
+  const unsigned have = MIN (s->win_count + (luma ? 1 : 0), ME_MAX_WINDOW);
+  for (unsigned i = 0; i < n_pairs; i++)
+    if (pairs[i].target >= have) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "no frame %u submissions back to search: the window holds %u",
+          pairs[i].target, have);
+      return FALSE;
+    }
+
+  if (luma) {
+    const unsigned b = (s->newest + 1) % RING;
+    if (!upload_frame (sl, luma, &g, s->frames[b], error))
+      return FALSE;
+    s->pyramid_ok[b] = FALSE;
+    if (hier) {
+      CHECK (cudaEventRecord (sl->kernel_start, sl->stream),
+          "cudaEventRecord");
+      sl->searched = TRUE;
+      CHECK (me_cuda_launch_pyramid (s->frames[b], s->pyramids[b], &g,
+                 sl->stream),
+          "pyramid kernel");
+      s->pyramid_ok[b] = TRUE;
+    }
+    CHECK (cudaEventRecord (s->frame_ready[b], sl->stream), "cudaEventRecord");
+    s->newest = b;
+    s->frame_w[b] = g.width;
+    s->frame_h[b] = g.height;
+    s->win_count = MIN (s->win_count + 1, ME_MAX_WINDOW);
+  }
+
+  for (unsigned i = 0; i < n_pairs; i++) {
+    const unsigned t = window_buffer (s, pairs[i].target);
+    if (pairs[i].out->mb_cols != gst_motion_vector_mb_cols (s->frame_w[t]) ||
+        pairs[i].out->mb_rows != gst_motion_vector_mb_rows (s->frame_h[t])) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "field of %ux%u macroblocks does not match the %ux%u frame it is "
+          "for", pairs[i].out->mb_cols, pairs[i].out->mb_rows, s->frame_w[t],
+          s->frame_h[t]);
+      return FALSE;
+    }
+    /* one layout for the slot's fields */
+    if (s->frame_w[t] != g.width || s->frame_h[t] != g.height) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "searches of one submission of frames of %ux%u and %ux%u",
+          s->frame_w[t], s->frame_h[t], g.width, g.height);
+      return FALSE;
+    }
+    const gboolean has_reference = pairs[i].reference < s->win_count &&
+        s->frame_w[window_buffer (s, pairs[i].reference)] == s->frame_w[t] &&
+        s->frame_h[window_buffer (s, pairs[i].reference)] == s->frame_h[t];
+    slot_add_out (sl, pairs[i].out, parts, has_reference);
+  }
+
+  /* Predictive writes the target's guide winners into its buffer's guide
+   * words: the pairs that pass temporal predictors on run last, so that
+   * what they leave for the next frame is theirs. */
+  gboolean any = FALSE;
+  for (int chained = 0; chained < 2; chained++) {
+    for (unsigned i = 0; i < n_pairs; i++) {
+      const gboolean chain = pairs[i].reference == pairs[i].target + 1;
+      if (chain != (chained == 1))
+        continue;
+      const unsigned t = window_buffer (s, pairs[i].target);
+      const unsigned r = window_buffer (s, pairs[i].reference);
+      MECudaGeometry pg;
+      me_cuda_geometry_init (&pg, s->frame_w[t], s->frame_h[t]);
+      if (!sl->outs[i].has_reference) {
+        if (chain)
+          s->temporal_ok = FALSE;
+        continue;
+      }
+      if (hier && (!ensure_frame_pyramid (s, sl, &pg, t, error) ||
+                      !ensure_frame_pyramid (s, sl, &pg, r, error)))
+        return FALSE;
+      /* search_integer reads temporal_ok: only a chained pair may */
+      const gboolean temporal_ok = s->temporal_ok;
+      if (!chain)
+        s->temporal_ok = FALSE;
+      const gboolean ok =
+          enqueue_search (s, sl, &pg, params, t, r, ncells, i, error);
+      any = TRUE;
+      s->temporal_ok = chain ? pred : temporal_ok;
+      if (chain && pred) {
+        s->temporal_cols = pg.mb_cols;
+        s->temporal_rows = pg.mb_rows;
+      }
+      if (!ok)
+        return FALSE;
+    }
+  }
+  if (!any)
+    sl->searched = FALSE; /* a pyramid alone is not a search to time */
+  CHECK (cudaEventRecord (sl->done, sl->stream), "cudaEventRecord");
+  s->submitted++;
+  return TRUE;
+}
+
+static gboolean
+cuda_submit_pairs (MESession *s, const MEPlane *luma,
+    const MESearchParams *params, const MESearchPair *pairs, unsigned n_pairs,
+    GError **error)
+{
+  if (!begin_submit (s, error))
+    return FALSE;
+  if (!s->pairs_mode) {
+    wait_all (s);
+    s->pairs_mode = TRUE;
+    s->nframes = RING;
+    s->win_count = 0;
+    s->have_ref = FALSE;
+    s->temporal_ok = FALSE;
+    for (int i = 0; i < RING; i++)
+      s->pyramid_ok[i] = FALSE;
+  }
+  Slot *sl = &s->slots[s->submitted % SLOTS];
+  return submit_pairs (s, sl, luma, params, pairs, n_pairs, error) ||
+         abandon_slot (sl);
 }
 
 static gboolean
@@ -902,21 +1173,24 @@ cuda_collect (MESession *s, GError **error)
     return check (e, what, error);
   }
 
-  MEField *out = sl->out;
-  if (!out) /* a reference only: nothing to hand over, nothing timed */
-    return TRUE;
-  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    if (!sl->grid[p])
-      continue;
-    if (!sl->has_reference)
-      memset (sl->grid[p], 0, sl->grid_cells[p] * 16);
-    else if (!sl->direct)
-      memcpy (
-          sl->grid[p], sl->host_cells + sl->offsets[p], sl->grid_cells[p] * 16);
+  size_t ncells = 0;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    ncells += sl->grid_cells[p];
+  for (unsigned k = 0; k < sl->n_outs; k++) {
+    const SlotOut *o = &sl->outs[k];
+    for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+      if (!o->grid[p])
+        continue;
+      if (!o->has_reference)
+        memset (o->grid[p], 0, sl->grid_cells[p] * 16);
+      else if (!o->direct)
+        memcpy (o->grid[p], sl->host_cells + k * ncells + sl->offsets[p],
+            sl->grid_cells[p] * 16);
+    }
+    o->field->has_reference = o->has_reference;
   }
-  out->has_reference = sl->has_reference;
   s->last_ms = -1;
-  if (sl->has_reference) {
+  if (sl->searched) {
     float ms = 0;
     if (cudaEventElapsedTime (&ms, sl->kernel_start, sl->kernel_end) ==
         cudaSuccess) {
@@ -935,6 +1209,7 @@ cuda_reset (MESession *s)
   s->collected = s->submitted;
   s->have_ref = FALSE;
   s->temporal_ok = FALSE;
+  s->win_count = 0;
 }
 
 static double
@@ -967,6 +1242,7 @@ extern "C" const MEBackendOps me_backend_cuda = {
         ME_MEMORY_HOST_PINNED,               /* result_memory */
         TRUE,                                /* bit_exact */
         TRUE,                                /* cuda_device */
+        ME_MAX_WINDOW,                       /* window */
     },
     cuda_open,
     cuda_close,
@@ -981,4 +1257,5 @@ extern "C" const MEBackendOps me_backend_cuda = {
     cuda_last_device_ms,
     cuda_device_name,
     cuda_submit_reference,
+    cuda_submit_pairs,
 };

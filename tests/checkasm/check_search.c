@@ -17,27 +17,15 @@
 #include "me_cost.h"
 #include "mvpred_rules.h"
 
-typedef enum {
-  CONTENT_NOISE,                /* independent random frames */
-  CONTENT_SHIFT,                /* a random world seen from moving offsets */
-  CONTENT_FLAT,                 /* one grey level: every candidate ties */
-  CONTENT_TWO_LEVEL,            /* random 0/1 pixels: many ties */
-  CONTENT_COUNT
-} Content;
-
-static const char *content_names[] = { "noise", "shift", "flat", "two-level" };
-
-typedef struct {
-  MEField field;
-  GstMotionVectorCell *cells;
-  size_t n_cells;
-  const MEBackendOps *mem;      /* cells from its host_alloc, or NULL */
-} Field;
+const char *const checkasm_content_names[] = { "noise", "shift", "flat",
+  "two-level"
+};
+#define content_names checkasm_content_names
 
 /* Cells in the host memory of `mem` when it has its own (page-locked for
  * CUDA: the device then writes them directly), else on the heap. */
-static void
-field_alloc_in (Field * f, unsigned w, unsigned h, unsigned parts,
+void
+checkasm_field_alloc_in (Field * f, unsigned w, unsigned h, unsigned parts,
     const MEBackendOps * mem)
 {
   guint64 off[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -62,11 +50,11 @@ field_alloc_in (Field * f, unsigned w, unsigned h, unsigned parts,
 static void
 field_alloc (Field * f, unsigned w, unsigned h, unsigned parts)
 {
-  field_alloc_in (f, w, h, parts, NULL);
+  checkasm_field_alloc_in (f, w, h, parts, NULL);
 }
 
-static void
-field_free (Field * f)
+void
+checkasm_field_free (Field * f)
 {
   if (f->mem)
     f->mem->host_free (f->cells);
@@ -77,8 +65,8 @@ field_free (Field * f)
 
 /* A frame with a stride wider than its width, the slack filled with
  * garbage that a backend must not read. */
-static guint8 *
-make_frame (Content content, unsigned w, unsigned h, ptrdiff_t stride,
+guint8 *
+checkasm_make_frame (Content content, unsigned w, unsigned h, ptrdiff_t stride,
     const guint8 * world, unsigned world_w, int ox, int oy)
 {
   guint8 *d = g_malloc ((size_t) stride * h);
@@ -446,7 +434,7 @@ checkasm_check_search (void)
             (checkasm.rand, 1, 8) : g_rand_int_range (checkasm.rand, 8, 300))
       };
       gboolean reset = t == 5;
-      guint8 *cur = make_frame (content, w, h, stride, world, world_w,
+      guint8 *cur = checkasm_make_frame (content, w, h, stride, world, world_w,
           g_rand_int_range (checkasm.rand, 0, 64),
           g_rand_int_range (checkasm.rand, 0, 64));
       MEPlane plane = { cur, stride, w, h };
@@ -550,7 +538,7 @@ checkasm_check_fast (void)
       };
       if (params.method == GST_MOTION_VECTOR_METHOD_FULL)
         params.search_range = MIN (range, 8);
-      guint8 *cur = make_frame (content, w, h, stride, world, world_w,
+      guint8 *cur = checkasm_make_frame (content, w, h, stride, world, world_w,
           g_rand_int_range (checkasm.rand, 0, 64),
           g_rand_int_range (checkasm.rand, 0, 64));
       MEPlane plane = { cur, stride, w, h };
@@ -679,11 +667,11 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   for (size_t k = 0; k < (size_t) world_w * world_h; k++)
     world[k] = g_rand_int (checkasm.rand);
   for (unsigned i = 0; i < n; i++) {
-    frames[i] = make_frame (content, c->w, c->h, stride, world, world_w,
+    frames[i] = checkasm_make_frame (content, c->w, c->h, stride, world, world_w,
         32 + g_rand_int_range (checkasm.rand, -20, 21),
         32 + g_rand_int_range (checkasm.rand, -20, 21));
     field_alloc (&want[i], c->w, c->h, c->parts);
-    field_alloc_in (&got[i], c->w, c->h, c->parts,
+    checkasm_field_alloc_in (&got[i], c->w, c->h, c->parts,
         own_memory ? me_backend_get_ops (s) : NULL);
   }
 
@@ -714,8 +702,8 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
     me_backend_reset (s);
   for (unsigned i = 0; i < n; i++) {
     g_free (frames[i]);
-    field_free (&want[i]);
-    field_free (&got[i]);
+    checkasm_field_free (&want[i]);
+    checkasm_field_free (&got[i]);
   }
   g_free (world);
   return ok;
@@ -921,6 +909,9 @@ checkasm_check_backend (const char *name)
     if (methods & (1u << m))
       ok = check_backend_method (s, cpu_s, name, (GstMotionVectorMethod) m,
           &error);
+  /* searches against other references (check_refs.c) */
+  if (ok && strcmp (name, "cpu-c") != 0)
+    ok = checkasm_check_backend_refs (s, cpu_s, &error);
   if (error)
     printf ("  %s\n", error->message);
   me_backend_close (s);
@@ -956,8 +947,8 @@ checkasm_bench_backends (void)
     for (unsigned k = 0; k < G_N_ELEMENTS (cfg); k++) {
       MESearchParams params;
       guint8 *f[2] = {
-        make_frame (CONTENT_SHIFT, w, h, w, world, w + 64, 30, 30),
-        make_frame (CONTENT_SHIFT, w, h, w, world, w + 64, 33, 28),
+        checkasm_make_frame (CONTENT_SHIFT, w, h, w, world, w + 64, 30, 30),
+        checkasm_make_frame (CONTENT_SHIFT, w, h, w, world, w + 64, 33, 28),
       };
       Field field;
       unsigned frames = 0;

@@ -1,6 +1,6 @@
 /* gpumotionest — checkasm driver.
  *
- *   checkasm [--seed N] [--test dsp|search|backend] [--backend NAME] [--bench]
+ *   checkasm [--seed N] [--test dsp|search|fast|refs|backend] [--backend NAME] [--bench]
  *            [--input FILE --size WxH] [--threads N] [--devices LIST]
  *
  * Without arguments: the DSP routines of every SIMD level against their C
@@ -69,7 +69,7 @@ main (int argc, char **argv)
         && sscanf (argv[++i], "%ux%u", &width, &height) == 2)
       ;
     else {
-      fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|backend] "
+      fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|fast|refs|backend] "
           "[--backend NAME] [--bench [--input FILE --size WxH]] "
           "[--threads N] [--devices LIST]\n", argv[0]);
       return 2;
@@ -83,8 +83,9 @@ main (int argc, char **argv)
   if (checkasm.bench && input)
     return checkasm_bench_file (input, width, height, checkasm.backend);
   if (test && strcmp (test, "dsp") && strcmp (test, "search")
-      && strcmp (test, "fast") && strcmp (test, "backend")) {
-    fprintf (stderr, "checkasm: no test named %s (dsp, search, fast, "
+      && strcmp (test, "fast") && strcmp (test, "refs")
+      && strcmp (test, "backend")) {
+    fprintf (stderr, "checkasm: no test named %s (dsp, search, fast, refs, "
         "backend)\n", test);
     return 2;
   }
@@ -107,6 +108,8 @@ main (int argc, char **argv)
       checkasm_check_search ();
     if (!test || !strcmp (test, "fast"))
       checkasm_check_fast ();
+    if (!test || !strcmp (test, "refs"))
+      checkasm_check_refs ();
     if (!test || !strcmp (test, "backend"))
       checkasm_check_backend ("cpu-c");
     if (!test || !strcmp (test, "backend"))

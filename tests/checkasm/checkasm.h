@@ -27,10 +27,45 @@ extern CheckasmState checkasm;
 void checkasm_report (const char *name, gboolean ok);
 double checkasm_now (void);
 
+/* Frames and fields shared by the searches' checks (check_search.c). */
+typedef enum {
+  CONTENT_NOISE,                /* independent random frames */
+  CONTENT_SHIFT,                /* a random world seen from moving offsets */
+  CONTENT_FLAT,                 /* one grey level: every candidate ties */
+  CONTENT_TWO_LEVEL,            /* random 0/1 pixels: many ties */
+  CONTENT_COUNT
+} Content;
+
+extern const char *const checkasm_content_names[];
+
+typedef struct {
+  MEField field;
+  GstMotionVectorCell *cells;
+  size_t n_cells;
+  const MEBackendOps *mem;      /* cells from its host_alloc, or NULL */
+} Field;
+
+/* Cells for a w x h field of shapes `parts`, poisoned, in the host memory
+ * of `mem` when it has its own (NULL: the heap). */
+void checkasm_field_alloc_in (Field * f, unsigned w, unsigned h,
+    unsigned parts, const MEBackendOps * mem);
+void checkasm_field_free (Field * f);
+/* A w x h frame of `content` with rows `stride` bytes apart (the slack
+ * random); CONTENT_SHIFT frames are the window at (ox, oy) of `world`. */
+guint8 *checkasm_make_frame (Content content, unsigned w, unsigned h,
+    ptrdiff_t stride, const guint8 * world, unsigned world_w, int ox, int oy);
+
 /* The groups of checks; each returns nothing and reports as it goes. */
 void checkasm_check_dsp (void);
 void checkasm_check_search (void);
 void checkasm_check_fast (void);
+/* Searches against other frames than the previous one (submit_pairs):
+ * the CPU backend against its own searches of each pair alone. */
+void checkasm_check_refs (void);
+/* The same reference lists through backend `s` against `cpu_s`, every
+ * field compared; FALSE (and a message) on the first difference. */
+gboolean checkasm_check_backend_refs (MEBackend * s, MEBackend * cpu_s,
+    GError ** error);
 /* The integer winner keys of a fast method (docs/fast-search.md) for every
  * cell of the grids winners[p] points to (NULL: shape not wanted), from
  * the definitions alone; guide_out receives each macroblock's guide winner
