@@ -10,13 +10,18 @@
  * single fwrite.  A meta whose fields do not agree with its data
  * (gst_motion_vector_meta_is_valid()) is skipped with a warning.
  *
- * Formats (docs/export-schema.md): JSON Lines, one object per frame; CSV,
- * one row per block.  Both hold the shapes that are present in the meta and
+ * Every field of a buffer is written, in the buffer's order: one per
+ * reference frame (gpumotionest's references property), each with its
+ * own ref_distance and ref_pts.
+ *
+ * Formats (docs/export-schema.md): JSON Lines, one object per field (per
+ * frame with one reference); CSV, one row per block, its field's
+ * ref_distance in the last column.  Both hold the shapes that are present in the meta and
  * selected by the partitions property (all of them by default), and the
  * partition decision when the meta has one: a "modes" array of shape names
- * (JSON), a "chosen" column (CSV).  With summary=true the frame's motion
+ * (JSON), a "chosen" column (CSV).  With summary=true the field's motion
  * summary is written too: a "summary" object (JSON), or, in CSV, instead
- * of the blocks, one row per frame.  Off by default, so that the files of
+ * of the blocks, one row per field.  Off by default, so that the files of
  * existing pipelines stay byte for byte as they were.
  */
 #ifdef HAVE_CONFIG_H
@@ -85,7 +90,8 @@ gst_mv_export_format_get_type (void)
 {
   static GType type = 0;
   static const GEnumValue values[] = {
-    {GST_MV_EXPORT_FORMAT_JSONL, "JSON Lines, one object per frame", "jsonl"},
+    {GST_MV_EXPORT_FORMAT_JSONL, "JSON Lines, one object per frame and "
+          "reference", "jsonl"},
     {GST_MV_EXPORT_FORMAT_CSV, "CSV, one row per block", "csv"},
     {0, NULL, NULL},
   };
@@ -274,7 +280,7 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
 
 static const gchar csv_header[] =
     "frame,pts,shape,col,row,x,y,w,h,mv_x,mv_y,cost,pred_x,pred_y,"
-    "mvd_x,mvd_y,chosen\n";
+    "mvd_x,mvd_y,chosen,ref_distance\n";
 
 /* One row per block; see docs/export-schema.md. */
 static void
@@ -327,6 +333,9 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
         g_string_append_c (s, ',');
         if (mode_row)
           g_string_append_c (s, mode_row[c * pw / 16] == p ? '1' : '0');
+        /* which of the frame's fields the row is of */
+        g_string_append_c (s, ',');
+        append_int (s, meta->ref_distance);
         g_string_append_c (s, '\n');
       }
     }
@@ -465,54 +474,72 @@ gst_mv_export_sink_event (GstBaseTransform * trans, GstEvent * event)
       (trans, event);
 }
 
+/* Appends the text of field @meta, the @index-th of frame @frame, to the
+ * frame's text; an inconsistent field is left out with a warning. */
+static void
+append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
+    guint index, guint64 frame, GstClockTime pts)
+{
+  GstMotionVectorSummary sum;
+
+  if (!gst_motion_vector_meta_is_valid (meta)) {
+    /* Fields edited after the meta was attached: the grids cannot be read
+     * safely, so the field is left out of the file (the frame's other
+     * fields are written). */
+    GST_WARNING_OBJECT (self, "frame %" G_GUINT64_FORMAT ", field %u: "
+        "inconsistent motion-vector meta (frame %ux%u, analysis %ux%u, "
+        "partitions 0x%x, ref_distance %d), not written", frame, index,
+        meta->width, meta->height, meta->analysis_width,
+        meta->analysis_height, (guint) meta->partitions, meta->ref_distance);
+    if (!self->warned_invalid) {
+      self->warned_invalid = TRUE;
+      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
+          ("Skipping frames whose motion-vector meta is inconsistent."),
+          ("frame %" G_GUINT64_FORMAT ", field %u: frame %ux%u, analysis "
+              "%ux%u, partitions 0x%x, ref_distance %d", frame, index,
+              meta->width, meta->height, meta->analysis_width,
+              meta->analysis_height, (guint) meta->partitions,
+              meta->ref_distance));
+    }
+    return;
+  }
+
+  if (self->open_format == GST_MV_EXPORT_FORMAT_CSV && self->open_summary) {
+    /* one row per field that has a summary */
+    if (gst_motion_vector_meta_get_summary (meta, &sum))
+      mv_summary_append_csv (self->text, &sum, frame, pts,
+          meta->ref_distance);
+  } else if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
+    format_csv (self->text, meta, self->open_partitions, frame, pts);
+  } else {
+    format_jsonl (self->text, meta, self->open_partitions, frame, pts,
+        self->open_summary);
+  }
+}
+
 static GstFlowReturn
 gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
 {
   GstMvExport *self = GST_MV_EXPORT (trans);
-  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buf);
   guint64 frame = self->frame++;
+  gpointer state = NULL;
+  GstMeta *m;
+  guint index = 0;
 
   /* after a write error nothing more is written: a later small write might
    * seem to succeed in stdio's buffer and be lost at the flush */
   if (self->failed)
     return GST_FLOW_ERROR;
-  if (!meta || !self->file)
+  if (!self->file)
     return GST_FLOW_OK;
-  if (!gst_motion_vector_meta_is_valid (meta)) {
-    /* Fields edited after the meta was attached: the grids cannot be read
-     * safely, so the frame is left out of the file. */
-    GST_WARNING_OBJECT (self, "frame %" G_GUINT64_FORMAT ": inconsistent "
-        "motion-vector meta (frame %ux%u, analysis %ux%u, partitions 0x%x), "
-        "not written", frame, meta->width, meta->height,
-        meta->analysis_width, meta->analysis_height,
-        (guint) meta->partitions);
-    if (!self->warned_invalid) {
-      self->warned_invalid = TRUE;
-      GST_ELEMENT_WARNING (self, STREAM, FORMAT,
-          ("Skipping frames whose motion-vector meta is inconsistent."),
-          ("frame %" G_GUINT64_FORMAT ": frame %ux%u, analysis %ux%u, "
-              "partitions 0x%x", frame, meta->width, meta->height,
-              meta->analysis_width, meta->analysis_height,
-              (guint) meta->partitions));
-    }
-    return GST_FLOW_OK;
-  }
 
+  /* Every field, in the buffer's order (that of the producer's list of
+   * references), all of the frame's text in one write. */
   g_string_truncate (self->text, 0);
-  if (self->open_format == GST_MV_EXPORT_FORMAT_CSV && self->open_summary) {
-    GstMotionVectorSummary sum;
-
-    /* one row per frame that has a summary */
-    if (!gst_motion_vector_meta_get_summary (meta, &sum))
-      return GST_FLOW_OK;
-    mv_summary_append_csv (self->text, &sum, frame, GST_BUFFER_PTS (buf));
-  } else if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
-    format_csv (self->text, meta, self->open_partitions, frame,
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_MOTION_VECTOR_META_API_TYPE)))
+    append_field (self, (const GstMotionVectorMeta *) m, index++, frame,
         GST_BUFFER_PTS (buf));
-  } else {
-    format_jsonl (self->text, meta, self->open_partitions, frame,
-        GST_BUFFER_PTS (buf), self->open_summary);
-  }
   return write_text (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
@@ -612,8 +639,8 @@ gst_mv_export_class_init (GstMvExportClass * klass)
           GST_TYPE_MOTION_VECTOR_PARTITION_FLAGS, DEFAULT_PARTITIONS, flags));
   g_object_class_install_property (gobject_class, PROP_SUMMARY,
       g_param_spec_boolean ("summary", "Summary",
-          "Write each frame's motion summary: a \"summary\" object in JSON "
-          "Lines; in CSV one row per frame instead of the blocks",
+          "Write each field's motion summary: a \"summary\" object in JSON "
+          "Lines; in CSV one row per field instead of the blocks",
           DEFAULT_SUMMARY, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);

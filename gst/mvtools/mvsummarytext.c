@@ -14,7 +14,8 @@
 const gchar mv_summary_csv_header[] =
     "frame,pts,has_reference,has_previous,similarity,grid,blocks,"
     "global_x,global_y,zoom,rotation,global_share,moving_share,"
-    "unmatched_share,scene_change,scene_cut,mean_cost,median_cost\n";
+    "unmatched_share,scene_change,scene_cut,mean_cost,median_cost,"
+    "ref_distance\n";
 
 static void
 append_double (GString * s, gdouble v)
@@ -84,12 +85,12 @@ mv_summary_append_json (GString * s, const GstMotionVectorSummary * sum)
 
 void
 mv_summary_append_csv (GString * s, const GstMotionVectorSummary * sum,
-    guint64 frame, GstClockTime pts)
+    guint64 frame, GstClockTime pts, gint ref_distance)
 {
   g_string_append_printf (s, "%" G_GUINT64_FORMAT ",", frame);
   if (GST_CLOCK_TIME_IS_VALID (pts))
     g_string_append_printf (s, "%" G_GUINT64_FORMAT, pts);
   g_string_append_c (s, ',');
   append_fields (s, sum, FALSE);
-  g_string_append_c (s, '\n');
+  g_string_append_printf (s, ",%d\n", ref_distance);
 }

@@ -13,9 +13,10 @@ extern const gchar mv_summary_csv_header[];
 /* Appends ,"summary":{...} (the key and the object) to a frame's JSON. */
 void mv_summary_append_json (GString * s, const GstMotionVectorSummary * sum);
 
-/* Appends one CSV row, with its newline, for frame @frame at @pts. */
+/* Appends one CSV row, with its newline, for the field against
+ * @ref_distance of frame @frame at @pts. */
 void mv_summary_append_csv (GString * s, const GstMotionVectorSummary * sum,
-    guint64 frame, GstClockTime pts);
+    guint64 frame, GstClockTime pts, gint ref_distance);
 
 G_END_DECLS
 

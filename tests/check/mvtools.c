@@ -1248,7 +1248,7 @@ GST_START_TEST (test_export_csv)
   guint i, found = 0;
 
   fail_unless_equals_string (lines[0], "frame,pts,shape,col,row,x,y,w,h,"
-      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen");
+      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen,ref_distance");
   /* header + 16 blocks per frame + the empty string after the last \n */
   fail_unless_equals_int (g_strv_length (lines), 1 + 2 * 16 + 1);
   for (i = 1; i <= 32; i++) {
@@ -1261,8 +1261,9 @@ GST_START_TEST (test_export_csv)
             ",%15[^,],%u,%u,%u,%u,%u,%u,%d,%d,%u,%d,%d,%d,%d", &frame, &pts,
             shape, &col, &row, &x, &y, &w, &h, &mv_x, &mv_y, &cost, &pred_x,
             &pred_y, &mvd_x, &mvd_y), 16);
-    /* no partition decision: the chosen column is empty */
-    fail_unless (g_str_has_suffix (lines[i], ","), "%s", lines[i]);
+    /* no partition decision: the chosen column is empty; the field is
+     * the one against the previous frame */
+    fail_unless (g_str_has_suffix (lines[i], ",,-1"), "%s", lines[i]);
     fail_unless_equals_int (frame, (i - 1) / 16);
     fail_unless_equals_uint64 (pts, frame * 33333333);
     fail_unless_equals_string (shape, "16x16");
@@ -1376,10 +1377,12 @@ GST_START_TEST (test_export_two_shapes)
   text = export_two_shapes ("csv", "");
   lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 64 + 1);
-  fail_unless_equals_string (lines[1], "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,");
-  fail_unless_equals_string (lines[17], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,");
+  fail_unless_equals_string (lines[1],
+      "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,,-1");
+  fail_unless_equals_string (lines[17],
+      "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,,-1");
   fail_unless_equals_string (lines[80],
-      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,");
+      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,,-1");
   g_strfreev (lines);
   g_free (text);
 }
@@ -1401,9 +1404,10 @@ GST_START_TEST (test_export_partitions)
   text = export_two_shapes ("csv", "partitions=8x8");
   lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 1 + 64 + 1);
-  fail_unless_equals_string (lines[1], "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,");
+  fail_unless_equals_string (lines[1],
+      "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,,-1");
   fail_unless_equals_string (lines[64],
-      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,");
+      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,,-1");
   g_strfreev (lines);
   g_free (text);
 
@@ -1483,25 +1487,25 @@ GST_START_TEST (test_export_modes_csv)
   gchar **lines = g_strsplit (text, "\n", -1);
   guint i, chosen16 = 0, chosen8 = 0;
 
-  fail_unless (g_str_has_suffix (lines[0], ",mvd_x,mvd_y,chosen"));
+  fail_unless (g_str_has_suffix (lines[0], ",mvd_x,mvd_y,chosen,ref_distance"));
   fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 64 + 1);
   /* 16x16 block (1, 1) lies in the macroblock that chose 8x8 */
   fail_unless_equals_string (lines[1 + 5],
-      "0,,16x16,1,1,16,16,16,16,-32,-32,5000,0,0,-32,-32,0");
+      "0,,16x16,1,1,16,16,16,16,-32,-32,5000,0,0,-32,-32,0,-1");
   fail_unless_equals_string (lines[1 + 0],
-      "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,1");
+      "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,1,-1");
   /* 8x8 block (3, 3) is chosen, (6, 6) is not */
   fail_unless_equals_string (lines[17 + 3 * 8 + 3],
-      "0,,8x8,3,3,24,24,8,8,-32,0,1000,0,0,-32,0,1");
+      "0,,8x8,3,3,24,24,8,8,-32,0,1000,0,0,-32,0,1,-1");
   fail_unless_equals_string (lines[17 + 6 * 8 + 6],
-      "0,,8x8,6,6,48,48,8,8,-32,-32,7000,0,0,-32,-32,0");
+      "0,,8x8,6,6,48,48,8,8,-32,-32,7000,0,0,-32,-32,0,-1");
   for (i = 1; i <= 16; i++)
-    chosen16 += g_str_has_suffix (lines[i], ",1");
+    chosen16 += g_str_has_suffix (lines[i], ",1,-1");
   for (i = 17; i <= 80; i++) {
     guint c = (i - 17) % 8, r = (i - 17) / 8;
     gboolean in_mb = c / 2 == 1 && r / 2 == 1;
 
-    fail_unless (g_str_has_suffix (lines[i], in_mb ? ",1" : ",0"), "%s",
+    fail_unless (g_str_has_suffix (lines[i], in_mb ? ",1,-1" : ",0,-1"), "%s",
         lines[i]);
     chosen8 += in_mb;
   }
@@ -1509,6 +1513,253 @@ GST_START_TEST (test_export_modes_csv)
   fail_unless_equals_int (chosen8, 4);
   g_strfreev (lines);
   g_free (text);
+}
+
+GST_END_TEST;
+
+/* ---- several references --------------------------------------------------- */
+
+/* Attaches the field of @buf against @ref_distance: cell (1, 1) of its
+ * 16x16 grid holds (@mv_x, 0) and @cost; @ref_pts GST_CLOCK_TIME_NONE
+ * flags it as having no reference. */
+static GstMotionVectorMeta *
+add_ref_field (GstBuffer * buf, gint ref_distance, GstClockTime ref_pts,
+    gint16 mv_x, guint32 cost)
+{
+  GstMotionVectorMeta *meta = add_meta (buf,
+      GST_MOTION_VECTOR_PARTITIONS_16X16, GST_MOTION_VECTOR_PARTITION_16X16,
+      1, 1, mv_x, 0, cost);
+
+  meta->ref_distance = ref_distance;
+  meta->ref_pts = ref_pts;
+  if (!GST_CLOCK_TIME_IS_VALID (ref_pts))
+    meta->flags = GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
+  return meta;
+}
+
+/* Two frames, 33333333 and 66666666 ns, each searched against -1, -2 and
+ * +1, as gpumotionest references=-1,-2,+1 would attach them to the second
+ * and third frames of a stream of three: frame 0 has no frame two before
+ * it, frame 1 none after it.  @edit, when not NULL, is applied to frame
+ * 1's field against -2. */
+static gchar *
+export_three_refs (const gchar * format,
+    void (*edit) (GstMotionVectorMeta * meta))
+{
+  GstVideoInfo info;
+  GstBuffer *bufs[2];
+  GstMotionVectorMeta *back2;
+
+  bufs[0] = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  GST_BUFFER_PTS (bufs[0]) = 33333333;
+  add_ref_field (bufs[0], -1, 0, -16, 55);
+  add_ref_field (bufs[0], -2, GST_CLOCK_TIME_NONE, 0, 0);
+  add_ref_field (bufs[0], 1, 66666666, 16, 66);
+
+  bufs[1] = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  GST_BUFFER_PTS (bufs[1]) = 66666666;
+  add_ref_field (bufs[1], -1, 33333333, -32, 77);
+  back2 = add_ref_field (bufs[1], -2, 0, -64, 88);
+  add_ref_field (bufs[1], 1, GST_CLOCK_TIME_NONE, 0, 0);
+  if (edit)
+    edit (back2);
+  return export_buffers (format, bufs, 2);
+}
+
+/* Frame 1's three lines, each the line a buffer carrying that field alone
+ * gives. */
+static const gchar *const three_refs_jsonl[] = {
+  "{\"pts\":66666666,\"frame\":1,\"width\":64,\"height\":64,"
+      "\"analysis_width\":64,\"analysis_height\":64,\"has_reference\":true,"
+      "\"ref_distance\":-1,\"ref_pts\":33333333,\"search_range\":16,"
+      "\"method\":\"full\",\"layers\":[{\"shape\":\"16x16\",\"cols\":4,"
+      "\"rows\":4,\"mv\":[0,0,0,0,0,0,0,0,0,0,-32,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0,0,0,0,0,0,0],\"cost\":[0,0,0,0,0,77,0,0,0,0,0,0,0,0,0,0],"
+      "\"pred\":[0,0,0,0,0,0,0,0,0,0,4,-4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0],\"mvd\":[0,0,0,0,0,0,0,0,0,0,-36,4,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0,0,0,0,0,0]}]}",
+  "{\"pts\":66666666,\"frame\":1,\"width\":64,\"height\":64,"
+      "\"analysis_width\":64,\"analysis_height\":64,\"has_reference\":true,"
+      "\"ref_distance\":-2,\"ref_pts\":0,\"search_range\":16,"
+      "\"method\":\"full\",\"layers\":[{\"shape\":\"16x16\",\"cols\":4,"
+      "\"rows\":4,\"mv\":[0,0,0,0,0,0,0,0,0,0,-64,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0,0,0,0,0,0,0],\"cost\":[0,0,0,0,0,88,0,0,0,0,0,0,0,0,0,0],"
+      "\"pred\":[0,0,0,0,0,0,0,0,0,0,4,-4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0],\"mvd\":[0,0,0,0,0,0,0,0,0,0,-68,4,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0,0,0,0,0,0]}]}",
+  "{\"pts\":66666666,\"frame\":1,\"width\":64,\"height\":64,"
+      "\"analysis_width\":64,\"analysis_height\":64,\"has_reference\":false,"
+      "\"ref_distance\":1,\"ref_pts\":null,\"search_range\":16,"
+      "\"method\":\"full\",\"layers\":[{\"shape\":\"16x16\",\"cols\":4,"
+      "\"rows\":4,\"mv\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0,0,0,0,0,0,0],\"cost\":[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0],"
+      "\"pred\":[0,0,0,0,0,0,0,0,0,0,4,-4,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0],\"mvd\":[0,0,0,0,0,0,0,0,0,0,-4,4,0,0,0,0,0,0,0,0,0,0,0,"
+      "0,0,0,0,0,0,0,0,0]}]}",
+};
+
+GST_START_TEST (test_export_several_refs_jsonl)
+{
+  gchar *text = export_three_refs ("jsonl", NULL);
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i;
+
+  /* one line per field, the fields of a frame in the buffer's order */
+  fail_unless_equals_int (g_strv_length (lines), 6 + 1);
+  fail_unless_equals_string (lines[6], "");
+  fail_unless (g_str_has_prefix (lines[0], "{\"pts\":33333333,\"frame\":0,"
+          "\"width\":64,\"height\":64,\"analysis_width\":64,"
+          "\"analysis_height\":64,\"has_reference\":true,"
+          "\"ref_distance\":-1,\"ref_pts\":0,"), "%s", lines[0]);
+  fail_unless (strstr (lines[0], "\"mv\":[0,0,0,0,0,0,0,0,0,0,-16,0,")
+      != NULL, "%s", lines[0]);
+  fail_unless (g_str_has_prefix (lines[1], "{\"pts\":33333333,\"frame\":0,"),
+      "%s", lines[1]);
+  fail_unless (strstr (lines[1], "\"has_reference\":false,"
+          "\"ref_distance\":-2,\"ref_pts\":null,") != NULL, "%s", lines[1]);
+  fail_unless (strstr (lines[2], "\"has_reference\":true,"
+          "\"ref_distance\":1,\"ref_pts\":66666666,") != NULL, "%s", lines[2]);
+  fail_unless (strstr (lines[2], "\"mv\":[0,0,0,0,0,0,0,0,0,0,16,0,")
+      != NULL, "%s", lines[2]);
+  for (i = 0; i < 3; i++)
+    fail_unless_equals_string (lines[3 + i], three_refs_jsonl[i]);
+  g_strfreev (lines);
+  g_free (text);
+
+  /* A field written alone is the same line: a stream with one reference
+   * reads as it did before there were several. */
+  {
+    GstVideoInfo info;
+    GstBuffer *bufs[2];
+
+    bufs[0] = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    GST_BUFFER_PTS (bufs[0]) = 33333333;
+    add_ref_field (bufs[0], -1, 0, -16, 55);
+    bufs[1] = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    GST_BUFFER_PTS (bufs[1]) = 66666666;
+    add_ref_field (bufs[1], -1, 33333333, -32, 77);
+    text = export_buffers ("jsonl", bufs, 2);
+    lines = g_strsplit (text, "\n", -1);
+    fail_unless_equals_int (g_strv_length (lines), 2 + 1);
+    fail_unless_equals_string (lines[1], three_refs_jsonl[0]);
+    g_strfreev (lines);
+    g_free (text);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_several_refs_csv)
+{
+  static const gint dist[] = { -1, -2, 1 };
+  gchar *text = export_three_refs ("csv", NULL);
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i;
+
+  fail_unless_equals_string (lines[0], "frame,pts,shape,col,row,x,y,w,h,"
+      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen,ref_distance");
+  /* header + 2 frames x 3 fields x 16 blocks + the end */
+  fail_unless_equals_int (g_strv_length (lines), 1 + 2 * 3 * 16 + 1);
+  for (i = 0; i < 2 * 3 * 16; i++) {
+    const gchar *line = lines[1 + i];
+    guint frame = i / 48, field = (i / 16) % 3, b = i % 16;
+    gchar *prefix = g_strdup_printf ("%u,%u,16x16,%u,%u,%u,%u,16,16,", frame,
+        frame ? 66666666 : 33333333, b % 4, b / 4, 16 * (b % 4),
+        16 * (b / 4));
+    gchar *suffix = g_strdup_printf (",,%d", dist[field]);
+
+    fail_unless (g_str_has_prefix (line, prefix), "%s", line);
+    fail_unless (g_str_has_suffix (line, suffix), "%s", line);
+    g_free (prefix);
+    g_free (suffix);
+  }
+  /* block (1, 1) of each of frame 1's fields */
+  fail_unless_equals_string (lines[1 + 48 + 5],
+      "1,66666666,16x16,1,1,16,16,16,16,-32,0,77,4,-4,-36,4,,-1");
+  fail_unless_equals_string (lines[1 + 64 + 5],
+      "1,66666666,16x16,1,1,16,16,16,16,-64,0,88,4,-4,-68,4,,-2");
+  fail_unless_equals_string (lines[1 + 80 + 5],
+      "1,66666666,16x16,1,1,16,16,16,16,0,0,0,4,-4,-4,4,,1");
+  fail_unless_equals_string (lines[1 + 48 + 0],
+      "1,66666666,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,,-1");
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+/* The summary of a field whose global motion is (@global_x, 0). */
+static void
+set_summary (GstMotionVectorMeta * meta, gdouble global_x)
+{
+  GstMotionVectorSummary s = { 0, };
+
+  s.version = 1;
+  s.flags = GST_MOTION_VECTOR_SUMMARY_FLAG_NO_PREVIOUS;
+  s.partition = GST_MOTION_VECTOR_PARTITION_16X16;
+  s.blocks = 16;
+  s.global_x = global_x;
+  s.global_share = 0.75;
+  s.moving_share = 0.25;
+  s.scene_change = 12.5;
+  s.mean_cost = 4.8125;
+  gst_motion_vector_meta_set_summary (meta, &s);
+}
+
+GST_START_TEST (test_export_several_refs_summary_csv)
+{
+  /* One row per field that has a summary (here -1 and -2, not +1), in
+   * the buffer's order, each naming its reference in the last column. */
+  GstVideoInfo info;
+  GstBuffer *buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  gchar *text, **lines;
+
+  GST_BUFFER_PTS (buf) = 66666666;
+  set_summary (add_ref_field (buf, -1, 33333333, -32, 77), -8.0);
+  set_summary (add_ref_field (buf, -2, 0, -64, 88), -16.0);
+  add_ref_field (buf, 1, GST_CLOCK_TIME_NONE, 0, 0);
+  text = export_buffers ("csv summary=true", &buf, 1);
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless_equals_int (g_strv_length (lines), 1 + 2 + 1);
+  fail_unless_equals_string (lines[0], "frame,pts,has_reference,"
+      "has_previous,similarity,grid,blocks,global_x,global_y,zoom,rotation,"
+      "global_share,moving_share,unmatched_share,scene_change,scene_cut,"
+      "mean_cost,median_cost,ref_distance");
+  fail_unless_equals_string (lines[1],
+      "0,66666666,1,0,1,16x16,16,-8,0,0,0,0.75,0.25,0,12.5,0,4.8125,0,-1");
+  fail_unless_equals_string (lines[2],
+      "0,66666666,1,0,1,16x16,16,-16,0,0,0,0.75,0.25,0,12.5,0,4.8125,0,-2");
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+static void
+edit_ref_distance_zero (GstMotionVectorMeta * meta)
+{
+  meta->ref_distance = 0;
+}
+
+GST_START_TEST (test_export_several_refs_inconsistent)
+{
+  /* Frame 1's field against -2 made inconsistent (two ways): it alone is
+   * left out, the frame's other fields are written. */
+  void (*edits[]) (GstMotionVectorMeta *) = {
+    edit_analysis_height_zero, edit_ref_distance_zero,
+  };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (edits); i++) {
+    gchar *text = export_three_refs ("jsonl", edits[i]);
+    gchar **lines = g_strsplit (text, "\n", -1);
+
+    fail_unless_equals_int (g_strv_length (lines), 5 + 1);
+    fail_unless_equals_string (lines[3], three_refs_jsonl[0]);
+    fail_unless_equals_string (lines[4], three_refs_jsonl[2]);
+    g_strfreev (lines);
+    g_free (text);
+  }
 }
 
 GST_END_TEST;
@@ -1921,6 +2172,10 @@ mvtools_suite (void)
   tcase_add_test (tc, test_export_partitions);
   tcase_add_test (tc, test_export_modes_jsonl);
   tcase_add_test (tc, test_export_modes_csv);
+  tcase_add_test (tc, test_export_several_refs_jsonl);
+  tcase_add_test (tc, test_export_several_refs_csv);
+  tcase_add_test (tc, test_export_several_refs_summary_csv);
+  tcase_add_test (tc, test_export_several_refs_inconsistent);
   tcase_add_test (tc, test_export_csv);
   tcase_add_test (tc, test_export_large_times);
   tcase_add_test (tc, test_export_unwritable);

@@ -268,10 +268,11 @@ GST_START_TEST (test_export_summary_csv)
   static const gchar *header[] = { "frame", "pts", "has_reference",
     "has_previous", "similarity", "grid", "blocks", "global_x", "global_y",
     "zoom", "rotation", "global_share", "moving_share", "unmatched_share",
-    "scene_change", "scene_cut", "mean_cost", "median_cost", NULL
+    "scene_change", "scene_cut", "mean_cost", "median_cost", "ref_distance",
+    NULL
   };
 
-  /* a header and one row per frame, no block rows */
+  /* a header and one row per frame (one field each), no block rows */
   fail_unless_equals_int (g_strv_length (lines), 1 + 3 + 1);
   f = g_strsplit (lines[0], ",", -1);
   fail_unless_equals_int (g_strv_length (f), g_strv_length ((gchar **) header));
@@ -279,7 +280,7 @@ GST_START_TEST (test_export_summary_csv)
     fail_unless_equals_string (f[i], header[i]);
   g_strfreev (f);
   fail_unless_equals_string (lines[1], "0,0,0,0,0,16x16,0,0,0,0,0,0,0,0,0,0,"
-      "0,0");
+      "0,0,-1");
   fail_unless (g_str_has_prefix (lines[3], "2,80000000,1,1,1,16x16,60,12,8,"),
       "%s", lines[3]);
   f = g_strsplit (lines[3], ",", -1);
