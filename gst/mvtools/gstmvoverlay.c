@@ -17,6 +17,11 @@
  * blocks of the shape it chose, each block's cell from that shape's grid,
  * and the blocks' outlines on top.
  *
+ * A buffer may carry several fields, one per reference frame; the one
+ * drawn is the field against the reference property's distance (-1, the
+ * previous frame, by default), else the buffer's first, as an absent
+ * shape falls back to the first present one.
+ *
  * Buffers without a meta, or whose meta is inconsistent
  * (gst_motion_vector_meta_is_valid()), are left untouched.  The per-frame
  * work makes no allocation: two passes over the blocks drawn (normalisation,
@@ -52,6 +57,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 #define DEFAULT_DIRECTION GST_MV_OVERLAY_DIRECTION_FORWARD
 #define DEFAULT_MAX_MAGNITUDE 0.0
 #define DEFAULT_SUMMARY FALSE
+#define DEFAULT_REFERENCE -1
 
 #define ARROW_SATURATION 0.75
 
@@ -69,6 +75,7 @@ enum
   PROP_DIRECTION,
   PROP_MAX_MAGNITUDE,
   PROP_SUMMARY,
+  PROP_REFERENCE,
 };
 
 struct _GstMvOverlay
@@ -87,6 +94,7 @@ struct _GstMvOverlay
   GstMvOverlayDirection direction;
   gdouble max_magnitude;        /* frame pixels; 0 = the frame's largest */
   gboolean summary;
+  gint reference;               /* ref_distance to draw; 0 = the first */
 
   /* streaming state */
   gboolean warned_invalid;      /* an inconsistent meta was reported */
@@ -101,6 +109,7 @@ typedef struct
   GstMvOverlayColorMode color_mode;
   GstMvOverlayDirection direction;
   gboolean grid, legend, summary;
+  gint reference;
 } Settings;
 
 /* Every format gpumotionest takes, and 24-bit RGB. */
@@ -206,6 +215,20 @@ gst_mv_overlay_partition_get_type (void)
         g_enum_register_static ("GstMvOverlayPartition", values));
   }
   return type;
+}
+
+/* The field to draw: the one against @reference frames away, else (and
+ * for 0) the buffer's first.  NULL without any. */
+static GstMotionVectorMeta *
+pick_field (GstBuffer * buf, gint reference)
+{
+  GstMotionVectorMeta *meta = NULL;
+
+  if (reference != 0)
+    meta = gst_buffer_get_motion_vector_meta_for_reference (buf, reference);
+  if (!meta)
+    meta = gst_buffer_get_motion_vector_meta (buf);
+  return meta;
 }
 
 /* The grid to draw: the requested shape, else the first present one. */
@@ -437,7 +460,22 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   guint cols = 0, rows = 0, mb_cols = 0, mb_rows = 0, c, r, pw, ph, p;
   gdouble fw, fh;
 
-  meta = gst_buffer_get_motion_vector_meta (frame->buffer);
+  GST_OBJECT_LOCK (self);
+  s.mode = self->mode;
+  s.partition = self->partition;
+  s.min_magnitude = self->min_magnitude;
+  s.scale = self->scale;
+  s.opacity = self->opacity;
+  s.color_mode = self->color_mode;
+  s.grid = self->grid;
+  s.legend = self->legend;
+  s.direction = self->direction;
+  s.max_magnitude = self->max_magnitude;
+  s.summary = self->summary;
+  s.reference = self->reference;
+  GST_OBJECT_UNLOCK (self);
+
+  meta = pick_field (frame->buffer, s.reference);
   if (!meta)
     return GST_FLOW_OK;
   /* Every division and index below relies on the meta's fields agreeing
@@ -457,20 +495,6 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
     }
     return GST_FLOW_OK;
   }
-
-  GST_OBJECT_LOCK (self);
-  s.mode = self->mode;
-  s.partition = self->partition;
-  s.min_magnitude = self->min_magnitude;
-  s.scale = self->scale;
-  s.opacity = self->opacity;
-  s.color_mode = self->color_mode;
-  s.grid = self->grid;
-  s.legend = self->legend;
-  s.direction = self->direction;
-  s.max_magnitude = self->max_magnitude;
-  s.summary = self->summary;
-  GST_OBJECT_UNLOCK (self);
 
   /* partition=chosen: each macroblock's chosen partition, when the meta
    * carries a decision; otherwise one grid as for any absent shape. */
@@ -697,6 +721,9 @@ gst_mv_overlay_set_property (GObject * object, guint prop_id,
     case PROP_SUMMARY:
       self->summary = g_value_get_boolean (value);
       break;
+    case PROP_REFERENCE:
+      self->reference = g_value_get_int (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -744,6 +771,9 @@ gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_SUMMARY:
       g_value_set_boolean (value, self->summary);
+      break;
+    case PROP_REFERENCE:
+      g_value_set_int (value, self->reference);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -826,6 +856,13 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
           "Draw the frame's motion summary: the global motion at the centre "
           "and on a ring, the shares of agreeing and moving blocks, a "
           "border on a scene cut", DEFAULT_SUMMARY, flags));
+  g_object_class_install_property (gobject_class, PROP_REFERENCE,
+      g_param_spec_int ("reference", "Reference",
+          "Which field to draw when a buffer carries several (one per "
+          "reference frame): the one searched against the frame this many "
+          "frames away (-1 the previous, +1 the next); the buffer's first "
+          "field when it has none such, and for 0", G_MININT, G_MAXINT,
+          DEFAULT_REFERENCE, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -864,4 +901,5 @@ gst_mv_overlay_init (GstMvOverlay * self)
   self->direction = DEFAULT_DIRECTION;
   self->max_magnitude = DEFAULT_MAX_MAGNITUDE;
   self->summary = DEFAULT_SUMMARY;
+  self->reference = DEFAULT_REFERENCE;
 }

@@ -435,6 +435,153 @@ GST_START_TEST (test_overlay_controlled_scale)
 
 GST_END_TEST;
 
+/* ---- several references --------------------------------------------------- */
+
+/* A grey frame carrying one field per entry of @refs, in that order: the
+ * field against refs[i] moves the content of 16x16 cell (1, 1) 8 px right
+ * when its entry of @down is FALSE (mv (-32, 0)), 8 px down when TRUE
+ * (mv (0, -32)). */
+static GstBuffer *
+make_refs_buffer (GstVideoInfo * info, const gint * refs,
+    const gboolean * down, guint n)
+{
+  GstBuffer *buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, info);
+  guint i;
+
+  for (i = 0; i < n; i++)
+    add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, down[i] ? 0 : -32,
+        down[i] ? -32 : 0, 500)->ref_distance = refs[i];
+  return buf;
+}
+
+/* The arrow from (24, 24) 8 px right, and nothing else (check_arrow). */
+static void
+assert_arrow_right (GstVideoInfo * info, GstBuffer * out)
+{
+  guint x;
+
+  for (x = 25; x <= 31; x++)
+    fail_if (pixel_is_grey (info, out, x, 24), "arrow pixel (%u, 24) grey",
+        x);
+  assert_region_grey (info, out, 0, 0, 22, H);
+  assert_region_grey (info, out, 0, 0, W, 20);
+  assert_region_grey (info, out, 0, 29, W, H);
+  assert_region_grey (info, out, 48, 0, W, H);
+}
+
+/* The same arrow turned a quarter: from (24, 24) 8 px down. */
+static void
+assert_arrow_down (GstVideoInfo * info, GstBuffer * out)
+{
+  guint y;
+
+  for (y = 25; y <= 31; y++)
+    fail_if (pixel_is_grey (info, out, 24, y), "arrow pixel (24, %u) grey",
+        y);
+  assert_region_grey (info, out, 0, 0, W, 22);
+  assert_region_grey (info, out, 0, 0, 20, H);
+  assert_region_grey (info, out, 29, 0, W, H);
+  assert_region_grey (info, out, 0, 48, W, H);
+}
+
+GST_START_TEST (test_overlay_reference)
+{
+  static const gint refs[] = { -2, -1, 1 };
+  static const gboolean down[] = { TRUE, FALSE, TRUE };
+  static const struct
+  {
+    const gchar *launch;
+    gboolean down;
+  } cases[] = {
+    /* by default the field against the previous frame, the second */
+    {"mvoverlay", FALSE},
+    {"mvoverlay reference=-1", FALSE},
+    {"mvoverlay reference=-2", TRUE},
+    {"mvoverlay reference=1", TRUE},
+    /* no field against -3: the first field; 0 always the first */
+    {"mvoverlay reference=-3", TRUE},
+    {"mvoverlay reference=0", TRUE},
+  };
+  GstVideoInfo info;
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstBuffer *out = run_overlay (cases[i].launch, &info,
+        make_refs_buffer (&info, refs, down, G_N_ELEMENTS (refs)));
+
+    if (cases[i].down)
+      assert_arrow_down (&info, out);
+    else
+      assert_arrow_right (&info, out);
+    gst_buffer_unref (out);
+  }
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_reference_fallback_first)
+{
+  /* Only a field against +1 (a stream searched forward): the default
+   * reference (-1) falls back to it instead of drawing nothing. */
+  static const gint refs[] = { 1 };
+  static const gboolean down[] = { TRUE };
+  GstVideoInfo info;
+  GstBuffer *out = run_overlay ("mvoverlay", &info,
+      make_refs_buffer (&info, refs, down, 1));
+
+  assert_arrow_down (&info, out);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_reference_controlled)
+{
+  /* The property follows a control source, as the others do: frames at
+   * 0 and 1 s draw the fields against -1 and -2. */
+  static const gint refs[] = { -1, -2 };
+  static const gboolean down[] = { FALSE, TRUE };
+  GstVideoInfo info;
+  GstHarness *h;
+  GstControlSource *cs = gst_interpolation_control_source_new ();
+  GstTimedValueControlSource *tvcs = (GstTimedValueControlSource *) cs;
+  GstBuffer *in, *out;
+  guint i;
+
+  GstElement *overlay;
+
+  fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, W,
+          H));
+  h = overlay_harness ("mvoverlay", &info);
+  overlay = gst_harness_find_element (h, "mvoverlay");
+  g_object_set (cs, "mode", GST_INTERPOLATION_MODE_NONE, NULL);
+  /* a direct binding maps 0..1 to the property's whole range: the
+   * absolute binding takes the values as they are */
+  fail_unless (gst_object_add_control_binding (GST_OBJECT (overlay),
+          gst_direct_control_binding_new_absolute (GST_OBJECT (overlay),
+              "reference", cs)));
+  gst_timed_value_control_source_set (tvcs, 0, -1.0);
+  gst_timed_value_control_source_set (tvcs, GST_SECOND, -2.0);
+  for (i = 0; i < 2; i++) {
+    in = make_refs_buffer (&info, refs, down, 2);
+    GST_BUFFER_PTS (in) = i * GST_SECOND;
+    GST_BUFFER_DURATION (in) = GST_SECOND;
+    fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_OK);
+    out = gst_harness_pull (h);
+    if (i)
+      assert_arrow_down (&info, out);
+    else
+      assert_arrow_right (&info, out);
+    gst_buffer_unref (out);
+  }
+  gst_object_unref (cs);
+  gst_object_unref (overlay);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_overlay_flow)
 {
   GstVideoInfo info;
@@ -2143,6 +2290,9 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_arrow_i420);
   tcase_add_test (tc, test_overlay_gap_buffers);
   tcase_add_test (tc, test_overlay_controlled_scale);
+  tcase_add_test (tc, test_overlay_reference);
+  tcase_add_test (tc, test_overlay_reference_fallback_first);
+  tcase_add_test (tc, test_overlay_reference_controlled);
   tcase_add_test (tc, test_overlay_arrow_rgba);
   tcase_add_test (tc, test_overlay_arrow_packed_422);
   tcase_add_test (tc, test_overlay_arrow_gray8);
