@@ -28,6 +28,7 @@
 
 #include "gstgpumotionest.h"
 #include "gstmotionestjob.h"
+#include "gstmotionrefs.h"
 #include "gstmotionestcuda.h"
 #include "gsthostallocator.h"
 #include "gstcellpool.h"
@@ -58,6 +59,7 @@ enum
   PROP_IN_FLIGHT,
   PROP_THREADS,
   PROP_ACTIVE_BACKEND,
+  PROP_REFERENCES,
   /* gstmotionhints.h's GST_MOTION_HINTS_N_PROPS from here on: keep last */
   PROP_HINTS,
 };
@@ -97,6 +99,9 @@ struct _GstGpuMotionEst
   gboolean mode_decision;       /* read as each frame is collected */
   gboolean summary;             /* likewise */
   guint in_flight;
+  gchar *references;            /* as set; refs parsed from it, or */
+  GstMotionRefs refs;
+  gchar *refs_error;            /* why it could not be */
   GstMotionHintsSettings hint_settings;  /* encoder hints, motion messages */
   gboolean backend_dirty;       /* backend or device changed: reopen */
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
@@ -113,6 +118,9 @@ struct _GstGpuMotionEst
   /* GstBuffer and GstEvent in stream order: finished frames, and the
    * serialized events and pass-through buffers that followed them */
   GQueue ready;
+  /* references other than the previous frame (gstmotionrefs.h): frames
+   * held for their future references, the list in use */
+  GstMotionRefWindow window;
   GstClockTime prev_pts;
   GstMotionVectorSummary prev_summary;  /* the last frame's, for the score */
   GstMotionHints hints;
@@ -253,17 +261,41 @@ drop_object (GstGpuMotionEst * self, GstMiniObject * obj)
   gst_mini_object_unref (obj);
 }
 
+/* In `pending` for a submission that added a frame to the backend's
+ * window and searched none (a frame waits for its future references):
+ * collected like any other, with no buffer to hand on. */
+static GstMotionEstJob window_only;
+
+/* Pending and held frames go, each with what followed it (dropped, or
+ * moved to `to` when not NULL); the window starts over. */
 static void
-drop_jobs (GstGpuMotionEst * self)
+release_jobs (GstGpuMotionEst * self, GQueue * to)
 {
+  GQueue *queues[] = { &self->pending, &self->window.held };
   GstMotionEstJob *job;
   GstMiniObject *obj;
 
-  while ((job = g_queue_pop_head (&self->pending))) {
-    while ((obj = g_queue_pop_head (&job->followers)))
-      drop_object (self, obj);
-    gst_motion_est_job_free (job);
-  }
+  for (guint q = 0; q < G_N_ELEMENTS (queues); q++)
+    while ((job = g_queue_pop_head (queues[q]))) {
+      if (job == &window_only)
+        continue;
+      while ((obj = g_queue_pop_head (&job->followers))) {
+        if (to)
+          g_queue_push_tail (to, obj);
+        else
+          drop_object (self, obj);
+      }
+      gst_motion_est_job_free (job);
+    }
+  gst_motion_ref_window_reset (&self->window, &self->window.refs);
+}
+
+static void
+drop_jobs (GstGpuMotionEst * self)
+{
+  GstMiniObject *obj;
+
+  release_jobs (self, NULL);
   while ((obj = g_queue_pop_head (&self->ready)))
     drop_object (self, obj);
 }
@@ -479,6 +511,7 @@ open_backend (GstGpuMotionEst * self, GstBuffer * first)
   self->opened_params = params;
   self->cells = gst_cell_pool_new (me_backend_get_ops (backend));
   self->prev_pts = GST_CLOCK_TIME_NONE;
+  gst_motion_ref_window_reset (&self->window, &self->window.refs);
   apply_depth (self, in_flight, &params);
   GST_INFO_OBJECT (self, "using the %s backend%s%s", me_backend_name (backend),
       me_backend_device_name (backend) ? " on " : "",
@@ -542,16 +575,9 @@ attach_modes (GstMotionVectorMeta * meta, guint lambda)
 static void
 abandon_in_flight (GstGpuMotionEst * self)
 {
-  GstMotionEstJob *job;
-  GstMiniObject *obj;
-
   if (self->backend)
     me_backend_reset (self->backend);
-  while ((job = g_queue_pop_head (&self->pending))) {
-    while ((obj = g_queue_pop_head (&job->followers)))
-      g_queue_push_tail (&self->ready, obj);
-    gst_motion_est_job_free (job);
-  }
+  release_jobs (self, &self->ready);
   self->prev_pts = GST_CLOCK_TIME_NONE;
   /* the next buffer that leaves follows a gap */
   self->gap_dropped = TRUE;
@@ -576,6 +602,8 @@ collect_one (GstGpuMotionEst * self)
     abandon_in_flight (self);
     return GST_FLOW_ERROR;
   }
+  if (job == &window_only)
+    return GST_FLOW_OK;
   GST_OBJECT_LOCK (self);
   decide = self->mode_decision;
   summarize = self->summary;
@@ -629,6 +657,23 @@ forward_event (GstGpuMotionEst * self, GstEvent * event)
       (GST_BASE_TRANSFORM (self), event);
 }
 
+static GstFlowReturn submit_window (GstGpuMotionEst * self,
+    GstMotionEstJob * job);
+
+/* The frames held for future references are searched against those that
+ * exist (the stream ends, or is cut), and collected. */
+static GstFlowReturn
+finish_window (GstGpuMotionEst * self)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  while (ret == GST_FLOW_OK && !g_queue_is_empty (&self->window.held))
+    ret = submit_window (self, NULL);
+  if (ret == GST_FLOW_OK)
+    ret = collect_all (self);
+  return ret;
+}
+
 /* Finishes every frame in flight and sends it downstream with what
  * followed it, in order. */
 static GstFlowReturn
@@ -638,7 +683,7 @@ drain (GstGpuMotionEst * self)
   GstMiniObject *obj;
 
   if (self->backend)
-    ret = collect_all (self);
+    ret = finish_window (self);
   while ((obj = g_queue_pop_head (&self->ready))) {
     if (GST_IS_EVENT (obj)) {
       forward_event (self, GST_EVENT (obj));
@@ -657,8 +702,13 @@ drain (GstGpuMotionEst * self)
 static gboolean
 queue_behind_frames (GstGpuMotionEst * self, GstMiniObject * obj)
 {
-  if (!g_queue_is_empty (&self->pending)) {
-    GstMotionEstJob *last = g_queue_peek_tail (&self->pending);
+  /* the newest frame: held for a future reference, or else in flight */
+  GstMotionEstJob *last = gst_motion_ref_window_newest (&self->window);
+
+  for (GList * l = self->pending.tail; !last && l; l = l->prev)
+    if (l->data != &window_only)
+      last = l->data;
+  if (last) {
     g_queue_push_tail (&last->followers, obj);
     return TRUE;
   }
@@ -809,6 +859,46 @@ drop_field_metas (GstBuffer * buffer)
   return buffer;
 }
 
+/* Adds `added` (NULL: no more frames) to the backend's window and
+ * searches the oldest held frame that can be searched now: one
+ * submission, in flight like any other (gstmotionrefs.h). */
+static GstFlowReturn
+submit_window (GstGpuMotionEst * self, GstMotionEstJob * added)
+{
+  g_autoptr (GError) error = NULL;
+  MESearchPair pairs[GST_MOTION_REFS_MAX];
+  GstMotionEstJob *target;
+  guint n_pairs;
+
+  while (g_queue_get_length (&self->pending) >= self->depth) {
+    GstFlowReturn ret = collect_one (self);
+    if (ret != GST_FLOW_OK)
+      return ret;
+  }
+  target = gst_motion_ref_window_next (&self->window, added == NULL, pairs,
+      &n_pairs);
+  if (!added && !target)
+    return GST_FLOW_OK;
+  /* each frame is searched with the settings it arrived with, which its
+   * cells are laid out for */
+  if (!me_backend_submit_pairs (self->backend, added ? &added->luma : NULL,
+          target ? &target->params : &added->params, pairs, n_pairs,
+          &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Motion search failed on the %s backend: %s",
+            me_backend_name (self->backend), error->message), (NULL));
+    /* what followed the target still leaves */
+    if (target)
+      g_queue_push_tail (&self->pending, target);
+    abandon_in_flight (self);
+    return GST_FLOW_ERROR;
+  }
+  g_queue_push_tail (&self->pending, target ? target : &window_only);
+  if (added && g_queue_get_length (&self->pending) >= self->depth)
+    return collect_one (self);
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn
 gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     gboolean is_discont, GstBuffer * input)
@@ -817,6 +907,8 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   g_autoptr (GError) error = NULL;
   GstMotionEstJob *job;
   MESearchParams params;
+  GstMotionRefs refs;
+  g_autofree gchar *refs_error = NULL;
   gboolean reopen, redepth;
   guint in_flight;
   GstFlowReturn ret;
@@ -873,6 +965,8 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   params.refine = self->subpel;
   params.metric = self->metric;
   params.lambda = self->lambda;
+  refs = self->refs;
+  refs_error = g_strdup (self->refs_error);
   reopen = self->backend_dirty || !self->backend
       || (self->backend_choice == 0 && auto_choice_stale (self, &params));
   /* Frames in CUDA memory of another context (an application's, a
@@ -888,6 +982,8 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   redepth = self->depth_dirty && !reopen;
   self->depth_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
+  if (refs_error)
+    goto invalid_references;
   /* the backend's own depth depends on the search and on the sessions
    * sharing its device */
   if (!reopen && !redepth && !in_flight)
@@ -920,12 +1016,25 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
       goto drop;
     }
   } else if (discont) {
-    ret = collect_all (self);
+    ret = finish_window (self);
     if (ret != GST_FLOW_OK)
       goto drop;
     GST_DEBUG_OBJECT (self, "discontinuity: dropping the reference");
     me_backend_reset (self->backend);
     self->prev_pts = GST_CLOCK_TIME_NONE;
+    gst_motion_ref_window_reset (&self->window, &self->window.refs);
+  }
+
+  /* A new list of references: the frames held are searched against the
+   * old one, and the new one starts without frames. */
+  if (!gst_motion_refs_equal (&refs, &self->window.refs)) {
+    ret = finish_window (self);
+    if (ret != GST_FLOW_OK)
+      goto drop;
+    GST_DEBUG_OBJECT (self, "new references: starting over");
+    me_backend_reset (self->backend);
+    self->prev_pts = GST_CLOCK_TIME_NONE;
+    gst_motion_ref_window_reset (&self->window, &refs);
   }
 
   /* A gap buffer is filler, whatever it holds (no picture at all, or a
@@ -942,11 +1051,17 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
 
   /* The meta is added in place: the job holds the only reference. */
   input = gst_buffer_make_writable (input);
-  job = gst_motion_est_job_new (input, &self->info, &params, self->prev_pts,
-      self->cells, gst_motion_est_cuda_map_flags (input,
+  job = gst_motion_est_job_new (input, &self->info, &params, refs.dist,
+      refs.n, self->cells, gst_motion_est_cuda_map_flags (input,
           self->session_cuda_context), &error);
   if (!job)
     goto invalid_buffer;
+
+  /* Other references than the previous frame: through the window. */
+  if (!gst_motion_refs_previous_only (&refs)) {
+    gst_motion_ref_window_add (&self->window, job);
+    return submit_window (self, job);
+  }
 
   /* The queue never holds more than depth frames. */
   while (g_queue_get_length (&self->pending) >= self->depth) {
@@ -957,8 +1072,9 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     }
   }
 
+  job->ref_pts[0] = self->prev_pts;
   if (!me_backend_submit (self->backend, &job->luma, &job->params,
-          &job->field, &error))
+          &job->fields[0], &error))
     goto submit_failed;
   self->prev_pts = GST_BUFFER_PTS (job->buffer);
   g_queue_push_tail (&self->pending, job);
@@ -971,6 +1087,11 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
 drop:
   gst_buffer_unref (input);
   return ret;
+invalid_references:
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid references: %s",
+          refs_error), (NULL));
+  gst_buffer_unref (input);
+  return GST_FLOW_ERROR;
 invalid_buffer:
   GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid video buffer: %s",
           error->message), ("buffer %" GST_PTR_FORMAT, input));
@@ -1098,12 +1219,14 @@ gst_gpu_motion_est_query (GstBaseTransform * trans, GstPadDirection direction,
             query))
       return FALSE;
     gst_query_parse_latency (query, &live, &min, &max);
-    /* A frame leaves when depth - 1 later frames have arrived. */
+    /* A frame leaves when depth - 1 later frames have arrived, after
+     * those its future references take. */
     GST_OBJECT_LOCK (self);
     frame = self->info.fps_n > 0
         ? gst_util_uint64_scale_int (GST_SECOND, self->info.fps_d,
         self->info.fps_n) : 0;
-    added = self->backend ? frame * (self->depth - 1) : 0;
+    added = self->backend ? frame * (self->depth - 1
+        + gst_motion_refs_future (&self->refs)) : 0;
     GST_OBJECT_UNLOCK (self);
     GST_DEBUG_OBJECT (self, "adding latency %" GST_TIME_FORMAT,
         GST_TIME_ARGS (added));
@@ -1237,7 +1360,8 @@ gst_gpu_motion_est_propose_allocation (GstBaseTransform * trans,
   propose_pools (self, query);
 
   GST_OBJECT_LOCK (self);
-  held = self->backend && self->depth > 1 ? self->depth - 1 : 0;
+  held = self->backend ? self->depth - 1 + gst_motion_refs_future
+      (&self->refs) : 0;
   GST_OBJECT_UNLOCK (self);
   /* no pool offered: the entry without a pool still tells upstream how
    * many buffers its own pool needs */
@@ -1278,10 +1402,12 @@ gst_gpu_motion_est_set_caps (GstBaseTransform * trans, GstCaps * incaps,
   GST_OBJECT_LOCK (self);
   self->info = info;
   GST_OBJECT_UNLOCK (self);
-  /* A new size or format starts a new sequence: no reference. */
+  /* A new size or format starts a new sequence: no reference.  (The
+   * CAPS event drained every frame held or in flight.) */
   if (self->backend)
     me_backend_reset (self->backend);
   self->prev_pts = GST_CLOCK_TIME_NONE;
+  release_jobs (self, &self->ready);
   return TRUE;
 
   /* ERRORS */
@@ -1407,6 +1533,24 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
         self->backend_dirty = TRUE;
       self->threads = g_value_get_uint (value);
       break;
+    case PROP_REFERENCES:{
+      g_autoptr (GError) err = NULL;
+      const gchar *str = g_value_get_string (value);
+      GstMotionRefs refs;
+
+      if (!str)
+        str = GST_MOTION_REFS_DEFAULT;
+      g_free (self->references);
+      self->references = g_strdup (str);
+      g_clear_pointer (&self->refs_error, g_free);
+      /* kept, and refused with an error at the next frame, so that a
+       * wrong list is never searched as another one */
+      if (gst_motion_refs_parse (str, &refs, &err))
+        self->refs = refs;
+      else
+        self->refs_error = g_strdup (err->message);
+      break;
+    }
     default:
       if (prop_id < PROP_HINTS || !gst_motion_hints_set_property
           (&self->hint_settings, prop_id - PROP_HINTS, value))
@@ -1466,6 +1610,9 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
       break;
+    case PROP_REFERENCES:
+      g_value_set_string (value, self->references);
+      break;
     case PROP_ACTIVE_BACKEND:
       /* backend is written under the object lock, held here. */
       g_value_set_string (value, self->backend ?
@@ -1488,6 +1635,8 @@ gst_gpu_motion_est_finalize (GObject * object)
   close_backend (self);
   gst_clear_object (&self->cuda_context);
   g_free (self->devices);
+  g_free (self->references);
+  g_free (self->refs_error);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1579,6 +1728,13 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       g_param_spec_uint ("threads", "Threads",
           "CPU threads the search may use, 0 for one per core (takes effect "
           "at the next frame)", 0, 256, DEFAULT_THREADS, rw));
+  g_object_class_install_property (gobject_class, PROP_REFERENCES,
+      g_param_spec_string ("references", "References",
+          "The pictures each frame is searched against, as signed frame "
+          "distances separated by commas: -1 the previous frame, -2 the one "
+          "before, +1 the next (held back until it arrives); one meta per "
+          "reference, in this order (docs/references.md)",
+          GST_MOTION_REFS_DEFAULT, rw));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       g_param_spec_string ("active-backend", "Active backend",
           "The backend in use (cpu, cuda), NULL when stopped", NULL,
@@ -1632,6 +1788,9 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->hints.key_units = 0;
   g_queue_init (&self->pending);
   g_queue_init (&self->ready);
+  self->references = g_strdup (GST_MOTION_REFS_DEFAULT);
+  gst_motion_refs_parse (GST_MOTION_REFS_DEFAULT, &self->refs, NULL);
+  gst_motion_ref_window_init (&self->window);
   self->prev_pts = GST_CLOCK_TIME_NONE;
   gst_base_transform_set_in_place (GST_BASE_TRANSFORM (self), TRUE);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), FALSE);

@@ -4,6 +4,8 @@
  * single reference keeps it writable: the meta is added when the backend has
  * finished, without copying the buffer.
  */
+#include <string.h>
+
 #include "gstmotionestjob.h"
 #include "gstvideolayout.h"
 #include "gstsharedmap.h"
@@ -102,8 +104,9 @@ describe_luma (MEPlane * luma, const GstVideoFrame * frame)
 
 GstMotionEstJob *
 gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
-    const MESearchParams * params, GstClockTime ref_pts, GstCellPool * cells,
-    GstMapFlags device_map, GError ** error)
+    const MESearchParams * params, const gint * ref_distances,
+    guint n_fields, GstCellPool * cells, GstMapFlags device_map,
+    GError ** error)
 {
   GstMotionEstJob *job;
   GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -161,7 +164,6 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   job->luma.height = h;
   job->luma.on_device = device_map != 0;
   job->params = *params;
-  job->ref_pts = ref_pts;
 
   job->n_cells = gst_motion_vector_layout (w, h, params->partitions, grids);
   if (job->n_cells == 0) {
@@ -174,15 +176,23 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     gst_motion_est_job_free (job);
     return NULL;
   }
-  job->cell_bytes = gst_cell_pool_alloc (cells,
-      job->n_cells * sizeof (GstMotionVectorCell));
-  job->cells = (GstMotionVectorCell *) g_bytes_get_data (job->cell_bytes,
-      NULL);
-  job->field.mb_cols = gst_motion_vector_mb_cols (w);
-  job->field.mb_rows = gst_motion_vector_mb_rows (h);
-  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
-    job->field.grid[p] = (params->partitions & (1u << p))
-        ? job->cells + grids[p].offset : NULL;
+  g_assert (n_fields >= 1 && n_fields <= GST_MOTION_EST_MAX_FIELDS);
+  job->n_fields = n_fields;
+  for (guint i = 0; i < n_fields; i++) {
+    MEField *field = &job->fields[i];
+
+    job->ref_distance[i] = ref_distances[i];
+    job->ref_pts[i] = GST_CLOCK_TIME_NONE;
+    job->cell_bytes[i] = gst_cell_pool_alloc (cells,
+        job->n_cells * sizeof (GstMotionVectorCell));
+    job->cells[i] = (GstMotionVectorCell *)
+        g_bytes_get_data (job->cell_bytes[i], NULL);
+    field->mb_cols = gst_motion_vector_mb_cols (w);
+    field->mb_rows = gst_motion_vector_mb_rows (h);
+    for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+      field->grid[p] = (params->partitions & (1u << p))
+          ? job->cells[i] + grids[p].offset : NULL;
+  }
   return job;
 }
 
@@ -202,15 +212,16 @@ luma_of (const MEPlane * luma)
   }
 }
 
-/* Attaches the meta (returned in `meta`, NULL if it could not be added)
- * and hands the buffer back; what followed the frame is appended to
+/* Attaches one meta per field, in the order of the references (the
+ * first returned in `meta`, NULL if it could not be added), and hands the
+ * buffer back; what followed the frame is appended to
  * `followers`; the job is freed. */
 GstBuffer *
 gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
     GstMotionVectorMeta ** meta_out)
 {
   GstBuffer *buffer = job->buffer;
-  GstMotionVectorMeta *meta;
+  GstMotionVectorMeta *meta = NULL;
   GBytes *bytes;
 
   if (job->frame.buffer)
@@ -218,22 +229,29 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
   job->frame.buffer = NULL;
   g_clear_pointer (&job->luma_map, gst_shared_map_release);
 
-  bytes = g_steal_pointer (&job->cell_bytes);
-  job->cells = NULL;
-  meta = gst_buffer_add_motion_vector_meta (buffer, job->luma.width,
-      job->luma.height, job->params.partitions, bytes);
-  g_bytes_unref (bytes);
-  if (meta) {
-    meta->ref_distance = -1;
-    meta->ref_pts = job->field.has_reference ? job->ref_pts
-        : GST_CLOCK_TIME_NONE;
-    meta->flags = job->field.has_reference ? GST_MOTION_VECTOR_META_FLAG_NONE
+  /* one meta per field, in the order of the references */
+  for (guint i = 0; i < job->n_fields; i++) {
+    const gboolean has_reference = job->fields[i].has_reference;
+    GstMotionVectorMeta *m;
+
+    bytes = g_steal_pointer (&job->cell_bytes[i]);
+    job->cells[i] = NULL;
+    m = gst_buffer_add_motion_vector_meta (buffer, job->luma.width,
+        job->luma.height, job->params.partitions, bytes);
+    g_bytes_unref (bytes);
+    if (!m)
+      continue;
+    m->ref_distance = job->ref_distance[i];
+    m->ref_pts = has_reference ? job->ref_pts[i] : GST_CLOCK_TIME_NONE;
+    m->flags = has_reference ? GST_MOTION_VECTOR_META_FLAG_NONE
         : GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
-    meta->method = job->params.method;
-    meta->search_range = job->params.search_range;
-    meta->luma = luma_of (&job->luma);
+    m->method = job->params.method;
+    m->search_range = job->params.search_range;
+    m->luma = luma_of (&job->luma);
     if (job->luma.kind == ME_LUMA_RGB)
-      meta->flags |= GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA;
+      m->flags |= GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA;
+    if (i == 0)
+      meta = m;
   }
 
   if (meta_out)
@@ -253,6 +271,16 @@ gst_motion_est_job_free (GstMotionEstJob * job)
   g_clear_pointer (&job->luma_map, gst_shared_map_release);
   gst_clear_buffer (&job->buffer);
   g_queue_clear_full (&job->followers, (GDestroyNotify) gst_mini_object_unref);
-  g_clear_pointer (&job->cell_bytes, g_bytes_unref);
+  for (guint i = 0; i < GST_MOTION_EST_MAX_FIELDS; i++)
+    g_clear_pointer (&job->cell_bytes[i], g_bytes_unref);
   g_free (job);
+}
+
+/* Field i without a reference: every cell zero, as a backend leaves it. */
+void
+gst_motion_est_job_clear_field (GstMotionEstJob * job, guint i)
+{
+  memset (job->cells[i], 0, job->n_cells * sizeof (GstMotionVectorCell));
+  job->fields[i].has_reference = FALSE;
+  job->ref_pts[i] = GST_CLOCK_TIME_NONE;
 }

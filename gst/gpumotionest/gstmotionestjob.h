@@ -16,6 +16,9 @@
 
 G_BEGIN_DECLS
 
+/* Most fields one frame carries: one per reference (gstmotionrefs.h). */
+#define GST_MOTION_EST_MAX_FIELDS 8
+
 typedef struct {
   GstBuffer *buffer;            /* our only reference: stays writable */
   /* The luma is read through `luma_map`, the process-wide mapping of its
@@ -25,11 +28,18 @@ typedef struct {
   GstSharedMap *luma_map;
   MEPlane luma;
   MESearchParams params;
-  MEField field;
-  GBytes *cell_bytes;           /* all grids, laid out as the meta wants: */
-  GstMotionVectorCell *cells;   /* their data, written by the backend */
-  gsize n_cells;
-  GstClockTime ref_pts;
+  /* One field per reference, in the order of the references property:
+   * the backend fills fields[i], which becomes a meta of ref_distance[i]
+   * against the frame of ref_pts[i]. */
+  guint n_fields;
+  MEField fields[GST_MOTION_EST_MAX_FIELDS];
+  GBytes *cell_bytes[GST_MOTION_EST_MAX_FIELDS];  /* all grids of a field, */
+  GstMotionVectorCell *cells[GST_MOTION_EST_MAX_FIELDS]; /* laid out as the
+                                                          * meta wants */
+  gsize n_cells;                /* per field */
+  gint ref_distance[GST_MOTION_EST_MAX_FIELDS];
+  GstClockTime ref_pts[GST_MOTION_EST_MAX_FIELDS];
+  guint64 frame_no;             /* frames since the references were reset */
   /* Serialized events and pass-through buffers that arrived after this
    * frame: they leave right after it, so nothing overtakes a frame in
    * flight.  GstMiniObject, oldest first. */
@@ -40,8 +50,10 @@ gboolean gst_motion_est_luma_is_bt709 (const GstVideoColorimetry * cinfo);
 
 GstMotionEstJob *gst_motion_est_job_new (GstBuffer * buffer,
     const GstVideoInfo * info, const MESearchParams * params,
-    GstClockTime ref_pts, GstCellPool * cells, GstMapFlags device_map,
-    GError ** error);
+    const gint * ref_distances, guint n_fields, GstCellPool * cells,
+    GstMapFlags device_map, GError ** error);
+
+void gst_motion_est_job_clear_field (GstMotionEstJob * job, guint i);
 
 GstBuffer *gst_motion_est_job_finish (GstMotionEstJob * job,
     GQueue * followers, GstMotionVectorMeta ** meta);
