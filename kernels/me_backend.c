@@ -166,6 +166,20 @@ check_params (const MESearchParams * params, const MEField * out,
         params->search_range);
     return FALSE;
   }
+  if (params->offset_x != 0
+      && params->method != GST_MOTION_VECTOR_METHOD_FULL) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "a window centred off zero (offset %d) is searched by method full "
+        "only", params->offset_x);
+    return FALSE;
+  }
+  if ((unsigned) ABS (params->offset_x) + params->search_range
+      > ME_MAX_RANGE) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "window offset %d and range %u reach past ±%d", params->offset_x,
+        params->search_range, ME_MAX_RANGE);
+    return FALSE;
+  }
   if (params->lambda > ME_MAX_LAMBDA) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
         "lambda %u above %d", params->lambda, ME_MAX_LAMBDA);

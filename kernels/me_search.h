@@ -59,6 +59,14 @@ typedef struct {
    * against the H.264 prediction from the neighbours' final vectors, so
    * blocks are decided in decoding order; 0: distortion only. */
   unsigned lambda;                         /* 0 .. ME_MAX_LAMBDA */
+  /* The window's centre across, whole pixels (full search only): the
+   * candidates are (offset_x + dx, dy) for dx, dy in [-R, R], so that an
+   * asymmetric horizontal range (disparity between the views of stereo
+   * video) is searched without the other side.  Stages 1 to 3 rank within
+   * the window as if it were centred on 0 (the tie-break prefers vectors
+   * near the centre, the rate term prices vectors relative to it); the
+   * cells hold the vectors themselves.  |offset_x| + R <= ME_MAX_RANGE. */
+  int offset_x;
 } MESearchParams;
 
 /* Whether stage 3 runs at all: the integer SAD result is final only with

@@ -271,8 +271,9 @@ search_mb (const MESession * s, Scratch * scratch, unsigned mbx, unsigned mby,
   for (int k = 0; k < (only16 ? 1 : ME_DSP_N_PARTS); k++)
     best[k] = ME_KEY_NONE;
   me_cpu_search_window (&s->dsp, &s->ranks, scratch, scratch->cur,
-      ref->origin + (ptrdiff_t) 16 * mby * ref->stride + 16 * (ptrdiff_t) mbx,
-      ref->stride, s->params->search_range, only16, best);
+      ref->origin + s->ref_shift + (ptrdiff_t) 16 * mby * ref->stride
+      + 16 * (ptrdiff_t) mbx, ref->stride, s->params->search_range, only16,
+      best);
 }
 
 /* 16x16 only, with exact pruning (successive elimination): a candidate is
@@ -293,8 +294,8 @@ search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
   const PaddedPlane *ref = s->ref;
   const int R = s->params->search_range, W = 2 * R + 1;
   const ptrdiff_t stride = ref->stride;
-  const guint8 *base = ref->origin + ((ptrdiff_t) 16 * mby - R) * stride
-      + 16 * (ptrdiff_t) mbx - R;
+  const guint8 *base = ref->origin + s->ref_shift
+      + ((ptrdiff_t) 16 * mby - R) * stride + 16 * (ptrdiff_t) mbx - R;
   const guint16 *qbase = ref->q8 + (base - ref->base);
   const guint8 *cur = scratch->cur;
   uint32_t *sad = scratch->sad;
@@ -523,10 +524,18 @@ static void (*const methods[]) (MESession * s) = {
  * cpu_submit, which also holds the taps 3 pixels further).  Only those are
  * computed: a padded plane's border is the largest range since open, and
  * rounded up to 32. */
+/* A window off centre reads as far as its offset further across; the
+ * planes are computed that far on every side. */
+static unsigned
+hpel_extent (const MESession * s)
+{
+  return s->params->search_range + (unsigned) ABS (s->ref_shift);
+}
+
 static unsigned
 hpel_rows (const MESession * s)
 {
-  return 16 * s->field->mb_rows + 2 * (s->params->search_range + 1);
+  return 16 * s->field->mb_rows + 2 * (hpel_extent (s) + 1);
 }
 
 /* Rows [band * Q8_BAND, ...) of the positions hpel_rows() counts. */
@@ -535,7 +544,7 @@ hpel_band_job (MESession * s, Scratch * scratch, unsigned band)
 {
   PaddedPlane *p = s->ref;
   const size_t plane = p->stride * p->rows;
-  const ptrdiff_t reach = s->params->search_range + 1;
+  const ptrdiff_t reach = hpel_extent (s) + 1;
   const int n = 16 * s->field->mb_cols + 2 * reach;
   const unsigned y0 = band * Q8_BAND;
   const unsigned y1 = MIN (y0 + Q8_BAND, hpel_rows (s));
@@ -621,8 +630,8 @@ ref_planes (const MESession * s, const guint8 * planes[4])
 {
   const PaddedPlane *rp = s->ref;
   const size_t plane = rp->stride * rp->rows;
-  const ptrdiff_t at = rp->origin - rp->base;
-  planes[ME_HPEL_F] = rp->origin;
+  const ptrdiff_t at = rp->origin - rp->base + s->ref_shift;
+  planes[ME_HPEL_F] = rp->origin + s->ref_shift;
   /* no half-sample planes without refinement: whole vectors read F only */
   planes[ME_HPEL_H] = rp->hp ? rp->hp + at : NULL;
   planes[ME_HPEL_V] = rp->hp ? rp->hp + plane + at : NULL;
@@ -716,7 +725,7 @@ refine_frame (MESession * s)
   PaddedPlane *p = s->ref;
   MEField *field = s->field;
   if (s->params->refine != ME_REFINE_NONE
-      && p->hp_range < (int) s->params->search_range) {
+      && p->hp_range < (int) hpel_extent (s)) {
     const size_t need = 3 * p->stride * p->rows;
     if (need > p->hp_size) {
       g_free (p->hp);
@@ -724,7 +733,7 @@ refine_frame (MESession * s)
       p->hp_size = need;
     }
     me_cpu_run_parallel (s, hpel_band_job, (hpel_rows (s) + Q8_BAND - 1) / Q8_BAND);
-    p->hp_range = s->params->search_range;
+    p->hp_range = hpel_extent (s);
   }
   if (s->params->lambda) {
     /* keep the integer winners, laid out as the cells */
@@ -769,18 +778,38 @@ finish_row (MESession * s, Scratch * scratch, unsigned mby)
   }
 }
 
+/* A window off centre: the vectors found relative to it become the
+ * vectors themselves before stage 4 predicts them. */
+static void
+unshift_grids (MESession * s)
+{
+  MEField *field = s->field;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    if (!(s->params->partitions & (1u << p)))
+      continue;
+    const size_t n = (size_t) gst_motion_vector_grid_cols (p, field->mb_cols)
+        * gst_motion_vector_grid_rows (p, field->mb_rows);
+    for (size_t i = 0; i < n; i++)
+      field->grid[p][i].mv_x += 4 * s->ref_shift;
+  }
+}
+
 static void
 search_frame (MESession * s, const MESearchParams * params, MEField * field)
 {
   s->params = params;
   s->field = field;
+  s->ref_shift = params->offset_x;
   methods[params->method] (s);         /* stages 1 and 2 */
   /* only a predictive search leaves temporal predictors for the next */
   if (params->method != GST_MOTION_VECTOR_METHOD_PREDICTIVE && s->chain)
     s->temporal_valid = FALSE;
   if (me_search_refines (params))
     refine_frame (s);                   /* stage 3 */
+  if (s->ref_shift)
+    unshift_grids (s);
   me_cpu_run_parallel (s, finish_row, field->mb_rows);    /* stage 4 */
+  s->ref_shift = 0;
 }
 
 /* ---- MEBackendOps --------------------------------------------------------- */
@@ -874,7 +903,7 @@ cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
 {
   /* sub-pel candidates reach 3/4 pixel past the window, and their taps 3
    * pixels further */
-  const unsigned reach = params->search_range
+  const unsigned reach = params->search_range + ABS (params->offset_x)
       + (params->refine != ME_REFINE_NONE ? 8 : 0);
   if (reach > s->pad)
     s->pad = (reach + ME_CPU_PAD_STEP - 1) / ME_CPU_PAD_STEP * ME_CPU_PAD_STEP;
@@ -969,7 +998,7 @@ cpu_submit_pairs (MESession * s, const MEPlane * luma,
     const MESearchParams * params, const MESearchPair * pairs,
     unsigned n_pairs, GError ** error)
 {
-  const unsigned reach = params->search_range
+  const unsigned reach = params->search_range + ABS (params->offset_x)
       + (params->refine != ME_REFINE_NONE ? 8 : 0);
   PaddedPlane *const cur0 = s->cur, *const ref0 = s->ref;
 

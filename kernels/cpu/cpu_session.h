@@ -67,6 +67,9 @@ struct MESession {
   gint16 *winners;              /* stage 3 with lambda: integer winners */
   size_t winners_size;
   gboolean prune;               /* exact early-out in the 16x16 search */
+  /* the search's window offset (MESearchParams.offset_x): reference
+   * reads of stages 1 to 3 start this many pixels across */
+  ptrdiff_t ref_shift;
   /* The fast methods (search_fast.c): the coarsest level's rank table; the
    * guide winners (dx, dy per macroblock) of this frame and of the one
    * before (predictive's temporal predictors, when temporal_valid), and

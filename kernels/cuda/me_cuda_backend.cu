@@ -624,8 +624,9 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
   }
   default:
     CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
-    CHECK (me_cuda_launch_search (cur, ref, g, range, parts, sl->keys,
-               s->sm_count, st),
+    /* a window off centre: the reference read from its centre */
+    CHECK (me_cuda_launch_search (cur, ref + params->offset_x, g, range,
+               parts, sl->keys, s->sm_count, st),
         "search kernel");
     return TRUE;
   }
@@ -830,20 +831,22 @@ enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
       sl->hpel_size = hp;
     }
     if (params->refine != ME_REFINE_NONE)
-      CHECK (me_cuda_launch_hpel (s->frames[r], sl->hpel, g,
-                 params->search_range, st),
+      CHECK (me_cuda_launch_hpel (s->frames[r] + params->offset_x, sl->hpel,
+                 g, params->search_range, st),
           "half-sample kernel");
     if (params->lambda && !ensure_progress (sl, error))
       return FALSE;
     if (params->lambda)
       final_keys = sl->keys + sl->cells_size;
-    CHECK (me_cuda_launch_refine (s->frames[f], s->frames[r], sl->hpel, g,
+    CHECK (me_cuda_launch_refine (s->frames[f],
+               s->frames[r] + params->offset_x, sl->hpel, g,
                parts, params->refine, params->metric, params->search_range,
                params->lambda, sl->keys, final_keys,
                (uint32_t *)(sl->keys + 2 * sl->cells_size), sl->progress, st),
         "refinement kernel");
   }
-  CHECK (me_cuda_launch_finish (final_keys, sl->cells, g, parts, st),
+  CHECK (me_cuda_launch_finish (final_keys, sl->cells, g, parts,
+             4 * params->offset_x, st),
       "prediction kernel");
   CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
   if (o->direct) {

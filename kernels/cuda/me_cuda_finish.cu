@@ -20,6 +20,7 @@ typedef struct {
   GstMotionVectorCell *cells[GST_MOTION_VECTOR_PARTITION_COUNT];
   unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1]; /* thread ranges */
   unsigned mb_cols, mb_rows;
+  int offset_qx; /* the window's centre, added to every key's vector */
 } FinishArgs;
 
 __global__ void
@@ -46,12 +47,13 @@ __launch_bounds__ (FINISH_THREADS) finish_kernel (const FinishArgs a)
   const uint64_t kb = keys[n.b >= 0 ? n.b : 0];
   const uint64_t kc = keys[n.c >= 0 ? n.c : 0];
   int px, py;
-  me_mvpred_combine (p, gx, gy, n, me_key_qx (ka), me_key_qy (ka),
-      me_key_qx (kb), me_key_qy (kb), me_key_qx (kc), me_key_qy (kc), &px,
-      &py);
+  const int o = a.offset_qx;
+  me_mvpred_combine (p, gx, gy, n, me_key_qx (ka) + o, me_key_qy (ka),
+      me_key_qx (kb) + o, me_key_qy (kb), me_key_qx (kc) + o, me_key_qy (kc),
+      &px, &py);
 
   GstMotionVectorCell cell;
-  cell.mv_x = (gint16)me_key_qx (key);
+  cell.mv_x = (gint16)(me_key_qx (key) + o);
   cell.mv_y = (gint16)me_key_qy (key);
   cell.cost = me_key_cost (key);
   cell.pred_x = (gint16)px;
@@ -64,7 +66,8 @@ __launch_bounds__ (FINISH_THREADS) finish_kernel (const FinishArgs a)
 
 cudaError_t
 me_cuda_launch_finish (const uint64_t *keys, GstMotionVectorCell *cells,
-    const MECudaGeometry *g, unsigned partitions, cudaStream_t stream)
+    const MECudaGeometry *g, unsigned partitions, int offset_qx,
+    cudaStream_t stream)
 {
   FinishArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -85,6 +88,7 @@ me_cuda_launch_finish (const uint64_t *keys, GstMotionVectorCell *cells,
   a.first[GST_MOTION_VECTOR_PARTITION_COUNT] = n;
   a.mb_cols = g->mb_cols;
   a.mb_rows = g->mb_rows;
+  a.offset_qx = offset_qx;
 
   finish_kernel<<<(n + FINISH_THREADS - 1) / FINISH_THREADS, FINISH_THREADS, 0,
       stream>>> (a);

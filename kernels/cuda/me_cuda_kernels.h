@@ -137,9 +137,11 @@ cudaError_t me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
  * 8192-row frame, times seven shapes, fit. */
 #define ME_CUDA_PROGRESS_WORDS (7 * 2048 + 1)
 
-/* Turns keys into cells: vector, cost, H.264 prediction and MVD. */
+/* Turns keys into cells: vector, cost, H.264 prediction and MVD.  The
+ * keys' vectors are relative to a window centred at (offset_qx, 0) quarter
+ * pixels (MESearchParams.offset_x), which the cells' vectors add. */
 cudaError_t me_cuda_launch_finish (const uint64_t *keys,
     GstMotionVectorCell *cells, const MECudaGeometry *g, unsigned partitions,
-    cudaStream_t stream);
+    int offset_qx, cudaStream_t stream);
 
 #endif /* ME_CUDA_KERNELS_H */

@@ -98,6 +98,34 @@ test_range_limits (void)
   }
 }
 
+/* me_check_input(): a window off centre is for full search, and stays
+ * within ME_MAX_RANGE. */
+static void
+test_window_offset (void)
+{
+  static guint8 pixels[16 * 16];
+  GstMotionVectorCell cell;
+  const MEPlane plane = { pixels, 16, 16, 16 };
+  MEField field = { 1, 1, { &cell }, FALSE };
+  MESearchParams params;
+  g_autoptr (GError) error = NULL;
+
+  me_search_params_init (&params);
+  params.search_range = 64;
+  params.offset_x = -192;
+  g_assert_true (me_check_input (&plane, &params, &field, NULL));
+  params.offset_x = 193;
+  g_assert_false (me_check_input (&plane, &params, &field, &error));
+  g_assert_cmpstr (error->message, ==, "window offset 193 and range 64 reach "
+      "past ±256");
+  g_clear_error (&error);
+  params.offset_x = 8;
+  params.method = GST_MOTION_VECTOR_METHOD_MODS;
+  g_assert_false (me_check_input (&plane, &params, &field, &error));
+  g_assert_cmpstr (error->message, ==, "a window centred off zero (offset 8) "
+      "is searched by method full only");
+}
+
 /* me_check_input(): a packed or RGB row is width x step bytes, every byte
  * read lies within its pixel, RGB weights sum to 256, and neither kind is
  * read from device memory. */
@@ -154,6 +182,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/backend/supports", test_supports);
   g_test_add_func ("/backend/range-limits", test_range_limits);
+  g_test_add_func ("/backend/window-offset", test_window_offset);
   g_test_add_func ("/backend/luma-layout", test_luma_layout);
   return g_test_run ();
 }

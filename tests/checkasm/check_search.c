@@ -110,6 +110,7 @@ typedef struct {
   const guint8 *f;
   ptrdiff_t stride;
   unsigned w, h;
+  int ox;                       /* read ox pixels further across */
 } Pic;
 
 static int
@@ -129,7 +130,7 @@ clip1 (int v)
 static int
 full_g (const Pic * p, int x, int y)
 {
-  return px (p->f, p->stride, p->w, p->h, x, y);
+  return px (p->f, p->stride, p->w, p->h, x + p->ox, y);
 }
 
 static int
@@ -300,8 +301,12 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
     uint64_t * const *fast)
 {
   const unsigned range = params->search_range, parts = params->partitions;
-  const int R = range;
-  const Pic cur_pic = { cur, stride, w, h }, ref_pic = { ref, stride, w, h };
+  const int R = range, ox = params->offset_x;
+  /* a window centred at (ox, 0) is the window centred at 0 of the
+   * reference read ox pixels across (edge replication included): searched
+   * so, its vectors then moved by ox */
+  const Pic cur_pic = { cur, stride, w, h, 0 };
+  const Pic ref_pic = { ref, stride, w, h, ox };
   const int mb_cols = got->field.mb_cols, mb_rows = got->field.mb_rows;
 
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
@@ -311,8 +316,11 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
     int bh = gst_motion_vector_partition_height (p);
     unsigned cols = gst_motion_vector_grid_cols (p, mb_cols);
     unsigned rows = gst_motion_vector_grid_rows (p, mb_rows);
-    /* the field as decided so far, in raster order */
+    /* the field as decided so far, in raster order: relative to the
+     * window's centre (what the rate term predicts from), and as the
+     * cells hold it */
     GstMotionVectorCell *fin = g_new0 (GstMotionVectorCell, cols * rows);
+    GstMotionVectorCell *out = g_new0 (GstMotionVectorCell, cols * rows);
     for (unsigned r = 0; r < rows; r++) {
       for (unsigned c = 0; c < cols; c++) {
         uint64_t best = ME_KEY_NONE;
@@ -324,7 +332,7 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
             for (int y = r * bh; y < (int) (r + 1) * bh; y++)
               for (int x = c * bw; x < (int) (c + 1) * bw; x++)
                 sad += abs (px (cur, stride, w, h, x, y)
-                    - px (ref, stride, w, h, x + dx, y + dy));
+                    - px (ref, stride, w, h, x + dx + ox, y + dy));
             uint64_t key = me_key (sad, dx, dy);
             if (key < best)
               best = key;
@@ -345,27 +353,32 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
         }
         fin[r * cols + c].mv_x = me_key_qx (best);
         fin[r * cols + c].mv_y = me_key_qy (best);
+        out[r * cols + c].mv_x = me_key_qx (best) + 4 * ox;
+        out[r * cols + c].mv_y = me_key_qy (best);
         /* the H.264 prediction of the naive's own final vectors (every
          * neighbour it reads is decided by now, raster order being ahead
          * of decoding order) */
         int want_px, want_py;
-        me_mvpred_cell (fin, p, c, r, mb_cols, mb_rows, &want_px, &want_py);
+        me_mvpred_cell (out, p, c, r, mb_cols, mb_rows, &want_px, &want_py);
         const GstMotionVectorCell *g = &got->field.grid[p][r * cols + c];
-        if (g->mv_x != me_key_qx (best) || g->mv_y != me_key_qy (best)
+        if (g->mv_x != me_key_qx (best) + 4 * ox
+            || g->mv_y != me_key_qy (best)
             || g->cost != me_key_cost (best)
             || g->pred_x != want_px || g->pred_y != want_py
             || g->mvd_x != g->mv_x - g->pred_x
             || g->mvd_y != g->mv_y - g->pred_y) {
-          printf ("  %ux%u R=%u shape %d cell (%u,%u): got (%d,%d) cost %u, "
-              "naive (%d,%d) cost %u\n", w, h, range, p, c, r, g->mv_x,
-              g->mv_y, g->cost, me_key_qx (best), me_key_qy (best),
-              me_key_cost (best));
+          printf ("  %ux%u R=%u offset %d shape %d cell (%u,%u): got (%d,%d) "
+              "cost %u, naive (%d,%d) cost %u\n", w, h, range, ox, p, c, r,
+              g->mv_x, g->mv_y, g->cost, me_key_qx (best) + 4 * ox,
+              me_key_qy (best), me_key_cost (best));
           g_free (fin);
+          g_free (out);
           return FALSE;
         }
       }
     }
     g_free (fin);
+    g_free (out);
   }
   return TRUE;
 }
@@ -431,7 +444,12 @@ checkasm_check_search (void)
         (MEMetric) g_rand_int_range (checkasm.rand, 0, 2),
         /* lambda: none, small, large */
         (unsigned) (t % 3 == 0 ? 0 : t % 3 == 1 ? g_rand_int_range
-            (checkasm.rand, 1, 8) : g_rand_int_range (checkasm.rand, 8, 300))
+            (checkasm.rand, 1, 8) : g_rand_int_range (checkasm.rand, 8, 300)),
+        /* every other frame a window off centre, past the frame's edges
+         * and the border the reference was padded with */
+        t % 2 ? g_rand_int_range (checkasm.rand,
+            -(int) MIN (2 * max_range + 40, ME_MAX_RANGE - range),
+            (int) MIN (2 * max_range + 40, ME_MAX_RANGE - range) + 1) : 0
       };
       gboolean reset = t == 5;
       guint8 *cur = checkasm_make_frame (content, w, h, stride, world, world_w,
@@ -607,6 +625,7 @@ typedef struct {
   MERefine refine;
   MEMetric metric;
   unsigned lambda;
+  int offset;                   /* MESearchParams.offset_x */
 } Case;
 
 static gboolean
@@ -664,6 +683,7 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   params.refine = c->refine;
   params.metric = c->metric;
   params.lambda = c->lambda;
+  params.offset_x = c->offset;
   for (size_t k = 0; k < (size_t) world_w * world_h; k++)
     world[k] = g_rand_int (checkasm.rand);
   for (unsigned i = 0; i < n; i++) {
@@ -695,8 +715,9 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   for (unsigned i = 0; ok && i < n; i++)
     ok = compare_fields (&want[i], &got[i], c, i);
   if (!ok)
-    printf ("  (%s content, depth %u, refine %d, metric %d, lambda %u)\n",
-        content_names[content], depth, c->refine, c->metric, c->lambda);
+    printf ("  (%s content, depth %u, refine %d, metric %d, lambda %u, "
+        "offset %d)\n", content_names[content], depth, c->refine, c->metric,
+        c->lambda, c->offset);
 
   if (!ok)
     me_backend_reset (s);
@@ -729,6 +750,13 @@ pick_stage3 (MEBackend * s, MEBackend * cpu_s, unsigned k, Case * c)
   c->metric = nm ? (MEMetric) m[(k / MAX (nr, 1)) % nm] : ME_METRIC_SAD;
   /* no rate term, a small and a large lambda, in turn */
   c->lambda = a->rate && b->rate ? (k / 2) % 3 * (k % 5 + 1) * 9 : 0;
+  /* full search: a window centred off zero, left or right, in turn */
+  c->offset = 0;
+  if (c->method == GST_MOTION_VECTOR_METHOD_FULL && k % 3) {
+    const int o = (int) (c->range / 2 + 5) * (k % 3 == 1 ? 1 : -1);
+    c->offset = CLAMP (o, -(int) (ME_MAX_RANGE - c->range),
+        (int) (ME_MAX_RANGE - c->range));
+  }
 }
 
 /* Candidates a method costs per macroblock at range R, roughly: the work
