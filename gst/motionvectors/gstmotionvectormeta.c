@@ -4,8 +4,9 @@
  * (a reference, no copy); scaling a buffer makes a new GBytes with rescaled
  * vectors, because the original may still be in use by other buffers.  The
  * optional partition decision (one byte per macroblock) is a second
- * immutable GBytes, shared by copies and scales alike: a scale moves no
- * macroblock.
+ * immutable GBytes, and the optional reference decision (one signed byte
+ * per 4x4 block) a third, both shared by copies and scales alike: a scale
+ * moves no block.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -99,6 +100,7 @@ gst_motion_vector_meta_init (GstMeta * meta, gpointer params,
   memset (&mvmeta->summary, 0, sizeof (mvmeta->summary));
   mvmeta->luma = GST_MOTION_VECTOR_LUMA_PLANE;
   mvmeta->bit_depth = 8;
+  mvmeta->chosen_refs = NULL;
 
   return TRUE;
 }
@@ -110,10 +112,12 @@ gst_motion_vector_meta_free (GstMeta * meta, GstBuffer * buffer)
 
   g_clear_pointer (&mvmeta->data, g_bytes_unref);
   g_clear_pointer (&mvmeta->modes, g_bytes_unref);
+  g_clear_pointer (&mvmeta->chosen_refs, g_bytes_unref);
 }
 
-/* Copies every field but the GstMeta header and the data; the modes,
- * which neither a copy nor a scale changes, are shared. */
+/* Copies every field but the GstMeta header and the data; the modes and
+ * the chosen references, which neither a copy nor a scale changes, are
+ * shared. */
 static void
 copy_fields (GstMotionVectorMeta * dst, const GstMotionVectorMeta * src)
 {
@@ -133,6 +137,8 @@ copy_fields (GstMotionVectorMeta * dst, const GstMotionVectorMeta * src)
   /* a scale rescales the vectors, not the samples the costs were of */
   dst->luma = src->luma;
   dst->bit_depth = src->bit_depth;
+  /* per 4x4 block of the analysis frame, which a scale does not move */
+  dst->chosen_refs = src->chosen_refs ? g_bytes_ref (src->chosen_refs) : NULL;
 }
 
 /* Rescales every cell of @data by out/in in each direction.  The MVD is
@@ -653,6 +659,7 @@ meta_problem (const GstMotionVectorMeta * meta)
    * (lookup_modes()).  A @modes of the wrong size is a broken meta. */
   if (meta->modes && g_bytes_get_size (meta->modes) != mb_count (meta))
     return "modes size does not match the macroblocks";
+  /* chosen_refs is left to its readers (lookup_chosen_refs()). */
   return NULL;
 }
 
@@ -674,7 +681,9 @@ meta_problem (const GstMotionVectorMeta * meta)
  * macroblocks, too slow for a check that runs before every cell read), or
  * whether %GST_MOTION_VECTOR_META_FLAG_HAS_MODES agrees with @modes:
  * gst_motion_vector_meta_get_modes() checks both, and without a readable
- * decision the cells still read.
+ * decision the cells still read.  @chosen_refs is not checked here at
+ * all: gst_motion_vector_meta_get_chosen_refs() checks its size, its
+ * values and its flag, and treats it as absent when one is wrong.
  *
  * Every accessor of this library, and the mvtools elements, call it first
  * and treat an inconsistent meta as one without any grid (accessors return
@@ -968,6 +977,175 @@ gst_motion_vector_meta_get_modes_bytes (const GstMotionVectorMeta * meta,
   return modes ? g_bytes_ref (modes) : NULL;
 }
 
+/* ---- the reference decision ------------------------------------------------- */
+
+/* 4x4 blocks of @meta's analysis frame, (4 mb_cols) x (4 mb_rows); its
+ * size must be within the limits. */
+static gsize
+block_count (const GstMotionVectorMeta * meta)
+{
+  return (gsize) 16 * mb_count (meta);
+}
+
+/* NULL when @refs holds one byte per 4x4 block of @meta and none of them
+ * is 0, else what is wrong. */
+static const gchar *
+chosen_refs_problem (const GstMotionVectorMeta * meta, GBytes * refs)
+{
+  gsize n, i;
+  const gint8 *r = g_bytes_get_data (refs, &n);
+
+  if (n != block_count (meta))
+    return "chosen references size does not match the 4x4 blocks";
+  for (i = 0; i < n; i++)
+    if (r[i] == 0)
+      return "a block's chosen reference is 0, which names no frame";
+  return NULL;
+}
+
+/**
+ * gst_motion_vector_meta_set_chosen_refs:
+ * @meta: a #GstMotionVectorMeta
+ * @refs: (nullable): the reference each block is predicted from, one
+ *   #gint8 per 4x4 block of the analysis frame ((4 * mb_cols) x
+ *   (4 * mb_rows), mb_cols = gst_motion_vector_mb_cols (analysis_width),
+ *   row-major), each the #GstMotionVectorMeta.ref_distance of the field
+ *   whose vector the partition covering that block takes, never 0;
+ *   %NULL to remove the decision
+ *
+ * Attaches a reference decision to @meta, the first field of a buffer
+ * searched against several references (docs/references.md): the meta
+ * takes its own reference to @refs and sets
+ * %GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS; with %NULL it drops its
+ * chosen references and clears the flag.  Every 4x4 block of one
+ * partition should hold the same value: readers take a partition's
+ * reference from its top-left block.
+ *
+ * @meta must be consistent (gst_motion_vector_meta_is_valid()), and
+ * @refs of the right size with no value 0; otherwise the meta is left as
+ * it was, a warning is logged in the `motionvectormeta` debug category
+ * and %FALSE is returned.  Whether each value names a field of the
+ * buffer is up to the readers, which see the whole buffer.
+ *
+ * Returns: %TRUE when the chosen references were set (or removed)
+ */
+gboolean
+gst_motion_vector_meta_set_chosen_refs (GstMotionVectorMeta * meta,
+    GBytes * refs)
+{
+  const gchar *problem;
+
+  g_return_val_if_fail (meta != NULL, FALSE);
+
+  if (!refs) {
+    g_clear_pointer (&meta->chosen_refs, g_bytes_unref);
+    meta->flags &= ~GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS;
+    return TRUE;
+  }
+  if (!check_meta (meta))
+    return FALSE;
+  problem = chosen_refs_problem (meta, refs);
+  if (problem) {
+    GST_WARNING ("not setting the chosen references of a motion-vector meta "
+        "of %ux%u from %" G_GSIZE_FORMAT " bytes: %s", meta->analysis_width,
+        meta->analysis_height, g_bytes_get_size (refs), problem);
+    return FALSE;
+  }
+  g_bytes_ref (refs);
+  g_clear_pointer (&meta->chosen_refs, g_bytes_unref);
+  meta->chosen_refs = refs;
+  meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS;
+  return TRUE;
+}
+
+/* The meta's chosen references and the 4x4 block grid, or NULL and 0 x 0
+ * when it has none, is inconsistent, its flag and chosen_refs disagree, or
+ * chosen_refs is of the wrong size or holds a 0.  Unlike a modes of the
+ * wrong size, a wrong chosen_refs leaves the meta valid: the cells do not
+ * depend on it, and no reader of the cells alone should lose them over a
+ * field it does not read (docs/meta.md). */
+static GBytes *
+lookup_chosen_refs (const GstMotionVectorMeta * meta, guint * cols,
+    guint * rows)
+{
+  const gchar *problem;
+  gboolean has_flag;
+
+  if (cols)
+    *cols = 0;
+  if (rows)
+    *rows = 0;
+  g_return_val_if_fail (meta != NULL, NULL);
+
+  has_flag = (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS) != 0;
+  if (!meta->chosen_refs && !has_flag)
+    return NULL;
+  if (!check_meta (meta))
+    return NULL;
+  problem = !has_flag ? "chosen references without the has-chosen-refs flag"
+      : !meta->chosen_refs ? "has-chosen-refs flag without chosen references"
+      : chosen_refs_problem (meta, meta->chosen_refs);
+  if (problem) {
+    GST_WARNING ("ignoring the chosen references of a motion-vector meta of "
+        "%ux%u: %s", meta->analysis_width, meta->analysis_height, problem);
+    return NULL;
+  }
+  if (cols)
+    *cols = 4 * gst_motion_vector_mb_cols (meta->analysis_width);
+  if (rows)
+    *rows = 4 * gst_motion_vector_mb_rows (meta->analysis_height);
+  return meta->chosen_refs;
+}
+
+/**
+ * gst_motion_vector_meta_get_chosen_refs: (skip)
+ * @meta: a #GstMotionVectorMeta
+ * @cols: (out) (optional): 4x4 blocks across, 4 * mb_cols
+ * @rows: (out) (optional): 4x4 blocks down, 4 * mb_rows
+ *
+ * The reference decision: for the 4x4 block (x, y) of the analysis frame
+ * (pixels 4x .. 4x + 3, 4y .. 4y + 3), element y * @cols + x is the
+ * #GstMotionVectorMeta.ref_distance of the field whose vector the
+ * partition covering it takes, never 0.  Bindings use
+ * gst_motion_vector_meta_get_chosen_refs_bytes().
+ *
+ * Returns: (transfer none) (nullable): @cols x @rows values, valid as long
+ *   as @meta (that is, its buffer) is, or %NULL (and 0 x 0) when the meta
+ *   has none, is inconsistent, its @flags and @chosen_refs disagree, or
+ *   @chosen_refs is not of one value per 4x4 block or holds a 0
+ */
+const gint8 *
+gst_motion_vector_meta_get_chosen_refs (const GstMotionVectorMeta * meta,
+    guint * cols, guint * rows)
+{
+  GBytes *refs = lookup_chosen_refs (meta, cols, rows);
+
+  return refs ? g_bytes_get_data (refs, NULL) : NULL;
+}
+
+/**
+ * gst_motion_vector_meta_get_chosen_refs_bytes:
+ * @meta: a #GstMotionVectorMeta
+ * @cols: (out) (optional): 4x4 blocks across, 4 * mb_cols
+ * @rows: (out) (optional): 4x4 blocks down, 4 * mb_rows
+ *
+ * gst_motion_vector_meta_get_chosen_refs() for bindings: the same bytes
+ * (signed) as a #GBytes that holds its own reference (it outlives the
+ * buffer).  From Python,
+ * numpy.frombuffer(b.get_data(), numpy.int8).reshape(rows, cols).
+ *
+ * Returns: (transfer full) (nullable): the chosen references, or %NULL
+ *   (and 0 x 0) when gst_motion_vector_meta_get_chosen_refs() gives %NULL
+ */
+GBytes *
+gst_motion_vector_meta_get_chosen_refs_bytes (const GstMotionVectorMeta * meta,
+    guint * cols, guint * rows)
+{
+  GBytes *refs = lookup_chosen_refs (meta, cols, rows);
+
+  return refs ? g_bytes_ref (refs) : NULL;
+}
+
 /* ---- the motion summary ------------------------------------------------------ */
 
 /**
@@ -1181,6 +1359,152 @@ gst_motion_vector_meta_to_av_records_chosen (const GstMotionVectorMeta * meta,
         for (c = mx * across; c < (mx + 1) * across; c++)
           fill_record (&records[n++], meta, shape, c, r,
               &cells[(gsize) r * cols + c]);
+    }
+  }
+  g_assert (n == total);
+  *n_records = n;
+  return records;
+}
+
+/* Most distinct references one decision may name: gpumotionest searches
+ * at most 8, and the table of them stays on the stack. */
+#define DECIDED_MAX 16
+
+/* The fields a reference decision takes its vectors from, found as they
+ * are named. */
+typedef struct
+{
+  guint n;
+  gint distance[DECIDED_MAX];
+  const GstMotionVectorMeta *field[DECIDED_MAX];
+  const GstMotionVectorCell *grids[DECIDED_MAX][GST_MOTION_VECTOR_PARTITION_COUNT];
+} DecidedFields;
+
+/* The index in @t of @buffer's field against @distance, found and checked
+ * the first time it is asked for: consistent, with the sizes of @first
+ * (whose decision it is), so that its cells lie where @first's do; -1
+ * (with a warning) when there is none such. */
+static gint
+decided_field (DecidedFields * t, GstBuffer * buffer,
+    const GstMotionVectorMeta * first, gint distance)
+{
+  const GstMotionVectorMeta *m;
+  const gchar *problem;
+  guint i, p;
+
+  for (i = 0; i < t->n; i++)
+    if (t->distance[i] == distance)
+      return (gint) i;
+
+  m = gst_buffer_get_motion_vector_meta_for_reference (buffer, distance);
+  if (!m)
+    problem = "the buffer has no field against it";
+  else if (!check_meta (m))
+    problem = "its field is inconsistent";
+  else if (m->width != first->width || m->height != first->height
+      || m->analysis_width != first->analysis_width
+      || m->analysis_height != first->analysis_height)
+    problem = "its field is of other sizes than the decision's";
+  else if (t->n == DECIDED_MAX)
+    problem = "the decision names too many references";
+  else
+    problem = NULL;
+  if (problem) {
+    GST_WARNING ("ignoring the reference decision of a motion-vector meta: "
+        "reference %d: %s", distance, problem);
+    return -1;
+  }
+  t->distance[t->n] = distance;
+  t->field[t->n] = m;
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+    t->grids[t->n][p] = gst_motion_vector_meta_get_grid (m, p, NULL, NULL);
+  return (gint) t->n++;
+}
+
+/**
+ * gst_buffer_motion_vector_to_av_records_chosen:
+ * @buffer: a #GstBuffer
+ * @n_records: (out): number of records returned
+ *
+ * The decided field of @buffer as AVMotionVector records, as a decoder
+ * exports a frame coded with several references: macroblocks in raster
+ * order, in each the blocks of the partition it is coded with (the
+ * #GstMotionVectorMeta.modes of the buffer's first field), each the record
+ * gst_motion_vector_meta_to_av_records() gives for that cell of the field
+ * of the reference the partition chose (the first field's
+ * #GstMotionVectorMeta.chosen_refs, read at the partition's top-left 4x4
+ * block): its vector, and @source -1 for a reference in the past, 1 in
+ * the future.
+ *
+ * A meta cannot reach the other fields of its buffer, hence this function
+ * next to gst_motion_vector_meta_to_av_records_chosen(), which gives the
+ * first field's own vectors for every partition.  When the first field
+ * has a partition decision and no chosen references (one reference), the
+ * two give the same records.
+ *
+ * Returns: (transfer full) (array length=n_records) (nullable): the records,
+ *   free with g_free(); %NULL (and 0) when the buffer has no field, its
+ *   first field has no readable partition decision, or its chosen
+ *   references cannot be read or name a reference whose field the buffer
+ *   lacks, is inconsistent, is of other sizes, or lacks the shape chosen
+ */
+GstMotionVectorAVRecord *
+gst_buffer_motion_vector_to_av_records_chosen (GstBuffer * buffer,
+    guint * n_records)
+{
+  GstMotionVectorMeta *first;
+  DecidedFields fields;
+  const guint8 *modes;
+  const gint8 *refs;
+  GstMotionVectorAVRecord *records;
+  guint mb_cols, mb_rows, ref_cols, mx, my, n = 0;
+  gsize total = 0, i;
+
+  g_return_val_if_fail (n_records != NULL, NULL);
+  *n_records = 0;
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  first = gst_buffer_get_motion_vector_meta (buffer);
+  if (!first)
+    return NULL;
+  if (!first->chosen_refs
+      && !(first->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS))
+    return gst_motion_vector_meta_to_av_records_chosen (first, n_records);
+
+  refs = gst_motion_vector_meta_get_chosen_refs (first, &ref_cols, NULL);
+  modes = gst_motion_vector_meta_get_modes (first, &mb_cols, &mb_rows);
+  if (!refs || !modes)
+    return NULL;
+  for (i = 0; i < (gsize) mb_cols * mb_rows; i++)
+    total += GST_MOTION_VECTOR_PARTITION_PER_MB (modes[i]);
+
+  fields.n = 0;
+  records = g_new0 (GstMotionVectorAVRecord, total);
+  for (my = 0; my < mb_rows; my++) {
+    for (mx = 0; mx < mb_cols; mx++) {
+      GstMotionVectorPartition shape = modes[(gsize) my * mb_cols + mx];
+      guint pw = gst_motion_vector_partition_width (shape);
+      guint ph = gst_motion_vector_partition_height (shape);
+      guint cols = gst_motion_vector_grid_cols (shape, mb_cols);
+      guint c, r;
+
+      for (r = my * (16 / ph); r < (my + 1) * (16 / ph); r++) {
+        for (c = mx * (16 / pw); c < (mx + 1) * (16 / pw); c++) {
+          gint k = decided_field (&fields, buffer, first,
+              refs[(gsize) (r * ph / 4) * ref_cols + c * pw / 4]);
+
+          if (k < 0 || !fields.grids[k][shape]) {
+            if (k >= 0)
+              GST_WARNING ("ignoring the reference decision of a "
+                  "motion-vector meta: the field against %d lacks shape %u",
+                  fields.distance[k], (guint) shape);
+            g_free (records);
+            return NULL;
+          }
+          fill_record (&records[n++], fields.field[k], shape, c, r,
+              &fields.grids[k][shape][(gsize) r * cols + c]);
+        }
+      }
     }
   }
   g_assert (n == total);

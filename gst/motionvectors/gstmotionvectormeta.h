@@ -43,6 +43,11 @@ G_BEGIN_DECLS
  * @GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA: the costs were computed on a
  *   luma derived from RGB (#GstMotionVectorMeta.luma says with which
  *   weights), not on luma samples the frame carries.
+ * @GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS: the meta carries the
+ *   reference each block is predicted from
+ *   (#GstMotionVectorMeta.chosen_refs,
+ *   gst_motion_vector_meta_get_chosen_refs()).  Set and cleared by
+ *   gst_motion_vector_meta_set_chosen_refs().
  */
 typedef enum {
   GST_MOTION_VECTOR_META_FLAG_NONE = 0,
@@ -50,6 +55,7 @@ typedef enum {
   GST_MOTION_VECTOR_META_FLAG_HAS_MODES = 1 << 1,
   GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY = 1 << 2,
   GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA = 1 << 3,
+  GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS = 1 << 4,
 } GstMotionVectorMetaFlags;
 
 /**
@@ -109,6 +115,19 @@ typedef struct {
  *   Added after @summary.
  * @bit_depth: bits per sample of that luma (8 unless set; every cost is
  *   a sum of differences of such samples).  Added after @luma.
+ * @chosen_refs: (nullable): the reference decision, or %NULL when the
+ *   meta has none: one #gint8 per 4x4 block of the analysis frame
+ *   ((4 * mb_cols) x (4 * mb_rows) blocks, row-major), each the
+ *   @ref_distance of the field whose vector the partition covering that
+ *   block takes (never 0).  It goes with @modes on the first field of a
+ *   buffer searched against several references; the vectors are those of
+ *   the buffer's other fields
+ *   (gst_buffer_motion_vector_to_av_records_chosen()).  Set with
+ *   gst_motion_vector_meta_set_chosen_refs() (which also sets
+ *   %GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS), read with
+ *   gst_motion_vector_meta_get_chosen_refs() or
+ *   gst_motion_vector_meta_get_chosen_refs_bytes().  Added after
+ *   @bit_depth.
  *
  * Grids are laid out over the analysis frame: a cell of shape (w, h) covers
  * analysis pixels (c * w, r * h) to (c * w + w - 1, r * h + h - 1).  When a
@@ -135,9 +154,11 @@ typedef struct {
  * grid pointers).  Keep a reference to the buffer while using the meta, in
  * C and in bindings alike; the #GBytes of
  * gst_motion_vector_meta_get_grid_bytes() and
- * gst_motion_vector_meta_get_modes_bytes() and the records of
- * gst_motion_vector_meta_to_av_records() and
- * gst_motion_vector_meta_to_av_records_chosen() are owned by the caller
+ * gst_motion_vector_meta_get_modes_bytes() and
+ * gst_motion_vector_meta_get_chosen_refs_bytes() and the records of
+ * gst_motion_vector_meta_to_av_records(),
+ * gst_motion_vector_meta_to_av_records_chosen() and
+ * gst_buffer_motion_vector_to_av_records_chosen() are owned by the caller
  * and stay valid after the buffer is gone.
  */
 struct _GstMotionVectorMeta {
@@ -162,6 +183,8 @@ struct _GstMotionVectorMeta {
   /* added with packed and RGB input */
   GstMotionVectorLuma luma;
   guint bit_depth;
+  /* added with the reference decision */
+  GBytes *chosen_refs;
 };
 
 /**
@@ -268,6 +291,22 @@ GBytes *gst_motion_vector_meta_get_modes_bytes (
 GST_MOTION_VECTORS_API
 GstMotionVectorAVRecord *gst_motion_vector_meta_to_av_records_chosen (
     const GstMotionVectorMeta * meta, guint * n_records);
+
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vector_meta_set_chosen_refs (GstMotionVectorMeta * meta,
+    GBytes * refs);
+
+GST_MOTION_VECTORS_API
+const gint8 *gst_motion_vector_meta_get_chosen_refs (
+    const GstMotionVectorMeta * meta, guint * cols, guint * rows);
+
+GST_MOTION_VECTORS_API
+GBytes *gst_motion_vector_meta_get_chosen_refs_bytes (
+    const GstMotionVectorMeta * meta, guint * cols, guint * rows);
+
+GST_MOTION_VECTORS_API
+GstMotionVectorAVRecord *gst_buffer_motion_vector_to_av_records_chosen (
+    GstBuffer * buffer, guint * n_records);
 
 GST_MOTION_VECTORS_API
 void gst_motion_vector_meta_set_summary (GstMotionVectorMeta * meta,

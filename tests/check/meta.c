@@ -1427,6 +1427,448 @@ GST_START_TEST (test_av_records_modes)
 
 GST_END_TEST;
 
+/* ---- the reference decision (chosen_refs) ------------------------------------ */
+
+/* 40x20 is 12 x 8 blocks of 4x4.  The decision of some_modes with, for
+ * each partition, the reference it takes:
+ *   MB (0, 0) 16x16: -2        MB (1, 0) 8x8: -1 +1   MB (2, 0) 8x8: +1 +1
+ *                                             -2 -1                  -1 -2
+ *   MB (0, 1) 16x16: +1        MB (1, 1) 8x8: -2 -1   MB (2, 1) 16x16: -1
+ *                                             -1 +1 */
+static const struct
+{
+  guint shape, col, row;
+  gint ref;
+} some_choices[15] = {
+  {0, 0, 0, -2},
+  {3, 2, 0, -1}, {3, 3, 0, 1}, {3, 2, 1, -2}, {3, 3, 1, -1},
+  {3, 4, 0, 1}, {3, 5, 0, 1}, {3, 4, 1, -1}, {3, 5, 1, -2},
+  {0, 0, 1, 1},
+  {3, 2, 2, -2}, {3, 3, 2, -1}, {3, 2, 3, -1}, {3, 3, 3, 1},
+  {0, 2, 1, -1},
+};
+
+/* some_choices as one value per 4x4 block, written block by block. */
+static void
+fill_some_refs (gint8 refs[8][12])
+{
+  guint i, x, y;
+
+  for (i = 0; i < G_N_ELEMENTS (some_choices); i++) {
+    guint size = some_choices[i].shape == 0 ? 4 : 2;     /* in 4x4 blocks */
+
+    for (y = 0; y < size; y++)
+      for (x = 0; x < size; x++)
+        refs[some_choices[i].row * size + y][some_choices[i].col * size + x] =
+            (gint8) some_choices[i].ref;
+  }
+}
+
+static GBytes *
+some_refs_bytes (void)
+{
+  gint8 refs[8][12];
+
+  memset (refs, 0x55, sizeof (refs));
+  fill_some_refs (refs);
+  return g_bytes_new (refs, sizeof (refs));
+}
+
+/* The field of a 40x20 frame against @distance: pattern_cell() with
+ * 100 * @distance added to every mv_x (and mvd_x), so that a record
+ * says which field it came from. */
+static GstMotionVectorMeta *
+add_biased_field_40x20 (GstBuffer * buf, gint distance)
+{
+  GBytes *data = make_field (40, 20, MODES_PARTS);
+  gsize size, i;
+  GstMotionVectorCell *cells = g_bytes_unref_to_data (data, &size);
+  GstMotionVectorMeta *meta;
+
+  for (i = 0; i < size / sizeof (*cells); i++) {
+    cells[i].mv_x += 100 * distance;
+    cells[i].mvd_x += 100 * distance;
+  }
+  data = g_bytes_new_take (cells, size);
+  meta = gst_buffer_add_motion_vector_meta (buf, 40, 20, MODES_PARTS, data);
+  g_bytes_unref (data);
+  fail_unless (meta != NULL);
+  meta->ref_distance = distance;
+  return meta;
+}
+
+/* A buffer searched against -1, -2 and +1 (as gpumotionest
+ * references=-1,-2,+1 mode-decision=true attaches them), the first field
+ * carrying some_modes and, with @with_refs, some_choices. */
+static GstBuffer *
+make_decided_buffer (gboolean with_refs)
+{
+  GstBuffer *buf = gst_buffer_new ();
+  GstMotionVectorMeta *first = add_biased_field_40x20 (buf, -1);
+  GBytes *modes = g_bytes_new (some_modes, 6), *refs = some_refs_bytes ();
+
+  add_biased_field_40x20 (buf, -2);
+  add_biased_field_40x20 (buf, 1);
+  fail_unless (gst_motion_vector_meta_set_modes (first, modes));
+  if (with_refs)
+    fail_unless (gst_motion_vector_meta_set_chosen_refs (first, refs));
+  g_bytes_unref (modes);
+  g_bytes_unref (refs);
+  return buf;
+}
+
+/* @meta's chosen references read back as some_choices, through both
+ * getters. */
+static void
+check_some_refs (const GstMotionVectorMeta * meta)
+{
+  gint8 want[8][12];
+  const gint8 *r;
+  GBytes *gb;
+  guint cols = 0, rows = 0;
+  gsize size;
+
+  fill_some_refs (want);
+  fail_unless (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS);
+  r = gst_motion_vector_meta_get_chosen_refs (meta, &cols, &rows);
+  fail_unless (r != NULL);
+  fail_unless_equals_int (cols, 12);
+  fail_unless_equals_int (rows, 8);
+  fail_unless (memcmp (r, want, sizeof (want)) == 0);
+  /* a view of the meta's own bytes, not a copy */
+  fail_unless (r == g_bytes_get_data (meta->chosen_refs, NULL));
+  /* spot checks against the picture above: the 8x8 (3, 0) is +1, so are
+   * its 4x4 blocks (6, 0) .. (7, 1); MB (0, 1) is +1 down to the last
+   * row; the 8x8 (2, 1) is -2 */
+  fail_unless_equals_int (r[0 * 12 + 6], 1);
+  fail_unless_equals_int (r[1 * 12 + 7], 1);
+  fail_unless_equals_int (r[7 * 12 + 0], 1);
+  fail_unless_equals_int (r[2 * 12 + 4], -2);
+  fail_unless_equals_int (r[0 * 12 + 0], -2);
+  cols = rows = 0;
+  gb = gst_motion_vector_meta_get_chosen_refs_bytes (meta, &cols, &rows);
+  fail_unless (gb != NULL);
+  fail_unless_equals_int (cols, 12);
+  fail_unless_equals_int (rows, 8);
+  fail_unless (memcmp (g_bytes_get_data (gb, &size), want, sizeof (want))
+      == 0);
+  fail_unless_equals_int (size, 96);
+  g_bytes_unref (gb);
+}
+
+/* @meta has no readable chosen references, through both getters. */
+static void
+check_no_refs (const GstMotionVectorMeta * meta)
+{
+  guint cols = 9, rows = 9;
+
+  fail_unless (gst_motion_vector_meta_get_chosen_refs (meta, &cols, &rows)
+      == NULL);
+  fail_unless (cols == 0 && rows == 0);
+  cols = rows = 9;
+  fail_unless (gst_motion_vector_meta_get_chosen_refs_bytes (meta, &cols,
+          &rows) == NULL);
+  fail_unless (cols == 0 && rows == 0);
+}
+
+GST_START_TEST (test_chosen_refs_set_get)
+{
+  GstBuffer *buf = make_decided_buffer (FALSE);
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buf);
+  GBytes *refs = some_refs_bytes (), *bad, *kept;
+  gint8 block[96];
+
+  /* none yet; the modes alone are there */
+  fail_if (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS);
+  fail_unless (meta->chosen_refs == NULL);
+  check_no_refs (meta);
+
+  fail_unless (gst_motion_vector_meta_set_chosen_refs (meta, refs));
+  fail_unless (meta->chosen_refs == refs);      /* a reference, not a copy */
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  check_some_refs (meta);
+  check_modes (meta, some_modes);
+  kept = meta->chosen_refs;
+
+  /* Refused, the meta left as it was: one value per macroblock (the size
+   * of modes), one block short, one too many, a 0 anywhere. */
+  bad = g_bytes_new (some_modes, 6);
+  fail_if (gst_motion_vector_meta_set_chosen_refs (meta, bad));
+  g_bytes_unref (bad);
+  bad = g_bytes_new_from_bytes (refs, 0, 95);
+  fail_if (gst_motion_vector_meta_set_chosen_refs (meta, bad));
+  g_bytes_unref (bad);
+  memset (block, -1, sizeof (block));
+  {
+    gint8 more[97];
+
+    memset (more, -1, sizeof (more));
+    bad = g_bytes_new (more, sizeof (more));
+    fail_if (gst_motion_vector_meta_set_chosen_refs (meta, bad));
+    g_bytes_unref (bad);
+  }
+  block[95] = 0;
+  bad = g_bytes_new (block, sizeof (block));
+  fail_if (gst_motion_vector_meta_set_chosen_refs (meta, bad));
+  g_bytes_unref (bad);
+  fail_unless (meta->chosen_refs == kept);
+  check_some_refs (meta);
+
+  /* Replaced, then removed: the flag goes with them. */
+  block[95] = -1;
+  bad = g_bytes_new (block, sizeof (block));
+  fail_unless (gst_motion_vector_meta_set_chosen_refs (meta, bad));
+  g_bytes_unref (bad);
+  fail_unless (memcmp (gst_motion_vector_meta_get_chosen_refs (meta, NULL,
+              NULL), block, sizeof (block)) == 0);
+  fail_unless (gst_motion_vector_meta_set_chosen_refs (meta, NULL));
+  fail_if (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS);
+  fail_unless (meta->chosen_refs == NULL);
+  check_no_refs (meta);
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  /* the modes were never touched */
+  check_modes (meta, some_modes);
+
+  /* Not on an inconsistent meta. */
+  meta->analysis_width = 0;
+  fail_if (gst_motion_vector_meta_set_chosen_refs (meta, refs));
+  fail_unless (meta->chosen_refs == NULL);
+  meta->analysis_width = 40;
+
+  /* A frame of 1 x 1 pixels is one macroblock: 4 x 4 blocks. */
+  {
+    GstBuffer *tiny = gst_buffer_new ();
+    GBytes *data = make_field (1, 1, GST_MOTION_VECTOR_PARTITIONS_16X16);
+    GstMotionVectorMeta *m = gst_buffer_add_motion_vector_meta (tiny, 1, 1,
+        GST_MOTION_VECTOR_PARTITIONS_16X16, data);
+    guint cols, rows;
+
+    bad = g_bytes_new (block, 16);
+    fail_unless (gst_motion_vector_meta_set_chosen_refs (m, bad));
+    fail_unless (gst_motion_vector_meta_get_chosen_refs (m, &cols, &rows)
+        != NULL);
+    fail_unless_equals_int (cols, 4);
+    fail_unless_equals_int (rows, 4);
+    g_bytes_unref (bad);
+    g_bytes_unref (data);
+    gst_buffer_unref (tiny);
+  }
+
+  gst_buffer_unref (buf);
+  g_bytes_unref (refs);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_chosen_refs_inconsistent)
+{
+  GstBuffer *buf = make_decided_buffer (FALSE);
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buf), saved;
+  GBytes *good = some_refs_bytes ();
+  GBytes *shorter = g_bytes_new_from_bytes (good, 0, 90);
+  gint8 zeros[96] = { 0 };
+  GBytes *zero = g_bytes_new (zeros, sizeof (zeros));
+
+  saved = *meta;                /* modes, no chosen references */
+
+  /* Each of these makes the chosen references read as absent, and only
+   * them: the meta stays valid, its cells and its modes read. */
+  meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS;
+  check_no_refs (meta);
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  *meta = saved;
+  meta->chosen_refs = good;     /* without the flag */
+  check_no_refs (meta);
+  meta->flags |= GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS;
+  check_some_refs (meta);
+  meta->chosen_refs = shorter;
+  check_no_refs (meta);
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  fail_unless (gst_motion_vector_meta_get_grid (meta,
+          GST_MOTION_VECTOR_PARTITION_8X8, NULL, NULL) != NULL);
+  check_modes (meta, some_modes);
+  meta->chosen_refs = zero;
+  check_no_refs (meta);
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+
+  /* An inconsistent meta has no readable decision of any kind. */
+  meta->chosen_refs = good;
+  meta->analysis_height = 0;
+  check_no_refs (meta);
+
+  *meta = saved;
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  gst_buffer_unref (buf);
+  g_bytes_unref (good);
+  g_bytes_unref (shorter);
+  g_bytes_unref (zero);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_chosen_refs_copy_scale)
+{
+  GstBuffer *buf = make_decided_buffer (TRUE), *copy, *dest = gst_buffer_new ();
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buf);
+  GstMotionVectorMeta *cmeta, *scaled;
+  guint i;
+
+  /* A copy keeps the three fields in their order and shares the chosen
+   * references of the first; the others have none. */
+  copy = gst_buffer_copy (buf);
+  fail_unless_equals_int (gst_buffer_get_n_motion_vector_metas (copy), 3);
+  cmeta = gst_buffer_get_motion_vector_meta (copy);
+  fail_unless (cmeta != meta);
+  fail_unless (cmeta->chosen_refs == meta->chosen_refs);
+  check_some_refs (cmeta);
+  for (i = 1; i < 3; i++) {
+    GstMotionVectorMeta *m = gst_buffer_get_motion_vector_meta_nth (copy, i);
+
+    fail_unless (m->chosen_refs == NULL);
+    fail_if (m->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS);
+  }
+
+  /* A scale rescales the vectors and keeps the grid of 4x4 blocks of
+   * the analysis frame: the same bytes. */
+  scaled = scale_meta (buf, dest, 40, 20, 80, 40);
+  fail_unless (scaled->chosen_refs == meta->chosen_refs);
+  fail_unless_equals_int (scaled->width, 80);
+  check_some_refs (scaled);
+  check_modes (scaled, some_modes);
+  check_scaled_meta (meta, scaled, 40, 20, 80, 40);
+
+  /* Each holds its own reference: the original can go first. */
+  gst_buffer_unref (buf);
+  check_some_refs (cmeta);
+  check_some_refs (scaled);
+  gst_buffer_unref (copy);
+  gst_buffer_unref (dest);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_av_records_chosen_refs)
+{
+  GstBuffer *buf = make_decided_buffer (TRUE), *plain = gst_buffer_new ();
+  GstMotionVectorMeta *meta = gst_buffer_get_motion_vector_meta (buf);
+  GstMotionVectorAVRecord *rec, *own, *full[3][2];
+  static const gint dists[3] = { -1, -2, 1 };
+  GBytes *refs;
+  guint n, n_own, i, k;
+
+  /* every cell of each field, from copies without a decision */
+  for (k = 0; k < 3; k++) {
+    GstMotionVectorMeta *m = add_biased_field_40x20 (plain, dists[k]);
+
+    full[k][0] = gst_motion_vector_meta_to_av_records (m,
+        GST_MOTION_VECTOR_PARTITION_16X16, &n);
+    fail_unless_equals_int (n, 6);
+    full[k][1] = gst_motion_vector_meta_to_av_records (m,
+        GST_MOTION_VECTOR_PARTITION_8X8, &n);
+    fail_unless_equals_int (n, 24);
+  }
+
+  /* The decided field: each partition's record from the field of its
+   * reference, macroblock by macroblock. */
+  rec = gst_buffer_motion_vector_to_av_records_chosen (buf, &n);
+  fail_unless (rec != NULL);
+  fail_unless_equals_int (n, 15);
+  for (i = 0; i < 15; i++) {
+    guint f = some_choices[i].ref == -1 ? 0 : some_choices[i].ref == -2 ? 1
+        : 2;
+    guint cols = some_choices[i].shape == 0 ? 3 : 6;
+    const GstMotionVectorAVRecord *want =
+        &full[f][some_choices[i].shape == 0 ? 0 : 1][some_choices[i].row * cols
+        + some_choices[i].col];
+
+    fail_unless (memcmp (&rec[i], want, sizeof (*rec)) == 0, "record %u", i);
+    fail_unless_equals_int (rec[i].source, some_choices[i].ref < 0 ? -1 : 1);
+  }
+  /* Written out: MB (0, 0) takes 16x16 cell (0, 0) of the -2 field,
+   * pattern mv_x -3 - 200; the 8x8 cell (3, 0) of the +1 field, centre
+   * (28, 4), pattern mv_x 4 * 3 + 3 - 3 + 100. */
+  fail_unless_equals_int (rec[0].motion_x, -203);
+  fail_unless_equals_int (rec[0].source, -1);
+  fail_unless_equals_int (rec[2].motion_x, 112);
+  fail_unless_equals_int (rec[2].source, 1);
+  fail_unless_equals_int (rec[2].dst_x, 28);
+  fail_unless_equals_int (rec[2].dst_y, 4);
+  fail_unless_equals_int (rec[2].w, 8);
+  /* the src follows the vector of the field taken: 28 + 112 / 4 */
+  fail_unless_equals_int (rec[2].src_x, 56);
+  g_free (rec);
+
+  /* The meta's own function gives the first field's vectors for every
+   * partition, as before there were chosen references. */
+  own = gst_motion_vector_meta_to_av_records_chosen (meta, &n_own);
+  fail_unless_equals_int (n_own, 15);
+  fail_unless (memcmp (&own[2], &full[0][1][3], sizeof (*own)) == 0);
+  fail_unless_equals_int (own[2].motion_x, 12 - 100);
+
+  /* Without chosen references, the buffer's function is the meta's. */
+  fail_unless (gst_motion_vector_meta_set_chosen_refs (meta, NULL));
+  rec = gst_buffer_motion_vector_to_av_records_chosen (buf, &n);
+  fail_unless_equals_int (n, n_own);
+  fail_unless (memcmp (rec, own, n * sizeof (*rec)) == 0);
+  g_free (rec);
+  g_free (own);
+
+  /* A reference the buffer has no field against: nothing, rather than
+   * records of another field. */
+  {
+    gint8 blocks[96];
+
+    memset (blocks, -3, sizeof (blocks));
+    refs = g_bytes_new (blocks, sizeof (blocks));
+    fail_unless (gst_motion_vector_meta_set_chosen_refs (meta, refs));
+    g_bytes_unref (refs);
+    n = 9;
+    fail_unless (gst_buffer_motion_vector_to_av_records_chosen (buf, &n)
+        == NULL);
+    fail_unless_equals_int (n, 0);
+  }
+
+  /* The field of a reference named but inconsistent, or of other sizes. */
+  refs = some_refs_bytes ();
+  fail_unless (gst_motion_vector_meta_set_chosen_refs (meta, refs));
+  g_bytes_unref (refs);
+  gst_buffer_get_motion_vector_meta_nth (buf, 2)->analysis_width = 0;
+  fail_unless (gst_buffer_motion_vector_to_av_records_chosen (buf, &n)
+      == NULL);
+  gst_buffer_get_motion_vector_meta_nth (buf, 2)->analysis_width = 40;
+  gst_buffer_get_motion_vector_meta_nth (buf, 1)->width = 80;
+  fail_unless (gst_buffer_motion_vector_to_av_records_chosen (buf, &n)
+      == NULL);
+  gst_buffer_get_motion_vector_meta_nth (buf, 1)->width = 40;
+  rec = gst_buffer_motion_vector_to_av_records_chosen (buf, &n);
+  fail_unless_equals_int (n, 15);
+  g_free (rec);
+
+  /* Chosen references without modes, or no field at all: nothing. */
+  fail_unless (gst_motion_vector_meta_set_modes (meta, NULL));
+  fail_unless (gst_buffer_motion_vector_to_av_records_chosen (buf, &n)
+      == NULL);
+  fail_unless_equals_int (n, 0);
+  {
+    GstBuffer *empty = gst_buffer_new ();
+
+    n = 9;
+    fail_unless (gst_buffer_motion_vector_to_av_records_chosen (empty, &n)
+        == NULL);
+    fail_unless_equals_int (n, 0);
+    gst_buffer_unref (empty);
+  }
+
+  for (k = 0; k < 3; k++) {
+    g_free (full[k][0]);
+    g_free (full[k][1]);
+  }
+  gst_buffer_unref (buf);
+  gst_buffer_unref (plain);
+}
+
+GST_END_TEST;
+
 /* ---- through a real scaler --------------------------------------------------- */
 
 /* The test environment may hide the system plugins; load the scaler plugin
@@ -1576,6 +2018,10 @@ motionvectormeta_suite (void)
   tcase_add_test (tc, test_modes_inconsistent);
   tcase_add_test (tc, test_modes_copy_scale);
   tcase_add_test (tc, test_av_records_modes);
+  tcase_add_test (tc, test_chosen_refs_set_get);
+  tcase_add_test (tc, test_chosen_refs_inconsistent);
+  tcase_add_test (tc, test_chosen_refs_copy_scale);
+  tcase_add_test (tc, test_av_records_chosen_refs);
   tcase_add_test (tc, test_videoconvertscale_element);
   tcase_add_test (tc, test_videoscale_element);
   return s;
