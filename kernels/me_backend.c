@@ -173,6 +173,15 @@ check_params (const MESearchParams * params, const MEField * out,
         "only", params->offset_x);
     return FALSE;
   }
+  if (params->range_y > params->search_range
+      || (params->range_y && params->range_y != params->search_range
+          && params->method != GST_MOTION_VECTOR_METHOD_FULL)) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "a window of ±%u across and ±%u down: the height goes up to the "
+        "width, and a window wider than tall is searched by method full "
+        "only", params->search_range, params->range_y);
+    return FALSE;
+  }
   if ((unsigned) ABS (params->offset_x) + params->search_range
       > ME_MAX_RANGE) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,

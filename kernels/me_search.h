@@ -67,6 +67,10 @@ typedef struct {
    * near the centre, the rate term prices vectors relative to it); the
    * cells hold the vectors themselves.  |offset_x| + R <= ME_MAX_RANGE. */
   int offset_x;
+  /* Full search only: the window's half height, 1 .. search_range, for a
+   * window wider than tall (disparity is mostly horizontal); 0: as wide
+   * as tall.  The rate term's prediction is clamped into the window. */
+  unsigned range_y;
 } MESearchParams;
 
 /* Whether stage 3 runs at all: the integer SAD result is final only with
@@ -76,6 +80,13 @@ me_search_refines (const MESearchParams * params)
 {
   return params->refine != ME_REFINE_NONE || params->metric != ME_METRIC_SAD
       || params->lambda != 0;
+}
+
+/* The window's half height. */
+static inline unsigned
+me_search_range_y (const MESearchParams * params)
+{
+  return params->range_y ? params->range_y : params->search_range;
 }
 
 /* Parameters with every field at its default: 16x16, full search, ±16. */

@@ -181,36 +181,44 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* Candidate f = (dy + R) * (2R + 1) + dx + R. */
+/* Candidate f = (dy + Ry) * (2R + 1) + dx + R. */
 void
-me_cpu_rank_table_build (RankTable * t, unsigned range)
+me_cpu_rank_table_build_rect (RankTable * t, unsigned range,
+    unsigned range_y)
 {
-  const int R = range, W = 2 * R + 1;
-  uint64_t *keys = g_new (uint64_t, (size_t) W * W);
+  const int R = range, W = 2 * R + 1, Ry = range_y, H = 2 * Ry + 1;
+  uint64_t *keys = g_new (uint64_t, (size_t) W * H);
 
   g_free (t->rank);
   g_free (t->cand);
   /* part_min reads ranks up to a multiple of 16 past the last one */
-  t->rank = g_new0 (guint16, (size_t) W * W + 16);
-  t->cand = g_new (guint32, (size_t) W * W);
+  t->rank = g_new0 (guint16, (size_t) W * H + 16);
+  t->cand = g_new (guint32, (size_t) W * H);
   t->range = range;
+  t->range_y = range_y;
   t->rows_per_group = MAX (1, GROUP_MAX / W);
   t->rows_per_chunk = 65536 / W / t->rows_per_group * t->rows_per_group;
 
-  for (int c0 = 0; c0 < W; c0 += t->rows_per_chunk) {
-    const int c1 = MIN (W, c0 + (int) t->rows_per_chunk);
+  for (int c0 = 0; c0 < H; c0 += t->rows_per_chunk) {
+    const int c1 = MIN (H, c0 + (int) t->rows_per_chunk);
     size_t n = 0;
     for (int row = c0; row < c1; row++)
       for (int dx = -R; dx <= R; dx++)
-        keys[n++] = me_key (0, dx, row - R);
+        keys[n++] = me_key (0, dx, row - Ry);
     qsort (keys, n, sizeof (uint64_t), cmp_u64);
     for (size_t r = 0; r < n; r++) {
-      guint32 f = (me_key_dy (keys[r]) + R) * W + me_key_dx (keys[r]) + R;
+      guint32 f = (me_key_dy (keys[r]) + Ry) * W + me_key_dx (keys[r]) + R;
       t->rank[f] = r;
       t->cand[(size_t) c0 * W + r] = f;
     }
   }
   g_free (keys);
+}
+
+void
+me_cpu_rank_table_build (RankTable * t, unsigned range)
+{
+  me_cpu_rank_table_build_rect (t, range, range);
 }
 
 /* ---- the search ----------------------------------------------------------- */
@@ -220,13 +228,13 @@ me_cpu_search_window (const MEDsp * dsp, const RankTable * t,
     Scratch * scratch, const guint8 * cur, const guint8 * ref,
     ptrdiff_t stride, int R, gboolean only16, uint64_t * best)
 {
-  const int W = 2 * R + 1;
+  const int W = 2 * R + 1, Ry = t->range_y, H = 2 * Ry + 1;
   const int nk = only16 ? 1 : ME_DSP_N_PARTS;
-  /* candidate (-R, -R) */
-  const guint8 *base = ref - R * stride - R;
+  /* candidate (-R, -Ry) */
+  const guint8 *base = ref - Ry * stride - R;
 
-  for (int c0 = 0; c0 < W; c0 += t->rows_per_chunk) {
-    const int c1 = MIN (W, c0 + (int) t->rows_per_chunk);
+  for (int c0 = 0; c0 < H; c0 += t->rows_per_chunk) {
+    const int c1 = MIN (H, c0 + (int) t->rows_per_chunk);
     uint32_t cb[ME_DSP_N_PARTS];
 
     memset (cb, 0xff, sizeof (cb));
@@ -252,7 +260,8 @@ me_cpu_search_window (const MEDsp * dsp, const RankTable * t,
     }
     for (int k = 0; k < nk; k++) {
       guint32 f = t->cand[(size_t) c0 * W + (cb[k] & 0xffff)];
-      uint64_t key = me_key (cb[k] >> 16, (int) (f % W) - R, (int) (f / W) - R);
+      uint64_t key = me_key (cb[k] >> 16, (int) (f % W) - R,
+          (int) (f / W) - Ry);
       if (key < best[k])
         best[k] = key;
     }
@@ -293,9 +302,10 @@ search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
   const RankTable *t = &s->ranks;
   const PaddedPlane *ref = s->ref;
   const int R = s->params->search_range, W = 2 * R + 1;
+  const int Ry = t->range_y, H = 2 * Ry + 1;
   const ptrdiff_t stride = ref->stride;
   const guint8 *base = ref->origin + s->ref_shift
-      + ((ptrdiff_t) 16 * mby - R) * stride + 16 * (ptrdiff_t) mbx - R;
+      + ((ptrdiff_t) 16 * mby - Ry) * stride + 16 * (ptrdiff_t) mbx - R;
   const guint16 *qbase = ref->q8 + (base - ref->base);
   const guint8 *cur = scratch->cur;
   uint32_t *sad = scratch->sad;
@@ -310,16 +320,16 @@ search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
         sum += cur[16 * y + x];
     cq[q] = sum;
   }
-  s->dsp.sad16_row (cur, base + R * stride + R, stride, 1, &thr);
+  s->dsp.sad16_row (cur, base + Ry * stride + R, stride, 1, &thr);
   if (hint != ME_KEY_NONE && ABS (me_key_dx (hint)) <= R
-      && ABS (me_key_dy (hint)) <= R) {
-    s->dsp.sad16_row (cur, base + (me_key_dy (hint) + R) * stride
+      && ABS (me_key_dy (hint)) <= Ry) {
+    s->dsp.sad16_row (cur, base + (me_key_dy (hint) + Ry) * stride
         + me_key_dx (hint) + R, stride, 1, &v);
     thr = MIN (thr, v);
   }
 
-  for (int c0 = 0; c0 < W; c0 += t->rows_per_chunk) {
-    const int c1 = MIN (W, c0 + (int) t->rows_per_chunk);
+  for (int c0 = 0; c0 < H; c0 += t->rows_per_chunk) {
+    const int c1 = MIN (H, c0 + (int) t->rows_per_chunk);
     uint32_t cb = UINT32_MAX;
 
     for (int row = c0; row < c1; row++) {
@@ -352,7 +362,7 @@ search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
         thr = k >> 16;
     }
     guint32 f = t->cand[(size_t) c0 * W + (cb & 0xffff)];
-    uint64_t key = me_key (cb >> 16, (int) (f % W) - R, (int) (f / W) - R);
+    uint64_t key = me_key (cb >> 16, (int) (f % W) - R, (int) (f / W) - Ry);
     if (key < best)
       best = key;
   }
@@ -682,6 +692,7 @@ rate_grid_job (MESession * s, Scratch * scratch, unsigned idx)
   ref_planes (s, planes);
   MEField *field = s->field;
   const int lim = 4 * (int) s->params->search_range;
+  const int lim_y = 4 * (int) me_search_range_y (s->params);
   const uint32_t lambda = s->params->lambda;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
   int p = 0;
@@ -710,7 +721,7 @@ rate_grid_job (MESession * s, Scratch * scratch, unsigned idx)
       const uint64_t kw = rank_key (s, &r, winners[2 * i],
           winners[2 * i + 1]);
       const uint64_t kp = rank_key (s, &r, CLAMP (r.px, -lim, lim),
-          CLAMP (r.py, -lim, lim));
+          CLAMP (r.py, -lim_y, lim_y));
       const uint64_t kz = rank_key (s, &r, 0, 0);
       const uint64_t best = MIN (MIN (kf, kw), MIN (kp, kz));
       c->mv_x = me_key_qx (best);
@@ -927,8 +938,10 @@ cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
     s->ref = t;
   }
   if (out->has_reference) {
-    if (s->ranks.range != params->search_range)
-      me_cpu_rank_table_build (&s->ranks, params->search_range);
+    if (s->ranks.range != params->search_range
+        || s->ranks.range_y != me_search_range_y (params))
+      me_cpu_rank_table_build_rect (&s->ranks, params->search_range,
+          me_search_range_y (params));
     search_frame (s, params, out);
   } else {
     s->temporal_valid = FALSE;
@@ -1055,8 +1068,10 @@ cpu_submit_pairs (MESession * s, const MEPlane * luma,
     }
     window_repad (s, t, reach);
     window_repad (s, r, reach);
-    if (s->ranks.range != params->search_range)
-      me_cpu_rank_table_build (&s->ranks, params->search_range);
+    if (s->ranks.range != params->search_range
+        || s->ranks.range_y != me_search_range_y (params))
+      me_cpu_rank_table_build_rect (&s->ranks, params->search_range,
+          me_search_range_y (params));
     s->cur = t;
     s->ref = r;
     s->chain = chain;

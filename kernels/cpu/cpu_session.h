@@ -51,6 +51,7 @@ struct PaddedPlane {
 
 typedef struct {
   unsigned range;               /* R the table is for; 0: none yet */
+  unsigned range_y;             /* its rows: dy = -range_y .. range_y */
   unsigned rows_per_group, rows_per_chunk;
   guint16 *rank;                /* [f]: rank of candidate f within its chunk */
   guint32 *cand;                /* [chunk's first f + rank]: candidate f */
@@ -143,6 +144,9 @@ void me_cpu_luma_fill (PaddedPlane * p, const MEDsp * dsp,
 void me_cpu_plane_free (PaddedPlane * p);
 
 void me_cpu_rank_table_build (RankTable * t, unsigned range);
+/* A window of ±range across and ±range_y down. */
+void me_cpu_rank_table_build_rect (RankTable * t, unsigned range,
+    unsigned range_y);
 
 /* best[k] = min (best[k], smallest key of partition k (k < 1 when only16,
  * else k < ME_DSP_N_PARTS)) over the window [-R, R]^2 of the 16x16 block

@@ -626,7 +626,7 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
     CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
     /* a window off centre: the reference read from its centre */
     CHECK (me_cuda_launch_search (cur, ref + params->offset_x, g, range,
-               parts, sl->keys, s->sm_count, st),
+               me_search_range_y (params), parts, sl->keys, s->sm_count, st),
         "search kernel");
     return TRUE;
   }
@@ -841,7 +841,8 @@ enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
     CHECK (me_cuda_launch_refine (s->frames[f],
                s->frames[r] + params->offset_x, sl->hpel, g,
                parts, params->refine, params->metric, params->search_range,
-               params->lambda, sl->keys, final_keys,
+               me_search_range_y (params), params->lambda, sl->keys,
+               final_keys,
                (uint32_t *)(sl->keys + 2 * sl->cells_size), sl->progress, st),
         "refinement kernel");
   }

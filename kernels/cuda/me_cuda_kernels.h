@@ -48,12 +48,12 @@ me_cuda_frame_bytes (const MECudaGeometry *g)
 cudaError_t me_cuda_launch_pad (
     uint8_t *frame, const MECudaGeometry *g, cudaStream_t stream);
 
-/* Searches every macroblock of `cur` against `ref` over [-range, range]^2 for
- * the requested shapes, lowering `keys` (laid out by
+/* Searches every macroblock of `cur` against `ref` over [-range, range] x
+ * [-range_y, range_y] for the requested shapes, lowering `keys` (laid out by
  * gst_motion_vector_grid_offsets). `sm_count` sizes the work split. */
 cudaError_t me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
-    const MECudaGeometry *g, unsigned range, unsigned partitions,
-    uint64_t *keys, int sm_count, cudaStream_t stream);
+    const MECudaGeometry *g, unsigned range, unsigned range_y,
+    unsigned partitions, uint64_t *keys, int sm_count, cudaStream_t stream);
 
 /* ---- the fast methods (docs/fast-search.md) ------------------------------
  *
@@ -129,8 +129,9 @@ cudaError_t me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
  * may be NULL when refine is ME_REFINE_NONE. */
 cudaError_t me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *hpel, const MECudaGeometry *g, unsigned partitions,
-    int refine, int metric, unsigned range, unsigned lambda, uint64_t *keys,
-    uint64_t *out, uint32_t *zero, unsigned *progress, cudaStream_t stream);
+    int refine, int metric, unsigned range, unsigned range_y, unsigned lambda,
+    uint64_t *keys, uint64_t *out, uint32_t *zero, unsigned *progress,
+    cudaStream_t stream);
 
 /* Words of `progress` for a frame: one per macroblock row (predictive) or
  * per warp of rows (the rate decision) and one more; 4x4 rows of an

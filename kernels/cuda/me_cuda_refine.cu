@@ -88,7 +88,7 @@ typedef struct {
   unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1]; /* warp ranges */
   unsigned mb_cols;
   int refine, satd;
-  int range4; /* the window, in quarter pixels */
+  int range4, range4_y; /* the window, in quarter pixels */
 } RefineArgs;
 
 /* Lanes given to one block: 8 candidate slots of n4 lanes, at most a warp
@@ -571,7 +571,7 @@ __launch_bounds__ (32) rate_kernel (const RateArgs ra)
       me_mvpred_combine (p, gx, gy, nb, vec_x (va), vec_y (va), vec_x (vb),
           vec_y (vb), vec_x (vc), vec_y (vc), &px, &py);
       cx = max (-a.range4, min (a.range4, px));
-      cy = max (-a.range4, min (a.range4, py));
+      cy = max (-a.range4_y, min (a.range4_y, py));
       const bool is_f = cx == me_key_qx (cf) && cy == me_key_qy (cf);
       const bool is_w = cx == me_key_qx (cw) && cy == me_key_qy (cw);
       need_p = !is_f && !is_w && (cx | cy) != 0;
@@ -624,8 +624,9 @@ __launch_bounds__ (32) rate_kernel (const RateArgs ra)
 cudaError_t
 me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *hpel, const MECudaGeometry *g, unsigned partitions,
-    int refine, int metric, unsigned range, unsigned lambda, uint64_t *keys,
-    uint64_t *out, uint32_t *zero, unsigned *progress, cudaStream_t stream)
+    int refine, int metric, unsigned range, unsigned range_y, unsigned lambda,
+    uint64_t *keys, uint64_t *out, uint32_t *zero, unsigned *progress,
+    cudaStream_t stream)
 {
   RefineArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -645,6 +646,7 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   a.refine = refine;
   a.satd = metric == ME_METRIC_SATD;
   a.range4 = 4 * (int)range;
+  a.range4_y = 4 * (int)range_y;
 
   /* the refinement, every block at once; the rate decision's warps, a
    * run of 32 / n4 rows each */

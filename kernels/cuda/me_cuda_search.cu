@@ -102,6 +102,7 @@ typedef struct {
   size_t pitch;
   unsigned mb_cols, mb_rows;
   int range;
+  int range_y;         /* dy = -range_y .. range_y */
   unsigned nchunks;    /* dy chunks per (macroblock, dx) */
   unsigned chunk_rows; /* candidates dy per chunk */
   unsigned threads;    /* threads with work */
@@ -302,8 +303,8 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
       c[y][3] = v.w;
     }
 
-    int dy = -a.range + (int)(chunk * a.chunk_rows);
-    const int dy_end = min (dy + (int)a.chunk_rows, a.range + 1);
+    int dy = -a.range_y + (int)(chunk * a.chunk_rows);
+    const int dy_end = min (dy + (int)a.chunk_rows, a.range_y + 1);
     const uintptr_t addr =
         (uintptr_t)(a.ref +
                     (ptrdiff_t)(ME_CUDA_PAD + (int)mby * 16 + dy) *
@@ -393,8 +394,8 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
 
 cudaError_t
 me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
-    const MECudaGeometry *g, unsigned range, unsigned partitions,
-    uint64_t *keys, int sm_count, cudaStream_t stream)
+    const MECudaGeometry *g, unsigned range, unsigned range_y,
+    unsigned partitions, uint64_t *keys, int sm_count, cudaStream_t stream)
 {
   SearchArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -407,6 +408,7 @@ me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
   a.mb_cols = g->mb_cols;
   a.mb_rows = g->mb_rows;
   a.range = (int)range;
+  a.range_y = (int)range_y;
   a.partitions = partitions;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
     a.keys[p] = keys + offsets[p];
@@ -422,17 +424,17 @@ me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
   /* Split the dy range into chunks only when (macroblock, dx) pairs alone
    * would leave the chip short of threads; each chunk a whole number of
    * groups. */
-  const unsigned ndx = 2 * range + 1;
+  const unsigned ndx = 2 * range + 1, ndy = 2 * range_y + 1;
   const uint64_t pairs = (uint64_t)g->mb_cols * g->mb_rows * ndx;
   const uint64_t want = (uint64_t)(sm_count > 0 ? sm_count : 1) * 2048;
   unsigned nchunks = pairs >= want ? 1 : (unsigned)((want + pairs - 1) / pairs);
-  const unsigned max_chunks = (ndx + group - 1) / group;
+  const unsigned max_chunks = (ndy + group - 1) / group;
   if (nchunks > max_chunks)
     nchunks = max_chunks;
-  unsigned rows = (ndx + nchunks - 1) / nchunks;
+  unsigned rows = (ndy + nchunks - 1) / nchunks;
   rows = (rows + group - 1) / group * group;
   a.chunk_rows = rows;
-  a.nchunks = (ndx + rows - 1) / rows;
+  a.nchunks = (ndy + rows - 1) / rows;
 
   const uint64_t threads = pairs * a.nchunks;
   if (threads > 0x7fffffffull)

@@ -124,6 +124,19 @@ test_window_offset (void)
   g_assert_false (me_check_input (&plane, &params, &field, &error));
   g_assert_cmpstr (error->message, ==, "a window centred off zero (offset 8) "
       "is searched by method full only");
+  g_clear_error (&error);
+  /* wider than tall: full search, and never taller than wide */
+  params.offset_x = 0;
+  params.range_y = 4;
+  g_assert_false (me_check_input (&plane, &params, &field, &error));
+  g_clear_error (&error);
+  params.method = GST_MOTION_VECTOR_METHOD_FULL;
+  g_assert_true (me_check_input (&plane, &params, &field, NULL));
+  params.range_y = 65;
+  g_assert_false (me_check_input (&plane, &params, &field, &error));
+  g_assert_cmpstr (error->message, ==, "a window of ±64 across and ±65 down: "
+      "the height goes up to the width, and a window wider than tall is "
+      "searched by method full only");
 }
 
 /* me_check_input(): a packed or RGB row is width x step bytes, every byte

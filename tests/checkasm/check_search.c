@@ -276,9 +276,10 @@ naive_rate (const Pic * cur, const Pic * ref, int x0, int y0, int bw, int bh,
     uint64_t f, int wx, int wy, const MESearchParams * params, int px, int py)
 {
   const int lim = 4 * (int) params->search_range;
+  const int lim_y = 4 * (int) me_search_range_y (params);
   const int cand[4][2] = {
     {me_key_qx (f), me_key_qy (f)}, {wx, wy}, {0, 0},
-    {CLAMP (px, -lim, lim), CLAMP (py, -lim, lim)},
+    {CLAMP (px, -lim, lim), CLAMP (py, -lim_y, lim_y)},
   };
   uint64_t best = ME_KEY_NONE;
   for (int k = 0; k < 4; k++) {
@@ -326,7 +327,8 @@ naive_compare (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
         uint64_t best = ME_KEY_NONE;
         if (fast)
           best = fast[p][r * cols + c];
-        for (int dy = -R; !fast && dy <= R; dy++) {
+        const int Ry = me_search_range_y (params);
+        for (int dy = -Ry; !fast && dy <= Ry; dy++) {
           for (int dx = -R; dx <= R; dx++) {
             uint32_t sad = 0;
             for (int y = r * bh; y < (int) (r + 1) * bh; y++)
@@ -449,7 +451,10 @@ checkasm_check_search (void)
          * and the border the reference was padded with */
         t % 2 ? g_rand_int_range (checkasm.rand,
             -(int) MIN (2 * max_range + 40, ME_MAX_RANGE - range),
-            (int) MIN (2 * max_range + 40, ME_MAX_RANGE - range) + 1) : 0
+            (int) MIN (2 * max_range + 40, ME_MAX_RANGE - range) + 1) : 0,
+        /* a window wider than tall, now and then */
+        t % 3 == 2 ? (unsigned) g_rand_int_range (checkasm.rand, 1,
+            range + 1) : 0
       };
       gboolean reset = t == 5;
       guint8 *cur = checkasm_make_frame (content, w, h, stride, world, world_w,
@@ -626,6 +631,7 @@ typedef struct {
   MEMetric metric;
   unsigned lambda;
   int offset;                   /* MESearchParams.offset_x */
+  unsigned range_y;             /* MESearchParams.range_y */
 } Case;
 
 static gboolean
@@ -684,6 +690,7 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   params.metric = c->metric;
   params.lambda = c->lambda;
   params.offset_x = c->offset;
+  params.range_y = c->range_y;
   for (size_t k = 0; k < (size_t) world_w * world_h; k++)
     world[k] = g_rand_int (checkasm.rand);
   for (unsigned i = 0; i < n; i++) {
@@ -716,8 +723,8 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
     ok = compare_fields (&want[i], &got[i], c, i);
   if (!ok)
     printf ("  (%s content, depth %u, refine %d, metric %d, lambda %u, "
-        "offset %d)\n", content_names[content], depth, c->refine, c->metric,
-        c->lambda, c->offset);
+        "offset %d, range_y %u)\n", content_names[content], depth,
+        c->refine, c->metric, c->lambda, c->offset, c->range_y);
 
   if (!ok)
     me_backend_reset (s);
@@ -752,6 +759,9 @@ pick_stage3 (MEBackend * s, MEBackend * cpu_s, unsigned k, Case * c)
   c->lambda = a->rate && b->rate ? (k / 2) % 3 * (k % 5 + 1) * 9 : 0;
   /* full search: a window centred off zero, left or right, in turn */
   c->offset = 0;
+  c->range_y = 0;
+  if (c->method == GST_MOTION_VECTOR_METHOD_FULL && k % 4 >= 2)
+    c->range_y = 1 + (c->range * (k % 4 == 2 ? 1 : 3)) / 8;
   if (c->method == GST_MOTION_VECTOR_METHOD_FULL && k % 3) {
     const int o = (int) (c->range / 2 + 5) * (k % 3 == 1 ? 1 : -1);
     c->offset = CLAMP (o, -(int) (ME_MAX_RANGE - c->range),
