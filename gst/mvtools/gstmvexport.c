@@ -19,7 +19,11 @@
  * ref_distance in the last column.  Both hold the shapes that are present in the meta and
  * selected by the partitions property (all of them by default), and the
  * partition decision when the meta has one: a "modes" array of shape names
- * (JSON), a "chosen" column (CSV).  With summary=true the field's motion
+ * (JSON), a "chosen" column (CSV).  The reference each block chose, on the
+ * first field of a buffer searched against several references, is a
+ * "chosen_refs" array (JSON); in CSV it narrows "chosen" to the rows of
+ * the field each partition chose, whichever field they are written
+ * with.  With summary=true the field's motion
  * summary is written too: a "summary" object (JSON), or, in CSV, instead
  * of the blocks, one row per field.  Off by default, so that the files of
  * existing pipelines stay byte for byte as they were.
@@ -206,9 +210,10 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
     gboolean with_summary)
 {
   GstMotionVectorSummary sum;
-  guint p, i, mb_cols, mb_rows;
+  guint p, i, mb_cols, mb_rows, ref_cols, ref_rows;
   gboolean first_layer = TRUE;
   const guint8 *modes;
+  const gint8 *refs;
 
   g_string_append (s, "{\"pts\":");
   append_clock_time (s, pts, "null");
@@ -273,6 +278,18 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
     }
     g_string_append_c (s, ']');
   }
+  /* The reference decision: one distance per 4x4 block, row-major, as
+   * the meta holds it (docs/export-schema.md). */
+  refs = gst_motion_vector_meta_get_chosen_refs (meta, &ref_cols, &ref_rows);
+  if (refs) {
+    g_string_append (s, ",\"chosen_refs\":[");
+    for (i = 0; i < ref_cols * ref_rows; i++) {
+      if (i)
+        g_string_append_c (s, ',');
+      append_int (s, refs[i]);
+    }
+    g_string_append_c (s, ']');
+  }
   if (with_summary && gst_motion_vector_meta_get_summary (meta, &sum))
     mv_summary_append_json (s, &sum);
   g_string_append (s, "}\n");
@@ -282,15 +299,60 @@ static const gchar csv_header[] =
     "frame,pts,shape,col,row,x,y,w,h,mv_x,mv_y,cost,pred_x,pred_y,"
     "mvd_x,mvd_y,chosen,ref_distance\n";
 
-/* One row per block; see docs/export-schema.md. */
+/* A buffer's reference decision, as the CSV's chosen column reads it:
+ * the partition of each macroblock and the reference of each 4x4 block,
+ * both of the first field, over its analysis frame. */
+typedef struct
+{
+  guint analysis_width, analysis_height;
+  const guint8 *modes;
+  guint mb_cols;
+  const gint8 *refs;
+  guint ref_cols;
+} CsvDecision;
+
+/* @buf's reference decision in @dec; FALSE when its first field has
+ * none (or it cannot be read). */
+static gboolean
+csv_decision (GstBuffer * buf, CsvDecision * dec)
+{
+  GstMotionVectorMeta *first = gst_buffer_get_motion_vector_meta (buf);
+
+  if (!first || !gst_motion_vector_meta_is_valid (first)
+      || !(first->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS))
+    return FALSE;
+  dec->refs = gst_motion_vector_meta_get_chosen_refs (first, &dec->ref_cols,
+      NULL);
+  dec->modes = gst_motion_vector_meta_get_modes (first, &dec->mb_cols, NULL);
+  dec->analysis_width = first->analysis_width;
+  dec->analysis_height = first->analysis_height;
+  return dec->refs && dec->modes;
+}
+
+/* One row per block; see docs/export-schema.md.  @dec, when not NULL, is
+ * the buffer's reference decision. */
 static void
 format_csv (GString * s, const GstMotionVectorMeta * meta,
-    GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts)
+    GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts,
+    const CsvDecision * dec)
 {
-  guint p, c, r, mb_cols;
+  guint p, c, r, mb_cols, ref_cols = 0;
   gchar shape[8];
-  const guint8 *modes = gst_motion_vector_meta_get_modes (meta, &mb_cols,
-      NULL);
+  const guint8 *modes;
+  const gint8 *refs = NULL;
+
+  /* A field over the decision's blocks is chosen where its reference
+   * is; any other reads its own partition decision, as before there
+   * were several references. */
+  if (dec && dec->analysis_width == meta->analysis_width
+      && dec->analysis_height == meta->analysis_height) {
+    modes = dec->modes;
+    mb_cols = dec->mb_cols;
+    refs = dec->refs;
+    ref_cols = dec->ref_cols;
+  } else {
+    modes = gst_motion_vector_meta_get_modes (meta, &mb_cols, NULL);
+  }
 
   for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     guint cols, rows;
@@ -328,11 +390,17 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
           g_string_append_c (s, ',');
           append_int (s, fields[k]);
         }
-        /* chosen: 1 when the block's macroblock is coded with this shape,
-         * 0 when with another, empty without a decision */
+        /* chosen: 1 when the block's macroblock is coded with this shape
+         * and (with a reference decision) the partition with this field's
+         * reference, 0 when not, empty without a decision */
         g_string_append_c (s, ',');
-        if (mode_row)
-          g_string_append_c (s, mode_row[c * pw / 16] == p ? '1' : '0');
+        if (mode_row) {
+          gboolean yes = mode_row[c * pw / 16] == p && (!refs
+              || refs[(gsize) (r * ph / 4) * ref_cols + c * pw / 4]
+              == meta->ref_distance);
+
+          g_string_append_c (s, yes ? '1' : '0');
+        }
         /* which of the frame's fields the row is of */
         g_string_append_c (s, ',');
         append_int (s, meta->ref_distance);
@@ -475,10 +543,11 @@ gst_mv_export_sink_event (GstBaseTransform * trans, GstEvent * event)
 }
 
 /* Appends the text of field @meta, the @index-th of frame @frame, to the
- * frame's text; an inconsistent field is left out with a warning. */
+ * frame's text; an inconsistent field is left out with a warning.  @dec
+ * is the buffer's reference decision for CSV, NULL without one. */
 static void
 append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
-    guint index, guint64 frame, GstClockTime pts)
+    guint index, guint64 frame, GstClockTime pts, const CsvDecision * dec)
 {
   GstMotionVectorSummary sum;
 
@@ -510,7 +579,7 @@ append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
       mv_summary_append_csv (self->text, &sum, frame, pts,
           meta->ref_distance);
   } else if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
-    format_csv (self->text, meta, self->open_partitions, frame, pts);
+    format_csv (self->text, meta, self->open_partitions, frame, pts, dec);
   } else {
     format_jsonl (self->text, meta, self->open_partitions, frame, pts,
         self->open_summary);
@@ -525,6 +594,8 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   gpointer state = NULL;
   GstMeta *m;
   guint index = 0;
+  CsvDecision dec;
+  gboolean with_dec;
 
   /* after a write error nothing more is written: a later small write might
    * seem to succeed in stdio's buffer and be lost at the flush */
@@ -536,10 +607,12 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   /* Every field, in the buffer's order (that of the producer's list of
    * references), all of the frame's text in one write. */
   g_string_truncate (self->text, 0);
+  with_dec = self->open_format == GST_MV_EXPORT_FORMAT_CSV
+      && csv_decision (buf, &dec);
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_MOTION_VECTOR_META_API_TYPE)))
     append_field (self, (const GstMotionVectorMeta *) m, index++, frame,
-        GST_BUFFER_PTS (buf));
+        GST_BUFFER_PTS (buf), with_dec ? &dec : NULL);
   return write_text (self) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 

@@ -15,7 +15,11 @@
  * With partition=chosen and a meta carrying a partition decision
  * (gst_motion_vector_meta_get_modes()), each macroblock is drawn with the
  * blocks of the shape it chose, each block's cell from that shape's grid,
- * and the blocks' outlines on top.
+ * and the blocks' outlines on top.  When the meta also says which
+ * reference each partition chose (chosen_refs, a buffer searched against
+ * several references), each block's cell is taken from the field of that
+ * reference instead (mvchosen.h), and color-mode=reference fills each
+ * block in the colour of its reference (mvdrawrefs.h).
  *
  * A buffer may carry several fields, one per reference frame; the one
  * drawn is the field against the reference property's distance (-1, the
@@ -41,6 +45,8 @@
 #include "gstmvoverlay.h"
 #include "mvdraw.h"
 #include "mvdrawsummary.h"
+#include "mvchosen.h"
+#include "mvdrawrefs.h"
 #include "gstvideolayout.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
@@ -178,6 +184,10 @@ gst_mv_overlay_color_mode_get_type (void)
     {GST_MV_OVERLAY_COLOR_DIRECTION,
         "Hue by direction, brightness by magnitude", "direction"},
     {GST_MV_OVERLAY_COLOR_SOLID, "One colour for every arrow", "solid"},
+    {GST_MV_OVERLAY_COLOR_REFERENCE,
+          "Each block filled, and its arrow coloured, by the reference it "
+          "chose (the meta's reference decision), else as direction",
+        "reference"},
     {0, NULL, NULL},
   };
 
@@ -295,6 +305,11 @@ typedef struct
   guint32 max_cost;
   guint alpha;
   MvColor dark, solid;
+  /* with a reference decision: each block's cell is that of the field of
+   * its chosen reference, and with ref_colors its colour that
+   * reference's */
+  const MvChosen *chosen;
+  gboolean ref_colors;
 } DrawCtx;
 
 /* The displacement drawn for @cell (vector or MVD, in quarter pixels). */
@@ -319,10 +334,49 @@ normalise_block (DrawCtx * d, const GstMotionVectorCell * cell)
   d->max_cost = MAX (d->max_cost, cell->cost);
 }
 
-/* Pass 2 for one block: cell (@c, @r) of @shape's grid. */
+/* The colour of the reference @ref frames away. */
+static MvColor
+reference_color (const MvPainter * p, gint ref)
+{
+  guint8 red, green, blue;
+
+  mv_reference_rgb (ref, &red, &green, &blue);
+  return mv_painter_color (p, red, green, blue);
+}
+
+/* The rectangle of cell (@c, @r) of @shape in frame pixels. */
+static void
+block_rect (const DrawCtx * d, GstMotionVectorPartition shape, guint c,
+    guint r, gint * x0, gint * y0, gint * x1, gint * y1)
+{
+  guint pw = gst_motion_vector_partition_width (shape);
+  guint ph = gst_motion_vector_partition_height (shape);
+
+  *x0 = to_px (c * pw * d->sx_blk);
+  *x1 = to_px ((c + 1) * pw * d->sx_blk);
+  *y0 = to_px (r * ph * d->sy_blk);
+  *y1 = to_px ((r + 1) * ph * d->sy_blk);
+}
+
+/* Before the arrows, with color-mode=reference: cell (@c, @r) of @shape
+ * filled in the colour of its reference @ref, so that a still block
+ * (no arrow) shows its reference too. */
+static void
+ref_fill_block (const DrawCtx * d, GstMotionVectorPartition shape, guint c,
+    guint r, gint ref)
+{
+  MvColor col = reference_color (d->painter, ref);
+  gint x0, y0, x1, y1;
+
+  block_rect (d, shape, c, r, &x0, &y0, &x1, &y1);
+  mv_fill_rect (d->painter, x0, y0, x1 - x0, y1 - y0, &col, d->alpha);
+}
+
+/* Pass 2 for one block: cell (@c, @r) of @shape's grid, which chose the
+ * reference @ref (0 without a reference decision). */
 static void
 draw_block (const DrawCtx * d, GstMotionVectorPartition shape, guint c,
-    guint r, const GstMotionVectorCell * cell)
+    guint r, const GstMotionVectorCell * cell, gint ref)
 {
   const Settings *s = d->s;
   MvPainter *painter = d->painter;
@@ -351,7 +405,9 @@ draw_block (const DrawCtx * d, GstMotionVectorPartition shape, guint c,
     case GST_MV_OVERLAY_MODE_MVD:
       if (mag < s->min_magnitude || mag == 0.0)
         break;
-      if (s->color_mode == GST_MV_OVERLAY_COLOR_SOLID) {
+      if (d->ref_colors) {
+        col = reference_color (painter, ref);
+      } else if (s->color_mode == GST_MV_OVERLAY_COLOR_SOLID) {
         col = d->solid;
       } else {
         /* a little desaturated, so even the darkest hue (blue) stands
@@ -400,9 +456,53 @@ outline_block (const DrawCtx * d, GstMotionVectorPartition shape, guint c,
 typedef enum
 {
   PASS_NORMALISE,
+  PASS_REF_FILL,
   PASS_DRAW,
   PASS_OUTLINE,
 } BlockPass;
+
+/* Pass @pass over cell (@c, @r) of @shape, whose cell in the field drawn
+ * is @own; with a reference decision the cell of the field of the
+ * reference it chose instead. */
+static void
+visit_block (DrawCtx * d, BlockPass pass, GstMotionVectorPartition shape,
+    guint c, guint r, const GstMotionVectorCell * own)
+{
+  const GstMotionVectorCell *cell = own;
+  gint ref = 0;
+
+  if (d->chosen && pass != PASS_OUTLINE) {
+    ref = mv_chosen_ref (d->chosen, shape, c, r);
+    cell = mv_chosen_cell (d->chosen, shape, c, r);
+  }
+  switch (pass) {
+    case PASS_NORMALISE:
+      normalise_block (d, cell);
+      break;
+    case PASS_REF_FILL:
+      ref_fill_block (d, shape, c, r, ref);
+      break;
+    case PASS_DRAW:
+      draw_block (d, shape, c, r, cell, ref);
+      break;
+    case PASS_OUTLINE:
+      outline_block (d, shape, c, r);
+      break;
+  }
+}
+
+/* One pass over every cell of one shape's grid, @cells of @cols x @rows,
+ * in raster order. */
+static void
+grid_pass (DrawCtx * d, const GstMotionVectorCell * cells,
+    GstMotionVectorPartition shape, guint cols, guint rows, BlockPass pass)
+{
+  guint c, r;
+
+  for (r = 0; r < rows; r++)
+    for (c = 0; c < cols; c++)
+      visit_block (d, pass, shape, c, r, &cells[(gsize) r * cols + c]);
+}
 
 /* One pass over the blocks of the partition each macroblock chose
  * (@modes, @mb_cols x @mb_rows): macroblocks in raster order, blocks in
@@ -421,24 +521,10 @@ chosen_pass (DrawCtx * d, const GstMotionVectorCell * const *grids,
       guint down = 16 / gst_motion_vector_partition_height (shape);
       guint cols = gst_motion_vector_grid_cols (shape, mb_cols);
 
-      for (r = my * down; r < (my + 1) * down; r++) {
-        for (c = mx * across; c < (mx + 1) * across; c++) {
-          const GstMotionVectorCell *cell = &grids[shape][(gsize) r * cols
-              + c];
-
-          switch (pass) {
-            case PASS_NORMALISE:
-              normalise_block (d, cell);
-              break;
-            case PASS_DRAW:
-              draw_block (d, shape, c, r, cell);
-              break;
-            case PASS_OUTLINE:
-              outline_block (d, shape, c, r);
-              break;
-          }
-        }
-      }
+      for (r = my * down; r < (my + 1) * down; r++)
+        for (c = mx * across; c < (mx + 1) * across; c++)
+          visit_block (d, pass, shape, c, r,
+              &grids[shape][(gsize) r * cols + c]);
     }
   }
 }
@@ -456,6 +542,8 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   Settings s;
   MvPainter painter;
   MvColor col_legend;
+  MvChosen chosen;
+  const gchar *problem;
   DrawCtx d;
   guint cols = 0, rows = 0, mb_cols = 0, mb_rows = 0, c, r, pw, ph, p;
   gdouble fw, fh;
@@ -528,14 +616,29 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   d.max_cost = 0;
   d.alpha = (guint) lround (CLAMP (s.opacity, 0.0, 1.0) * 256.0);
 
+  /* The reference each block chose, where it matters: the vectors of
+   * partition=chosen, the colours of color-mode=reference.  Without it
+   * (or when it names a field the buffer lacks) both draw as they would
+   * on a buffer searched against one reference. */
+  d.chosen = NULL;
+  if ((modes || s.color_mode == GST_MV_OVERLAY_COLOR_REFERENCE)
+      && (meta->chosen_refs
+          || (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS))) {
+    if (mv_chosen_init (&chosen, frame->buffer, meta, &problem))
+      d.chosen = &chosen;
+    else
+      GST_WARNING_OBJECT (self, "reference decision not drawn: %s", problem);
+  }
+  d.ref_colors = d.chosen && s.color_mode == GST_MV_OVERLAY_COLOR_REFERENCE
+      && (s.mode == GST_MV_OVERLAY_MODE_VECTORS
+      || s.mode == GST_MV_OVERLAY_MODE_MVD);
+
   /* Pass 1: per-frame normalisation of magnitude and cost, over the blocks
    * drawn. */
-  if (modes) {
+  if (modes)
     chosen_pass (&d, grids, modes, mb_cols, mb_rows, PASS_NORMALISE);
-  } else {
-    for (c = 0; c < cols * rows; c++)
-      normalise_block (&d, &cells[c]);
-  }
+  else
+    grid_pass (&d, cells, shape, cols, rows, PASS_NORMALISE);
   /* A fixed normaliser keeps colours steady from frame to frame. */
   if (s.max_magnitude > 0.0)
     d.max_mag = s.max_magnitude;
@@ -545,7 +648,11 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   d.dark = mv_painter_color (&painter, 0, 0, 0);
   d.solid = mv_painter_color (&painter, 255, 230, 40);
 
-  /* Pass 2: draw. */
+  /* Pass 2: draw, over the fills of the references if any. */
+  if (d.ref_colors && modes)
+    chosen_pass (&d, grids, modes, mb_cols, mb_rows, PASS_REF_FILL);
+  else if (d.ref_colors)
+    grid_pass (&d, cells, shape, cols, rows, PASS_REF_FILL);
   if (modes) {
     chosen_pass (&d, grids, modes, mb_cols, mb_rows, PASS_DRAW);
     /* the chosen partition: each block's outline over the fills and
@@ -553,9 +660,7 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
      * macroblocks lie at or past the frame's edge) */
     chosen_pass (&d, grids, modes, mb_cols, mb_rows, PASS_OUTLINE);
   } else {
-    for (r = 0; r < rows; r++)
-      for (c = 0; c < cols; c++)
-        draw_block (&d, shape, c, r, &cells[(gsize) r * cols + c]);
+    grid_pass (&d, cells, shape, cols, rows, PASS_DRAW);
   }
 
   if (s.grid && !modes) {
@@ -571,7 +676,20 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   if (s.legend) {
     gint rad = CLAMP (MIN (painter.width, painter.height) / 12, 6, 40);
 
-    if (s.mode == GST_MV_OVERLAY_MODE_COST) {
+    if (d.ref_colors) {
+      /* a square per reference the decision names, ascending */
+      gint dists[MV_CHOSEN_MAX_FIELDS];
+      guint n = 0, i, j;
+
+      for (i = 0; i < chosen.n_fields; i++) {
+        if (!chosen.used[i])
+          continue;
+        for (j = n++; j > 0 && dists[j - 1] > chosen.distance[i]; j--)
+          dists[j] = dists[j - 1];
+        dists[j] = chosen.distance[i];
+      }
+      mv_draw_reference_legend (&painter, dists, n, rad, &d.dark);
+    } else if (s.mode == GST_MV_OVERLAY_MODE_COST) {
       /* a heat bar, highest cost at the top */
       gint bar_h = 2 * rad, bar_x = painter.width - rad - 4, k;
       mv_fill_rect (&painter, bar_x - 1, 3, rad / 2 + 2, bar_h + 2, &d.dark,
@@ -827,14 +945,17 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
       g_param_spec_double ("scale", "Scale", "Arrow length factor",
           0.0, 64.0, DEFAULT_SCALE, flags));
   g_object_class_install_property (gobject_class, PROP_COLOR_MODE,
-      g_param_spec_enum ("color-mode", "Colour mode", "How arrows are coloured",
+      g_param_spec_enum ("color-mode", "Colour mode", "How arrows are "
+          "coloured (reference: blocks too, by the reference each chose)",
           gst_mv_overlay_color_mode_get_type (), DEFAULT_COLOR_MODE, flags));
   g_object_class_install_property (gobject_class, PROP_GRID,
       g_param_spec_boolean ("grid", "Grid", "Draw the block borders",
           DEFAULT_GRID, flags));
   g_object_class_install_property (gobject_class, PROP_LEGEND,
       g_param_spec_boolean ("legend", "Legend",
-          "Draw a colour wheel in the top right corner", DEFAULT_LEGEND,
+          "Draw a colour wheel in the top right corner (a heat bar for "
+          "cost, the references' colours for color-mode=reference)",
+          DEFAULT_LEGEND,
           flags));
   g_object_class_install_property (gobject_class, PROP_OPACITY,
       g_param_spec_double ("opacity", "Opacity",

@@ -27,10 +27,15 @@ typedef enum {
  * GstMvOverlayColorMode:
  * @GST_MV_OVERLAY_COLOR_DIRECTION: hue by direction, brightness by magnitude
  * @GST_MV_OVERLAY_COLOR_SOLID: one colour for every arrow
+ * @GST_MV_OVERLAY_COLOR_REFERENCE: each block filled, and its arrow
+ *   coloured, by the reference it chose (the meta's
+ *   #GstMotionVectorMeta.chosen_refs), its arrow that reference's vector;
+ *   as %GST_MV_OVERLAY_COLOR_DIRECTION without a reference decision
  */
 typedef enum {
   GST_MV_OVERLAY_COLOR_DIRECTION,
   GST_MV_OVERLAY_COLOR_SOLID,
+  GST_MV_OVERLAY_COLOR_REFERENCE,
 } GstMvOverlayColorMode;
 
 /**
@@ -52,7 +57,10 @@ typedef enum {
  * The value "chosen" of mvoverlay's partition property, next to the seven
  * #GstMotionVectorPartition shapes: draw each macroblock's chosen partition
  * (the meta's partition decision, gst_motion_vector_meta_get_modes()) with
- * its blocks' outlines.  Not a shape, hence outside the shapes' values.
+ * its blocks' outlines, and with a reference decision
+ * (gst_motion_vector_meta_get_chosen_refs()) each partition's vector from
+ * the field of its chosen reference.  Not a shape, hence outside the
+ * shapes' values.
  */
 #define GST_MV_OVERLAY_PARTITION_CHOSEN (-1)
 

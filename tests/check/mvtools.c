@@ -2280,6 +2280,385 @@ GST_START_TEST (test_export_location_changed_while_playing)
 
 GST_END_TEST;
 
+/* ---- the reference each block chose (chosen_refs) ------------------------- */
+
+/* A buffer searched against -1, -2 and +1 with mode-decision=true: three
+ * fields of 16x16 and 8x8, the first (-1) carrying chosen_modes and the
+ * reference of every partition:
+ *   MB row 0:  -1  -2  +1  -1
+ *   MB row 1:  -1  8x8 -1  -1      (the 8x8 of MB (1, 1):  -1 +1)
+ *   MB row 2:  -1  -1  -1  -1                              -2 -1
+ *   MB row 3:  -1  -1  -1  -2
+ * Where the partitions chose another field than -1, the fields differ:
+ * 16x16 cell (2, 0) moved 8 px right in -1 and 8 px down in +1, 16x16
+ * cell (1, 0) 8 px up in -2, 8x8 cell (3, 2) right in -1, down in +1. */
+static const gint8 mb_refs[4][4] = {
+  {-1, -2, 1, -1},
+  {-1, 0, -1, -1},
+  {-1, -1, -1, -1},
+  {-1, -1, -1, -2},
+};
+
+static const gint8 mb11_refs[2][2] = { {-1, 1}, {-2, -1} };
+
+static const CellSpec back1_cells[] = {
+  {GST_MOTION_VECTOR_PARTITION_16X16, 2, 0, -32, 0, 100},
+  {GST_MOTION_VECTOR_PARTITION_8X8, 3, 2, -32, 0, 100},
+};
+
+static const CellSpec back2_cells[] = {
+  {GST_MOTION_VECTOR_PARTITION_16X16, 1, 0, 0, 32, 200},
+};
+
+static const CellSpec ahead1_cells[] = {
+  {GST_MOTION_VECTOR_PARTITION_16X16, 2, 0, 0, -32, 300},
+  {GST_MOTION_VECTOR_PARTITION_8X8, 3, 2, 0, -32, 300},
+};
+
+/* The decision above, one value per 4x4 block (16 x 16 of them). */
+static GBytes *
+chosen_refs_bytes (void)
+{
+  gint8 refs[16][16];
+  guint x, y;
+
+  for (y = 0; y < 16; y++)
+    for (x = 0; x < 16; x++)
+      refs[y][x] = mb_refs[y / 4][x / 4] ? mb_refs[y / 4][x / 4]
+          : mb11_refs[(y / 2) % 2][(x / 2) % 2];
+  return g_bytes_new (refs, sizeof (refs));
+}
+
+/* The buffer above in @format; without @refs the first field has the
+ * modes only (as with one reference); @refs is set as is. */
+static GstBuffer *
+make_decided_buffer (GstVideoFormat format, GstVideoInfo * info,
+    GBytes * refs)
+{
+  GstBuffer *buf = make_grey_buffer (format, info);
+  const GstMotionVectorPartitionFlags parts =
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X8;
+  GstMotionVectorMeta *first = add_meta_cells (buf, parts, back1_cells,
+      G_N_ELEMENTS (back1_cells), chosen_modes);
+
+  add_meta_cells (buf, parts, back2_cells, G_N_ELEMENTS (back2_cells),
+      NULL)->ref_distance = -2;
+  add_meta_cells (buf, parts, ahead1_cells, G_N_ELEMENTS (ahead1_cells),
+      NULL)->ref_distance = 1;
+  if (refs)
+    fail_unless (gst_motion_vector_meta_set_chosen_refs (first, refs));
+  return buf;
+}
+
+/* Pixel (@x, @y) of an RGBA frame is (@r, @g, @b). */
+static void
+assert_rgb (GstVideoInfo * info, GstBuffer * buf, guint x, guint y, guint r,
+    guint g, guint b)
+{
+  guint got[3] = { comp_at (info, buf, 0, x, y), comp_at (info, buf, 1, x, y),
+    comp_at (info, buf, 2, x, y)
+  };
+
+  fail_unless (got[0] == r && got[1] == g && got[2] == b,
+      "pixel (%u, %u) is (%u, %u, %u), not (%u, %u, %u)", x, y, got[0],
+      got[1], got[2], r, g, b);
+}
+
+/* The colours of docs/overlay.md. */
+#define BLUE_M1 0, 114, 178
+#define GREEN_M2 0, 158, 115
+#define VERMILLION_P1 213, 94, 0
+
+/* @a and @b hold the same bytes. */
+static void
+assert_same_bytes (GstBuffer * a, GstBuffer * b)
+{
+  GstMapInfo ma, mb;
+
+  fail_unless (gst_buffer_map (a, &ma, GST_MAP_READ));
+  fail_unless (gst_buffer_map (b, &mb, GST_MAP_READ));
+  fail_unless_equals_int (ma.size, mb.size);
+  fail_unless (memcmp (ma.data, mb.data, ma.size) == 0);
+  gst_buffer_unmap (a, &ma);
+  gst_buffer_unmap (b, &mb);
+}
+
+/* Runs @launch on the decided buffer (with chosen references, or @refs
+ * when not NULL) in @format. */
+static GstBuffer *
+run_decided (GstVideoFormat format, GstVideoInfo * info, GBytes * refs,
+    const gchar * launch)
+{
+  GBytes *own = refs ? g_bytes_ref (refs) : chosen_refs_bytes ();
+  GstBuffer *out = run_overlay (launch, info,
+      make_decided_buffer (format, info, own));
+
+  g_bytes_unref (own);
+  return out;
+}
+
+GST_START_TEST (test_overlay_reference_colors)
+{
+  /* Opaque fills, no arrows (min-magnitude): every block is its
+   * reference's colour inside, outlines (black at half weight) on its top
+   * and left edges. */
+  GstVideoInfo info;
+  GstBuffer *out = run_decided (GST_VIDEO_FORMAT_RGBA, &info, NULL,
+      "mvoverlay partition=chosen color-mode=reference opacity=1 "
+      "min-magnitude=100");
+  guint x, y;
+
+  assert_rgb (&info, out, 8, 8, BLUE_M1);
+  assert_rgb (&info, out, 24, 8, GREEN_M2);
+  assert_rgb (&info, out, 40, 8, VERMILLION_P1);
+  assert_rgb (&info, out, 56, 8, BLUE_M1);
+  assert_rgb (&info, out, 8, 40, BLUE_M1);
+  assert_rgb (&info, out, 56, 56, GREEN_M2);
+  /* the four 8x8 of MB (1, 1): -1 +1 / -2 -1 */
+  assert_rgb (&info, out, 20, 20, BLUE_M1);
+  assert_rgb (&info, out, 28, 20, VERMILLION_P1);
+  assert_rgb (&info, out, 20, 28, GREEN_M2);
+  assert_rgb (&info, out, 28, 28, BLUE_M1);
+  /* uniform up to the outlines: the whole of MB (2, 0) but its top row
+   * and left column */
+  for (y = 1; y < 16; y++)
+    for (x = 33; x < 48; x++)
+      assert_rgb (&info, out, x, y, VERMILLION_P1);
+  /* the outline over vermillion: (213 * 128 + 0 * 128 + 128) >> 8 */
+  assert_rgb (&info, out, 40, 0, 107, 47, 0);
+  assert_rgb (&info, out, 20, 16, 0, 57, 89);   /* over the 8x8's -1 */
+  gst_buffer_unref (out);
+
+  /* partition=16x16: each 16x16 block by the reference of its top-left
+   * 4x4 block, MB (1, 1) by that of its top-left 8x8 (-1), no outline. */
+  out = run_decided (GST_VIDEO_FORMAT_RGBA, &info, NULL,
+      "mvoverlay partition=16x16 color-mode=reference opacity=1 "
+      "min-magnitude=100");
+  assert_rgb (&info, out, 16, 0, GREEN_M2);
+  assert_rgb (&info, out, 28, 28, BLUE_M1);
+  assert_rgb (&info, out, 32, 0, VERMILLION_P1);
+  gst_buffer_unref (out);
+
+  /* The default opacity blends the colour half over the grey (128):
+   * (128 * 128 + 213 * 128 + 128) >> 8 = 171, 111, 64. */
+  out = run_decided (GST_VIDEO_FORMAT_RGBA, &info, NULL,
+      "mvoverlay partition=chosen color-mode=reference min-magnitude=100");
+  assert_rgb (&info, out, 40, 8, 171, 111, 64);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_chosen_reference_vectors)
+{
+  GstVideoInfo info;
+  GstBuffer *out, *plain;
+  guint y;
+
+  /* partition=chosen draws each partition's vector from the field of its
+   * reference: MB (2, 0) the +1 field's, 8 px down from (40, 8); MB
+   * (1, 0) the -2 field's, 8 px up from (24, 8); the 8x8 (3, 2) the +1
+   * field's, down from (28, 20).  The -1 field's arrows to the right,
+   * (40, 8) to (48, 8) and (28, 20) to (36, 20), are not drawn. */
+  out = run_decided (GST_VIDEO_FORMAT_I420, &info, NULL,
+      "mvoverlay partition=chosen");
+  for (y = 10; y <= 15; y++) {
+    fail_if (pixel_is_grey (&info, out, 40, y), "(40, %u) grey", y);
+    fail_if (pixel_is_grey (&info, out, 28, y + 12), "(28, %u) grey",
+        y + 12);
+  }
+  for (y = 1; y <= 6; y++)
+    fail_if (pixel_is_grey (&info, out, 24, y), "(24, %u) grey", y);
+  fail_unless (pixel_is_grey (&info, out, 46, 8));
+  fail_unless (pixel_is_grey (&info, out, 34, 20));
+  gst_buffer_unref (out);
+
+  /* Without chosen references the -1 field's own, as before. */
+  plain = run_overlay ("mvoverlay partition=chosen", &info,
+      make_decided_buffer (GST_VIDEO_FORMAT_I420, &info, NULL));
+  fail_if (pixel_is_grey (&info, plain, 46, 8));
+  fail_if (pixel_is_grey (&info, plain, 34, 20));
+  fail_unless (pixel_is_grey (&info, plain, 40, 13));
+  fail_unless (pixel_is_grey (&info, plain, 24, 3));
+
+  /* color-mode=reference without chosen references: as direction. */
+  out = run_overlay ("mvoverlay partition=chosen color-mode=reference",
+      &info, make_decided_buffer (GST_VIDEO_FORMAT_I420, &info, NULL));
+  assert_same_bytes (out, plain);
+  gst_buffer_unref (out);
+
+  /* A decision naming a field the buffer lacks (-3) is not drawn: the
+   * frame is drawn as without chosen references. */
+  {
+    gint8 refs[256];
+    GBytes *b;
+
+    memset (refs, -3, sizeof (refs));
+    b = g_bytes_new (refs, sizeof (refs));
+    out = run_decided (GST_VIDEO_FORMAT_I420, &info, b,
+        "mvoverlay partition=chosen");
+    g_bytes_unref (b);
+    assert_same_bytes (out, plain);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (plain);
+
+  /* partition=16x16 with direction colours reads the field drawn (-1),
+   * whatever the decision: the arrow right from (40, 8). */
+  out = run_decided (GST_VIDEO_FORMAT_I420, &info, NULL,
+      "mvoverlay partition=16x16");
+  fail_if (pixel_is_grey (&info, out, 46, 8));
+  fail_unless (pixel_is_grey (&info, out, 40, 13));
+  gst_buffer_unref (out);
+
+  /* The arrows in color-mode=reference are in their reference's colour,
+   * over a fill of it: MB (2, 0)'s shaft is vermillion, opaque. */
+  out = run_decided (GST_VIDEO_FORMAT_RGBA, &info, NULL,
+      "mvoverlay partition=chosen color-mode=reference opacity=0");
+  assert_rgb (&info, out, 40, 11, VERMILLION_P1);
+  assert_rgb (&info, out, 24, 4, GREEN_M2);
+  /* opacity 0: no fill, the grey shows between the arrows */
+  assert_rgb (&info, out, 8, 8, GREY, GREY, GREY);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_reference_legend)
+{
+  /* One square of 6 px per reference the decision names, ascending,
+   * from (54, 4) down every 9 px, each in a black rim: -2, -1, +1.
+   * (partition=16x16, opacity=0 and no arrows: nothing else is drawn.) */
+  GstVideoInfo info;
+  GstBuffer *out = run_decided (GST_VIDEO_FORMAT_RGBA, &info, NULL,
+      "mvoverlay partition=16x16 color-mode=reference opacity=0 "
+      "min-magnitude=100 legend=true");
+  guint x, y;
+
+  for (y = 4; y < 10; y++) {
+    for (x = 54; x < 60; x++) {
+      assert_rgb (&info, out, x, y, GREEN_M2);
+      assert_rgb (&info, out, x, y + 9, BLUE_M1);
+      assert_rgb (&info, out, x, y + 18, VERMILLION_P1);
+    }
+  }
+  assert_rgb (&info, out, 53, 4, 0, 0, 0);
+  assert_rgb (&info, out, 60, 27, 0, 0, 0);
+  assert_rgb (&info, out, 56, 10, 0, 0, 0);
+  /* nothing below the third square's rim, nor left of the rims */
+  assert_region_grey (&info, out, 0, 29, W, H);
+  assert_region_grey (&info, out, 0, 0, 53, H);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+/* The decided buffer through mvexport in @format: its text. */
+static gchar *
+export_decided (const gchar * format, gboolean with_refs)
+{
+  GstVideoInfo info;
+  GBytes *refs = with_refs ? chosen_refs_bytes () : NULL;
+  GstBuffer *buf = make_decided_buffer (GST_VIDEO_FORMAT_I420, &info, refs);
+
+  if (refs)
+    g_bytes_unref (refs);
+  return export_buffers (format, &buf, 1);
+}
+
+GST_START_TEST (test_export_chosen_refs_jsonl)
+{
+  gchar *text = export_decided ("jsonl", TRUE);
+  gchar *plain_text = export_decided ("jsonl", FALSE);
+  gchar **lines = g_strsplit (text, "\n", -1);
+  gchar **plain = g_strsplit (plain_text, "\n", -1);
+  GString *want = g_string_new (NULL);
+  GBytes *refs = chosen_refs_bytes ();
+  const gint8 *r = g_bytes_get_data (refs, NULL);
+  gchar *prefix;
+  guint i;
+
+  fail_unless_equals_int (g_strv_length (lines), 4);
+  /* The first field's line: the line it had without chosen references,
+   * with "chosen_refs" after "modes", one value per 4x4 block, row-major:
+   * row 0 is -1 x4, -2 x4, +1 x4, -1 x4. */
+  fail_unless (g_str_has_suffix (plain[0], "," MODES_JSON "}"));
+  prefix = g_strndup (plain[0], strlen (plain[0]) - 1);
+  g_string_append_printf (want, "%s,\"chosen_refs\":[", prefix);
+  for (i = 0; i < 256; i++)
+    g_string_append_printf (want, "%s%d", i ? "," : "", r[i]);
+  g_string_append (want, "]}");
+  fail_unless_equals_string (lines[0], want->str);
+  fail_unless (strstr (lines[0], "\"chosen_refs\":[-1,-1,-1,-1,-2,-2,-2,-2,"
+          "1,1,1,1,-1,-1,-1,-1,") != NULL);
+  /* the other fields' lines, byte for byte as without */
+  fail_unless_equals_string (lines[1], plain[1]);
+  fail_unless_equals_string (lines[2], plain[2]);
+  fail_unless (strstr (lines[1], "chosen_refs") == NULL);
+  g_bytes_unref (refs);
+  g_string_free (want, TRUE);
+  g_free (prefix);
+  g_strfreev (lines);
+  g_strfreev (plain);
+  g_free (text);
+  g_free (plain_text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_chosen_refs_csv)
+{
+  gchar *text = export_decided ("csv", TRUE);
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i, chosen = 0;
+
+  /* header, 80 rows per field (16 of 16x16, 64 of 8x8), three fields */
+  fail_unless_equals_int (g_strv_length (lines), 1 + 3 * 80 + 1);
+  /* MB (2, 0) is coded with 16x16 from +1: chosen in +1's rows only */
+  fail_unless_equals_string (lines[1 + 2],
+      "0,,16x16,2,0,32,0,16,16,-32,0,100,0,0,-32,0,0,-1");
+  fail_unless_equals_string (lines[81 + 2],
+      "0,,16x16,2,0,32,0,16,16,0,0,0,0,0,0,0,0,-2");
+  fail_unless_equals_string (lines[161 + 2],
+      "0,,16x16,2,0,32,0,16,16,0,-32,300,0,0,0,-32,1,1");
+  /* MB (1, 0) from -2 */
+  fail_unless_equals_string (lines[81 + 1],
+      "0,,16x16,1,0,16,0,16,16,0,32,200,0,0,0,32,1,-2");
+  fail_unless (g_str_has_suffix (lines[1 + 1], ",0,-1"));
+  /* the 8x8 (3, 2) of MB (1, 1) from +1, (2, 2) from -1, (2, 3) from -2 */
+  fail_unless_equals_string (lines[17 + 2 * 8 + 3],
+      "0,,8x8,3,2,24,16,8,8,-32,0,100,0,0,-32,0,0,-1");
+  fail_unless_equals_string (lines[161 + 16 + 2 * 8 + 3],
+      "0,,8x8,3,2,24,16,8,8,0,-32,300,0,0,0,-32,1,1");
+  fail_unless (g_str_has_suffix (lines[17 + 2 * 8 + 2], ",1,-1"));
+  fail_unless (g_str_has_suffix (lines[81 + 16 + 3 * 8 + 2], ",1,-2"));
+  /* the 16x16 of MB (1, 1): not chosen in any field */
+  fail_unless (g_str_has_suffix (lines[1 + 5], ",0,-1"));
+  fail_unless (g_str_has_suffix (lines[81 + 5], ",0,-2"));
+  fail_unless (g_str_has_suffix (lines[161 + 5], ",0,1"));
+  /* every row has a 0 or a 1, and the 1s are the decided field: one per
+   * 16x16 macroblock (15), four for MB (1, 1) */
+  for (i = 1; i <= 240; i++) {
+    fail_unless (strstr (lines[i], ",1,") || strstr (lines[i], ",0,"));
+    chosen += g_regex_match_simple (",1,-?[12]$", lines[i], 0, 0);
+  }
+  fail_unless_equals_int (chosen, 19);
+  g_strfreev (lines);
+  g_free (text);
+
+  /* Without chosen references: the -1 field's rows follow the modes, the
+   * other fields have none (empty). */
+  text = export_decided ("csv", FALSE);
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless (g_str_has_suffix (lines[1 + 2], ",1,-1"));
+  fail_unless (g_str_has_suffix (lines[81 + 1], ",,-2"));
+  fail_unless (g_str_has_suffix (lines[161 + 2], ",,1"));
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
 static Suite *
 mvtools_suite (void)
 {
@@ -2317,6 +2696,11 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_no_count_value);
   tcase_add_test (tc, test_overlay_chosen);
   tcase_add_test (tc, test_overlay_chosen_cost);
+  tcase_add_test (tc, test_overlay_reference_colors);
+  tcase_add_test (tc, test_overlay_chosen_reference_vectors);
+  tcase_add_test (tc, test_overlay_reference_legend);
+  tcase_add_test (tc, test_export_chosen_refs_jsonl);
+  tcase_add_test (tc, test_export_chosen_refs_csv);
   tcase_add_test (tc, test_export_jsonl);
   tcase_add_test (tc, test_export_two_shapes);
   tcase_add_test (tc, test_export_partitions);
