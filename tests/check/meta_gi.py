@@ -8,8 +8,9 @@
 # and a buffer copy; the layout one shape at a time; a meta edited into
 # inconsistency; grid bytes outliving their buffer; a partition decision
 # set, read back, kept by a copy and turned into records; three fields of
-# one buffer by place and by reference.  Exits non-zero on the first
-# mismatch.
+# one buffer by place and by reference; the reference each block chose,
+# set, read back and turned into records of the fields chosen.  Exits
+# non-zero on the first mismatch.
 
 import gc
 import sys
@@ -111,6 +112,7 @@ def main():
     check_bytes_outlive_buffer(parts, cells, n16)
     check_modes(parts, cells, n16)
     check_several_refs(parts, cells)
+    check_chosen_refs(parts, cells, n16)
 
     print("ok: GstMotionVectors typelib, %d+%d cells read back" % (n16, n8))
 
@@ -289,6 +291,94 @@ def check_several_refs(parts, cells):
         for d in (0, -3, 2):
             check(MV.buffer_get_motion_vector_meta_for_reference(b, d)
                   is None, "no field against %+d" % d)
+
+
+def check_chosen_refs(parts, cells, n16):
+    # A buffer searched against -1, -2, +1; the first field carries the
+    # partition decision and the reference of every partition, one value
+    # per 4x4 block (12 x 8 over 40x20).  Each field's mv_x is biased by
+    # 100 x its distance, so a record shows which field it came from.
+    buf = Gst.Buffer.new_allocate(None, 64, None)
+    dists = (-1, -2, 1)
+    fields = []
+    for d in dists:
+        f = cells.copy()
+        f["mv_x"] += 100 * d
+        fields.append(f)
+        m = MV.buffer_add_motion_vector_meta(buf, 40, 20, parts,
+                                             GLib.Bytes.new(f.tobytes()))
+        m.ref_distance = d
+    meta = MV.buffer_get_motion_vector_meta(buf)
+    has = MV.MotionVectorMetaFlags.HAS_CHOSEN_REFS
+    check(int(has) == 1 << 4, "HAS_CHOSEN_REFS is 1 << 4")
+    data, cols, rows = meta.get_chosen_refs_bytes()
+    check(data is None and (cols, rows) == (0, 0), "no chosen refs yet")
+    check(not hasattr(meta, "get_chosen_refs"), "get_chosen_refs is C only")
+    modes = np.array([[0, 3, 3], [0, 3, 0]], dtype=np.uint8)
+    check(meta.set_modes(GLib.Bytes.new(modes.tobytes())), "set_modes")
+    # MB (0, 0) from -2, the four 8x8 of MB (1, 0) from +1 -1 / -1 -2,
+    # everything else from -1
+    refs = np.full((8, 12), -1, dtype=np.int8)
+    refs[0:4, 0:4] = -2
+    refs[0:2, 4:6] = 1
+    refs[2:4, 6:8] = -2
+    check(meta.set_chosen_refs(GLib.Bytes.new(refs.tobytes())),
+          "set_chosen_refs")
+    check(meta.flags & has, "has-chosen-refs flag")
+    check(meta.is_valid(), "valid with chosen refs")
+    data, cols, rows = meta.get_chosen_refs_bytes()
+    check((cols, rows) == (12, 8), "12 x 8 blocks, got %r" % ((cols, rows),))
+    got = np.frombuffer(data.get_data(), dtype=np.int8).reshape(rows, cols)
+    check(np.array_equal(got, refs), "chosen refs read back")
+    check(meta.chosen_refs.get_data() == refs.tobytes(), "chosen_refs field")
+    # refused: a 0, one value per macroblock
+    bad = refs.copy()
+    bad[7, 11] = 0
+    check(not meta.set_chosen_refs(GLib.Bytes.new(bad.tobytes())),
+          "0 refused")
+    check(not meta.set_chosen_refs(GLib.Bytes.new(bytes(6))),
+          "macroblock size refused")
+    check(meta.get_chosen_refs_bytes()[0].get_data() == refs.tobytes(),
+          "refusals keep the chosen refs")
+
+    # The decided field: 1 + 4 + 4 + 1 + 4 + 1 records, each the cell of
+    # its partition in the field of its reference.
+    want = [(0, 0, 0, -2)]
+    want += [(3, c, r, refs[2 * r, 2 * c]) for r in (0, 1) for c in (2, 3)]
+    want += [(3, c, r, -1) for r in (0, 1) for c in (4, 5)]
+    want += [(0, 0, 1, -1)]
+    want += [(3, c, r, -1) for r in (2, 3) for c in (2, 3)]
+    want += [(0, 2, 1, -1)]
+    recs = MV.buffer_motion_vector_to_av_records_chosen(buf)
+    check(len(recs) == 15, "15 chosen records, got %d" % len(recs))
+    for rec, (shape, c, r, d) in zip(recs, want):
+        k = dists.index(d)
+        cell = fields[k][c + 3 * r] if shape == 0 else \
+            fields[k][n16 + c + 6 * r]
+        check(rec.motion_x == int(cell["mv_x"]) and
+              rec.source == (-1 if d < 0 else 1) and
+              rec.w == (16 if shape == 0 else 8),
+              "record of shape %d (%d, %d) from %+d: motion_x %d, source %d"
+              % (shape, c, r, d, rec.motion_x, rec.source))
+    check(recs[1].motion_x == int(cells[n16 + 2]["mv_x"]) + 100,
+          "8x8 (2, 0) from +1")
+    # the meta's own: the first field's vectors everywhere
+    own = meta.to_av_records_chosen()
+    check([r.motion_x for r in own][:2] ==
+          [int(fields[0][0]["mv_x"]), int(fields[0][n16 + 2]["mv_x"])],
+          "the meta's own records")
+
+    copy = buf.copy()
+    cmeta = MV.buffer_get_motion_vector_meta(copy)
+    check(cmeta.get_chosen_refs_bytes()[0].get_data() == refs.tobytes(),
+          "a copy keeps the chosen refs")
+    check(meta.set_chosen_refs(None), "set_chosen_refs(None)")
+    check(not (meta.flags & has) and meta.chosen_refs is None,
+          "chosen refs removed")
+    check([r.motion_x for r in
+           MV.buffer_motion_vector_to_av_records_chosen(buf)] ==
+          [r.motion_x for r in own], "without: the meta's own records")
+    del cmeta, copy
 
 
 if __name__ == "__main__":

@@ -138,6 +138,7 @@ def check_api_meta():
         except exc:
             pass
     check(meta.modes_to_ndarray() is None, "no modes")
+    check(meta.chosen_refs_to_ndarray() is None, "no chosen refs")
 
     # Two shapes, neither the first: offsets inside the data.
     parts = (getattr(MV.MotionVectorPartitionFlags, "16X8") |
@@ -164,6 +165,7 @@ def check_api_meta():
           (-1, 5 * Gst.SECOND, 24, True, 40, 20, 40, 20), "field scalars")
     check(f.modes is None and f.method == MV.MotionVectorMethod.FULL,
           "field modes and method")
+    check(f.chosen_refs is None and f[-1] is None, "field: no chosen refs")
     check(f.summary is None and meta.summary_to_dict() is None,
           "no summary yet")
     # A summary computed and attached through the C API reads back field
@@ -295,6 +297,47 @@ def check_modes():
           "modes equal get_modes_bytes()")
     f = MV.buffer_get_motion_vector_field(buf)
     check(np.array_equal(f.modes, want), "field modes")
+
+
+def check_chosen_refs():
+    # The first of two fields (-1, +1) carries the reference each 4x4
+    # block chose: 12 x 8 over 40x20, int8, row-major.
+    buf = Gst.Buffer.new_allocate(None, 64, None)
+    parts = (getattr(MV.MotionVectorPartitionFlags, "16X16") |
+             getattr(MV.MotionVectorPartitionFlags, "8X8"))
+    meta = add_meta(buf, 40, 20, parts, cells_for(40, 20, parts, 6))
+    add_meta(buf, 40, 20, parts, cells_for(40, 20, parts, 7)).ref_distance = 1
+    want = np.full((8, 12), -1, dtype=np.int8)
+    want[0:2, 4:8] = 1          # the top 8x8s of macroblock (1, 0)
+    want[4:8, 8:12] = 1         # macroblock (2, 1)
+    check(meta.set_chosen_refs(GLib.Bytes.new(want.tobytes())),
+          "set_chosen_refs")
+    refs = meta.chosen_refs_to_ndarray()
+    check(refs.dtype == np.int8 and refs.shape == (8, 12),
+          "chosen refs (4 mb_rows, 4 mb_cols) int8, got %r %r"
+          % (refs.dtype, refs.shape))
+    check(np.array_equal(refs, want), "chosen refs read back")
+    check(refs[0, 4] == 1 and refs[2, 4] == -1 and refs[7, 11] == 1,
+          "signed values in place")
+    data, cols, rows = meta.get_chosen_refs_bytes()
+    check(refs.tobytes() == data.get_data() and (cols, rows) == (12, 8),
+          "chosen refs equal get_chosen_refs_bytes()")
+    # a view of the meta's memory, read-only, as the grids; copy=True a
+    # writable array of its own
+    check(np.shares_memory(refs, meta.chosen_refs_to_ndarray()) and
+          not refs.flags.writeable, "chosen refs: a read-only view")
+    w = meta.chosen_refs_to_ndarray(copy=True)
+    check(w.flags.writeable and not np.shares_memory(w, refs) and
+          np.array_equal(w, want), "chosen refs copy=True")
+    fields = MV.buffer_get_motion_vector_fields(buf)
+    check(np.array_equal(fields[0].chosen_refs, want) and
+          fields[1].chosen_refs is None, "fields' chosen refs")
+    check(fields[0][-1] is fields[0].chosen_refs and
+          fields[0][0] is fields[0].grids, "chosen_refs last in the tuple")
+    # they outlive the buffer, as the modes do
+    del meta, fields, buf
+    gc.collect()
+    check(refs.tobytes() == want.tobytes(), "chosen refs outlive the buffer")
 
 
 def check_sharing():
@@ -443,7 +486,8 @@ meta.set_summary(s)
 assert meta.summary_to_dict()["blocks"] == 1
 assert [m.ref_distance for m in MV.buffer_get_motion_vector_metas(buf)] == [-1]
 for call in (lambda: meta.to_ndarray(0), lambda: meta.to_ndarrays(),
-             lambda: meta.modes_to_ndarray(), lambda: MV.cell_dtype(),
+             lambda: meta.modes_to_ndarray(),
+             lambda: meta.chosen_refs_to_ndarray(), lambda: MV.cell_dtype(),
              lambda: MV.buffer_get_motion_vector_field(buf),
              lambda: MV.buffer_get_motion_vector_fields(buf)):
     try:
@@ -469,6 +513,7 @@ def main():
     check_dtype()
     check_api_meta()
     check_modes()
+    check_chosen_refs()
     check_several_fields()
     check_sharing()
     check_lifetime()

@@ -9,6 +9,7 @@
 #   MotionVectorMeta.to_ndarray(partition)   one shape's cells, (rows, cols)
 #   MotionVectorMeta.to_ndarrays()           every present shape, a dict
 #   MotionVectorMeta.modes_to_ndarray()      the partition decision
+#   MotionVectorMeta.chosen_refs_to_ndarray() the reference decision
 #   MotionVectorMeta.summary_to_dict()       the motion summary, a dict
 #   MotionVectorMeta.to_field()              all of the above and the fields
 #   buffer_get_motion_vector_field(buffer)   the same from a Gst.Buffer: its
@@ -269,6 +270,19 @@ def _modes_to_ndarray(self, copy=False):
     return _array(np, data, np.dtype(np.uint8), (rows, cols), copy)
 
 
+def _chosen_refs_to_ndarray(self, copy=False):
+    """The reference decision as an int8 array of shape (rows, cols), one
+    per 4x4 block of the analysis frame (4 * mb_rows, 4 * mb_cols): the
+    ref_distance of the field whose vector the partition covering the
+    block takes; None when the meta has none (or it cannot be read, as
+    get_chosen_refs_bytes())."""
+    np = _numpy()
+    data, cols, rows = self.get_chosen_refs_bytes()
+    if data is None:
+        return None
+    return _array(np, data, np.dtype(np.int8), (rows, cols), copy)
+
+
 _summary_fields = None
 
 
@@ -292,7 +306,7 @@ def _summary_to_dict(self):
 MotionVectorField = collections.namedtuple("MotionVectorField", [
     "grids", "modes", "summary", "has_reference", "ref_distance", "ref_pts",
     "width", "height", "analysis_width", "analysis_height",
-    "method", "search_range", "flags"])
+    "method", "search_range", "flags", "chosen_refs"])
 MotionVectorField.__doc__ = """\
 One buffer's motion field, owned by Python: it stays valid after the buffer
 and its meta are gone.
@@ -304,7 +318,10 @@ summary: the motion summary as MotionVectorMeta.summary_to_dict() gives
     it, or None.
 has_reference: False for a field without reference (every cell zero).
 ref_distance, ref_pts, width, height, analysis_width, analysis_height,
-method, search_range, flags: the meta's fields of those names."""
+method, search_range, flags: the meta's fields of those names.
+chosen_refs: (4 mb_rows, 4 mb_cols) int8 array of the reference decision
+    (MotionVectorMeta.chosen_refs_to_ndarray()), or None; last, so that the
+    fields before it keep their places."""
 
 
 def _to_field(self, copy=False):
@@ -319,7 +336,8 @@ def _to_field(self, copy=False):
         width=self.width, height=self.height,
         analysis_width=self.analysis_width,
         analysis_height=self.analysis_height, method=self.method,
-        search_range=self.search_range, flags=flags)
+        search_range=self.search_range, flags=flags,
+        chosen_refs=self.chosen_refs_to_ndarray(copy))
 
 
 def buffer_get_motion_vector_field(buffer, copy=False, ref_distance=None):
@@ -376,10 +394,11 @@ _Meta = GstMotionVectors.MotionVectorMeta
 _Meta.to_ndarray = _to_ndarray
 _Meta.to_ndarrays = _to_ndarrays
 _Meta.modes_to_ndarray = _modes_to_ndarray
+_Meta.chosen_refs_to_ndarray = _chosen_refs_to_ndarray
 _Meta.summary_to_dict = _summary_to_dict
 _Meta.to_field = _to_field
-for _f in (_to_ndarray, _to_ndarrays, _modes_to_ndarray, _summary_to_dict,
-           _to_field):
+for _f in (_to_ndarray, _to_ndarrays, _modes_to_ndarray,
+           _chosen_refs_to_ndarray, _summary_to_dict, _to_field):
     _f.__name__ = _f.__name__[1:]
     _f.__qualname__ = "MotionVectorMeta." + _f.__name__
 del _f
