@@ -101,6 +101,7 @@ gst_motion_vector_meta_init (GstMeta * meta, gpointer params,
   mvmeta->luma = GST_MOTION_VECTOR_LUMA_PLANE;
   mvmeta->bit_depth = 8;
   mvmeta->chosen_refs = NULL;
+  mvmeta->view = 0;
 
   return TRUE;
 }
@@ -139,6 +140,7 @@ copy_fields (GstMotionVectorMeta * dst, const GstMotionVectorMeta * src)
   dst->bit_depth = src->bit_depth;
   /* per 4x4 block of the analysis frame, which a scale does not move */
   dst->chosen_refs = src->chosen_refs ? g_bytes_ref (src->chosen_refs) : NULL;
+  dst->view = src->view;
 }
 
 /* Rescales every cell of @data by out/in in each direction.  The MVD is
@@ -567,6 +569,37 @@ gst_buffer_get_motion_vector_meta_nth (GstBuffer * buffer, guint index)
 }
 
 /**
+ * gst_buffer_get_motion_vector_meta_for_view:
+ * @buffer: a #GstBuffer
+ * @view: the view of stereo video, 0 for the first (or only) one
+ * @ref_distance: the reference, as gst_buffer_get_motion_vector_meta_for_reference()
+ *   takes it, or 0 for the view's inter-view field (disparity against the
+ *   first view at the same instant)
+ *
+ * Returns: (transfer none) (nullable): the first field of @view searched
+ *   against that reference, or %NULL when @buffer has none
+ */
+GstMotionVectorMeta *
+gst_buffer_get_motion_vector_meta_for_view (GstBuffer * buffer, guint view,
+    gint ref_distance)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+
+  g_return_val_if_fail (GST_IS_BUFFER (buffer), NULL);
+
+  while ((m = gst_buffer_iterate_meta_filtered (buffer, &state,
+              GST_MOTION_VECTOR_META_API_TYPE))) {
+    const GstMotionVectorMeta *mv = (const GstMotionVectorMeta *) m;
+    if (mv->view == view && mv->ref_distance == ref_distance
+        && (ref_distance != 0
+            || (mv->flags & GST_MOTION_VECTOR_META_FLAG_INTER_VIEW)))
+      return (GstMotionVectorMeta *) m;
+  }
+  return NULL;
+}
+
+/**
  * gst_buffer_get_motion_vector_meta_for_reference:
  * @buffer: a #GstBuffer
  * @ref_distance: the reference, as #GstMotionVectorMeta.ref_distance
@@ -636,8 +669,11 @@ meta_problem (const GstMotionVectorMeta * meta)
 
   if (!meta->data)
     return "no data";
-  if (meta->ref_distance == 0)
-    return "ref_distance 0 names no reference frame";
+  /* 0 is the frame itself, and only an inter-view field is of it */
+  if ((meta->ref_distance == 0)
+      != ! !(meta->flags & GST_MOTION_VECTOR_META_FLAG_INTER_VIEW))
+    return meta->ref_distance == 0 ? "ref_distance 0 names no reference frame"
+        : "an inter-view field with a ref_distance other than 0";
   if (meta->width == 0 || meta->width > G_MAXINT)
     return "frame width out of range";
   if (meta->height == 0 || meta->height > G_MAXINT)

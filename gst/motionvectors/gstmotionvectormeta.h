@@ -48,6 +48,9 @@ G_BEGIN_DECLS
  *   (#GstMotionVectorMeta.chosen_refs,
  *   gst_motion_vector_meta_get_chosen_refs()).  Set and cleared by
  *   gst_motion_vector_meta_set_chosen_refs().
+ * @GST_MOTION_VECTOR_META_FLAG_INTER_VIEW: the field of a view of stereo
+ *   video (#GstMotionVectorMeta.view) searched against the first view at
+ *   the same instant: disparity, not motion.  Its @ref_distance is 0.
  */
 typedef enum {
   GST_MOTION_VECTOR_META_FLAG_NONE = 0,
@@ -56,6 +59,7 @@ typedef enum {
   GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY = 1 << 2,
   GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA = 1 << 3,
   GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS = 1 << 4,
+  GST_MOTION_VECTOR_META_FLAG_INTER_VIEW = 1 << 5,
 } GstMotionVectorMetaFlags;
 
 /**
@@ -128,6 +132,10 @@ typedef struct {
  *   gst_motion_vector_meta_get_chosen_refs() or
  *   gst_motion_vector_meta_get_chosen_refs_bytes().  Added after
  *   @bit_depth.
+ * @view: the view of stereo video the field is of: 0 the first (and the
+ *   only one of other video), 1 the second; the field covers that view
+ *   (analysis_width x analysis_height), whose place in the frame the caps'
+ *   multiview-mode gives (docs/stereo.md).  Added after @chosen_refs.
  *
  * Grids are laid out over the analysis frame: a cell of shape (w, h) covers
  * analysis pixels (c * w, r * h) to (c * w + w - 1, r * h + h - 1).  When a
@@ -185,6 +193,8 @@ struct _GstMotionVectorMeta {
   guint bit_depth;
   /* added with the reference decision */
   GBytes *chosen_refs;
+  /* added with stereo video */
+  guint view;
 };
 
 /**
@@ -249,6 +259,10 @@ guint gst_buffer_get_n_motion_vector_metas (GstBuffer * buffer);
 GST_MOTION_VECTORS_API
 GstMotionVectorMeta *gst_buffer_get_motion_vector_meta_nth (GstBuffer * buffer,
     guint index);
+
+GST_MOTION_VECTORS_API
+GstMotionVectorMeta *gst_buffer_get_motion_vector_meta_for_view (
+    GstBuffer * buffer, guint view, gint ref_distance);
 
 GST_MOTION_VECTORS_API
 GstMotionVectorMeta *gst_buffer_get_motion_vector_meta_for_reference (
