@@ -517,9 +517,18 @@ GST_START_TEST (test_inconsistent_meta)
    * test_modes_inconsistent). */
   meta->search_range = G_MAXUINT;
   meta->method = 77;
-  meta->flags = 0xff & ~GST_MOTION_VECTOR_META_FLAG_HAS_MODES;
+  meta->flags = 0xff & ~(GST_MOTION_VECTOR_META_FLAG_HAS_MODES
+      | GST_MOTION_VECTOR_META_FLAG_INTER_VIEW);
   meta->ref_distance = G_MININT;
   fail_unless (gst_motion_vector_meta_is_valid (meta));
+  /* an inter-view field's distance is 0, and only its */
+  meta->flags |= GST_MOTION_VECTOR_META_FLAG_INTER_VIEW;
+  fail_if (gst_motion_vector_meta_is_valid (meta));
+  meta->ref_distance = 0;
+  fail_unless (gst_motion_vector_meta_is_valid (meta));
+  meta->flags &= ~GST_MOTION_VECTOR_META_FLAG_INTER_VIEW;
+  fail_if (gst_motion_vector_meta_is_valid (meta));
+  meta->ref_distance = G_MININT;
   rec = gst_motion_vector_meta_to_av_records (meta,
       GST_MOTION_VECTOR_PARTITION_16X16, &n);
   fail_unless (rec != NULL);
