@@ -29,6 +29,7 @@
 #include "gstgpumotionest.h"
 #include "gstmotionestjob.h"
 #include "gstmotionrefs.h"
+#include "gstmotionviews.h"
 #include "gstmotionestcuda.h"
 #include "gsthostallocator.h"
 #include "gstcellpool.h"
@@ -60,6 +61,8 @@ enum
   PROP_THREADS,
   PROP_ACTIVE_BACKEND,
   PROP_REFERENCES,
+  PROP_DISPARITY_RANGE,
+  PROP_DISPARITY_VERTICAL,
   /* gstmotionhints.h's GST_MOTION_HINTS_N_PROPS from here on: keep last */
   PROP_HINTS,
 };
@@ -102,6 +105,10 @@ struct _GstGpuMotionEst
   gchar *references;            /* as set; refs parsed from it, or */
   GstMotionRefs refs;
   gchar *refs_error;            /* why it could not be */
+  gchar *disparity;             /* as set; its range, or */
+  gint disparity_min, disparity_max;
+  gchar *disparity_error;       /* why it could not be read */
+  guint disparity_vertical;
   GstMotionHintsSettings hint_settings;  /* encoder hints, motion messages */
   gboolean backend_dirty;       /* backend or device changed: reopen */
   gboolean depth_dirty;         /* in-flight changed: drain, set depth */
@@ -121,6 +128,7 @@ struct _GstGpuMotionEst
   /* references other than the previous frame (gstmotionrefs.h): frames
    * held for their future references, the list in use */
   GstMotionRefWindow window;
+  GstMotionViews views;         /* stereo: the views of the caps */
   GstClockTime prev_pts;
   GstMotionVectorSummary prev_summary;  /* the last frame's, for the score */
   GstMotionHints hints;
@@ -615,7 +623,9 @@ collect_one (GstGpuMotionEst * self)
     GstMotionVectorMeta *meta = NULL;
     GstBuffer *buffer = gst_motion_est_job_finish (job, &followers, &meta);
 
-    if (decide)
+    /* several references: partitions and references together
+     * (docs/references.md); else the first field's partitions */
+    if (decide && !gst_motion_refs_decide (buffer, lambda))
       attach_modes (meta, lambda);
     /* The frame's summary (docs/summary.md), when asked for or read by
      * the hints; the reference resets reach it through the field's
@@ -859,19 +869,54 @@ drop_field_metas (GstBuffer * buffer)
   return buffer;
 }
 
+/* One submission to the backend's window (me_backend.h, submit_pairs):
+ * `luma` added (NULL: none) and the pairs searched with `params`; in
+ * flight as `owner`, the frame whose last search this is (NULL: others
+ * follow, or none).  On an error `owner` goes with the frames in flight,
+ * what followed it still leaving. */
+static GstFlowReturn
+submit_item (GstGpuMotionEst * self, const MEPlane * luma,
+    const MESearchParams * params, const MESearchPair * pairs, guint n_pairs,
+    GstMotionEstJob * owner)
+{
+  g_autoptr (GError) error = NULL;
+
+  while (g_queue_get_length (&self->pending) >= self->depth) {
+    GstFlowReturn ret = collect_one (self);
+    if (ret != GST_FLOW_OK) {
+      if (owner)
+        gst_motion_est_job_free (owner);
+      return ret;
+    }
+  }
+  if (!me_backend_submit_pairs (self->backend, luma, params, pairs, n_pairs,
+          &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Motion search failed on the %s backend: %s",
+            me_backend_name (self->backend), error->message), (NULL));
+    if (owner)
+      g_queue_push_tail (&self->pending, owner);
+    abandon_in_flight (self);
+    return GST_FLOW_ERROR;
+  }
+  g_queue_push_tail (&self->pending, owner ? owner : &window_only);
+  return GST_FLOW_OK;
+}
+
 /* Adds `added` (NULL: no more frames) to the backend's window and
  * searches the oldest held frame that can be searched now: one
  * submission, in flight like any other (gstmotionrefs.h). */
 static GstFlowReturn
 submit_window (GstGpuMotionEst * self, GstMotionEstJob * added)
 {
-  g_autoptr (GError) error = NULL;
   MESearchPair pairs[GST_MOTION_REFS_MAX];
   GstMotionEstJob *target;
+  GstFlowReturn ret;
   guint n_pairs;
 
+  /* the target is taken once a submission can go */
   while (g_queue_get_length (&self->pending) >= self->depth) {
-    GstFlowReturn ret = collect_one (self);
+    ret = collect_one (self);
     if (ret != GST_FLOW_OK)
       return ret;
   }
@@ -881,22 +926,73 @@ submit_window (GstGpuMotionEst * self, GstMotionEstJob * added)
     return GST_FLOW_OK;
   /* each frame is searched with the settings it arrived with, which its
    * cells are laid out for */
-  if (!me_backend_submit_pairs (self->backend, added ? &added->luma : NULL,
-          target ? &target->params : &added->params, pairs, n_pairs,
-          &error)) {
-    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-        ("Motion search failed on the %s backend: %s",
-            me_backend_name (self->backend), error->message), (NULL));
-    /* what followed the target still leaves */
-    if (target)
-      g_queue_push_tail (&self->pending, target);
-    abandon_in_flight (self);
-    return GST_FLOW_ERROR;
-  }
-  g_queue_push_tail (&self->pending, target ? target : &window_only);
-  if (added && g_queue_get_length (&self->pending) >= self->depth)
+  ret = submit_item (self, added ? &added->luma : NULL,
+      target ? &target->params : &added->params, pairs, n_pairs, target);
+  if (ret == GST_FLOW_OK && added
+      && g_queue_get_length (&self->pending) >= self->depth)
     return collect_one (self);
-  return GST_FLOW_OK;
+  return ret;
+}
+
+/* Stereo (gstmotionviews.h): the searches of one buffer, one view or both.
+ * `fbf_view` is the view of a frame-by-frame buffer, -1 for a frame that
+ * carries both.  Each view is added to the window and searched against its
+ * own past; each view after the first then against the first view of the
+ * same instant, with `disparity`. */
+static GstFlowReturn
+submit_views (GstGpuMotionEst * self, GstMotionEstJob * job,
+    const MESearchParams * disparity, gint fbf_view)
+{
+  MESearchPair pairs[GST_MOTION_EST_MAX_FIELDS];
+  GstMotionRefWindow *w = &self->window;
+  const guint first = fbf_view < 0 ? 0 : (guint) fbf_view;
+  const guint last = fbf_view < 0 ? 1 : (guint) fbf_view;
+  GstFlowReturn ret = GST_FLOW_OK;
+
+  if (fbf_view >= 0 && (guint) fbf_view != w->next_view) {
+    /* a view missing: what was searched is finished, and the views start
+     * over from this buffer */
+    GST_DEBUG_OBJECT (self, "view %d where view %u was due: starting over",
+        fbf_view, w->next_view);
+    ret = collect_all (self);
+    if (ret != GST_FLOW_OK) {
+      gst_motion_est_job_free (job);
+      return ret;
+    }
+    me_backend_reset (self->backend);
+    gst_motion_ref_window_reset (w, &w->refs);
+  }
+  if (fbf_view <= 0 || w->added == 0)
+    gst_motion_ref_window_add_instant (w, job);
+  else
+    job->frame_no = w->added - 1;
+  w->next_view = fbf_view == 0 ? 1 : 0;
+  job->inter_view_range = ABS (disparity->offset_x)
+      + disparity->search_range;
+
+  for (guint v = first; v <= last; v++) {
+    MEPlane plane;
+    const guint n = gst_motion_views_pairs (w, job, v, FALSE, pairs);
+    const gboolean done = v == 0 && last == 0;
+
+    gst_motion_views_plane (&self->views, &job->luma, v, &plane);
+    ret = submit_item (self, &plane, &job->params, pairs, n,
+        done ? job : NULL);
+    if (ret != GST_FLOW_OK) {
+      if (!done)
+        gst_motion_est_job_free (job);
+      return ret;
+    }
+    if (v >= 1) {
+      const guint m = gst_motion_views_pairs (w, job, v, TRUE, pairs);
+      ret = submit_item (self, NULL, disparity, pairs, m, job);
+      if (ret != GST_FLOW_OK)
+        return ret;
+    }
+  }
+  if (g_queue_get_length (&self->pending) >= self->depth)
+    return collect_one (self);
+  return ret;
 }
 
 static GstFlowReturn
@@ -909,6 +1005,8 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   MESearchParams params;
   GstMotionRefs refs;
   g_autofree gchar *refs_error = NULL;
+  MESearchParams disparity;
+  g_autofree gchar *disparity_error = NULL;
   gboolean reopen, redepth;
   guint in_flight;
   GstFlowReturn ret;
@@ -967,6 +1065,10 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   params.lambda = self->lambda;
   refs = self->refs;
   refs_error = g_strdup (self->refs_error);
+  disparity = params;
+  gst_motion_views_disparity_params (&disparity, self->disparity_min,
+      self->disparity_max, self->disparity_vertical);
+  disparity_error = g_strdup (self->disparity_error);
   reopen = self->backend_dirty || !self->backend
       || (self->backend_choice == 0 && auto_choice_stale (self, &params));
   /* Frames in CUDA memory of another context (an application's, a
@@ -982,6 +1084,14 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
   redepth = self->depth_dirty && !reopen;
   self->depth_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
+  if (!refs_error && self->views.layout != GST_MOTION_VIEWS_MONO) {
+    g_autoptr (GError) err = NULL;
+
+    if (!gst_motion_views_check_refs (&refs, &err))
+      refs_error = g_strdup (err->message);
+    else if (disparity_error)
+      goto invalid_disparity;
+  }
   if (refs_error)
     goto invalid_references;
   /* the backend's own depth depends on the search and on the sessions
@@ -1051,8 +1161,31 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
 
   /* The meta is added in place: the job holds the only reference. */
   input = gst_buffer_make_writable (input);
+  /* Stereo: each view's fields, and its disparity (gstmotionviews.h). */
+  if (self->views.layout != GST_MOTION_VIEWS_MONO) {
+    const gint fbf_view =
+        self->views.layout != GST_MOTION_VIEWS_FRAME_BY_FRAME ? -1
+        : GST_BUFFER_FLAG_IS_SET (input,
+        GST_VIDEO_BUFFER_FLAG_FIRST_IN_BUNDLE) ? 0 : 1;
+    gint dist[GST_MOTION_EST_MAX_FIELDS];
+    guint8 view[GST_MOTION_EST_MAX_FIELDS];
+    gboolean inter[GST_MOTION_EST_MAX_FIELDS];
+    const guint n = gst_motion_views_fields (&refs, fbf_view, dist, view,
+        inter);
+
+    job = gst_motion_est_job_new (input, &self->info, &params, dist, n,
+        self->views.width, self->views.height, self->cells,
+        gst_motion_est_cuda_map_flags (input, self->session_cuda_context),
+        &error);
+    if (!job)
+      goto invalid_buffer;
+    memcpy (job->field_view, view, n);
+    memcpy (job->inter_view, inter, n * sizeof (gboolean));
+    return submit_views (self, job, &disparity, fbf_view);
+  }
+
   job = gst_motion_est_job_new (input, &self->info, &params, refs.dist,
-      refs.n, self->cells, gst_motion_est_cuda_map_flags (input,
+      refs.n, 0, 0, self->cells, gst_motion_est_cuda_map_flags (input,
           self->session_cuda_context), &error);
   if (!job)
     goto invalid_buffer;
@@ -1090,6 +1223,11 @@ drop:
 invalid_references:
   GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid references: %s",
           refs_error), (NULL));
+  gst_buffer_unref (input);
+  return GST_FLOW_ERROR;
+invalid_disparity:
+  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid disparity range: %s",
+          disparity_error), (NULL));
   gst_buffer_unref (input);
   return GST_FLOW_ERROR;
 invalid_buffer:
@@ -1393,10 +1531,18 @@ gst_gpu_motion_est_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     GstCaps * outcaps)
 {
   GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+  g_autoptr (GError) error = NULL;
+  GstMotionViews views;
   GstVideoInfo info;
 
   if (!gst_video_info_from_caps (&info, incaps))
     goto invalid_caps;
+  if (!gst_motion_views_from_info (&views, &info, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message),
+        ("caps %" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
+  self->views = views;
 
   GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT, incaps);
   GST_OBJECT_LOCK (self);
@@ -1551,6 +1697,23 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
         self->refs_error = g_strdup (err->message);
       break;
     }
+    case PROP_DISPARITY_RANGE:{
+      g_autoptr (GError) err = NULL;
+      const gchar *str = g_value_get_string (value);
+
+      if (!str)
+        str = GST_MOTION_VIEWS_DEFAULT_DISPARITY;
+      g_free (self->disparity);
+      self->disparity = g_strdup (str);
+      g_clear_pointer (&self->disparity_error, g_free);
+      if (!gst_motion_views_parse_disparity (str, &self->disparity_min,
+              &self->disparity_max, &err))
+        self->disparity_error = g_strdup (err->message);
+      break;
+    }
+    case PROP_DISPARITY_VERTICAL:
+      self->disparity_vertical = g_value_get_uint (value);
+      break;
     default:
       if (prop_id < PROP_HINTS || !gst_motion_hints_set_property
           (&self->hint_settings, prop_id - PROP_HINTS, value))
@@ -1613,6 +1776,12 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
     case PROP_REFERENCES:
       g_value_set_string (value, self->references);
       break;
+    case PROP_DISPARITY_RANGE:
+      g_value_set_string (value, self->disparity);
+      break;
+    case PROP_DISPARITY_VERTICAL:
+      g_value_set_uint (value, self->disparity_vertical);
+      break;
     case PROP_ACTIVE_BACKEND:
       /* backend is written under the object lock, held here. */
       g_value_set_string (value, self->backend ?
@@ -1637,6 +1806,8 @@ gst_gpu_motion_est_finalize (GObject * object)
   g_free (self->devices);
   g_free (self->references);
   g_free (self->refs_error);
+  g_free (self->disparity);
+  g_free (self->disparity_error);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1735,6 +1906,17 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           "before, +1 the next (held back until it arrives); one meta per "
           "reference, in this order (docs/references.md)",
           GST_MOTION_REFS_DEFAULT, rw));
+  g_object_class_install_property (gobject_class, PROP_DISPARITY_RANGE,
+      g_param_spec_string ("disparity-range", "Disparity range",
+          "Stereo video (multiview-mode side-by-side, top-bottom or "
+          "frame-by-frame): how far across, in pixels, a block of the second "
+          "view is searched for in the first view at the same instant, as "
+          "MIN,MAX (docs/stereo.md)", GST_MOTION_VIEWS_DEFAULT_DISPARITY, rw));
+  g_object_class_install_property (gobject_class, PROP_DISPARITY_VERTICAL,
+      g_param_spec_uint ("disparity-vertical", "Disparity vertical range",
+          "Stereo video: how far up and down, in pixels, the disparity "
+          "search goes (views of a rig that is not perfectly rectified)",
+          1, ME_MAX_FULL_RANGE, GST_MOTION_VIEWS_DEFAULT_VERTICAL, rw));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       g_param_spec_string ("active-backend", "Active backend",
           "The backend in use (cpu, cuda), NULL when stopped", NULL,
@@ -1789,6 +1971,10 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   g_queue_init (&self->pending);
   g_queue_init (&self->ready);
   self->references = g_strdup (GST_MOTION_REFS_DEFAULT);
+  self->disparity = g_strdup (GST_MOTION_VIEWS_DEFAULT_DISPARITY);
+  gst_motion_views_parse_disparity (self->disparity, &self->disparity_min,
+      &self->disparity_max, NULL);
+  self->disparity_vertical = GST_MOTION_VIEWS_DEFAULT_VERTICAL;
   gst_motion_refs_parse (GST_MOTION_REFS_DEFAULT, &self->refs, NULL);
   gst_motion_ref_window_init (&self->window);
   self->prev_pts = GST_CLOCK_TIME_NONE;

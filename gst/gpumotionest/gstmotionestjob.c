@@ -105,8 +105,8 @@ describe_luma (MEPlane * luma, const GstVideoFrame * frame)
 GstMotionEstJob *
 gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     const MESearchParams * params, const gint * ref_distances,
-    guint n_fields, GstCellPool * cells, GstMapFlags device_map,
-    GError ** error)
+    guint n_fields, guint field_width, guint field_height,
+    GstCellPool * cells, GstMapFlags device_map, GError ** error)
 {
   GstMotionEstJob *job;
   GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
@@ -165,11 +165,15 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
   job->luma.on_device = device_map != 0;
   job->params = *params;
 
-  job->n_cells = gst_motion_vector_layout (w, h, params->partitions, grids);
+  /* the fields cover the frame, or one view of it */
+  job->field_width = field_width ? field_width : w;
+  job->field_height = field_height ? field_height : h;
+  job->n_cells = gst_motion_vector_layout (job->field_width,
+      job->field_height, params->partitions, grids);
   if (job->n_cells == 0) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
-        "no motion-vector layout for a %ux%u frame with shapes 0x%x", w, h,
-        (guint) params->partitions);
+        "no motion-vector layout for a %ux%u frame with shapes 0x%x",
+        job->field_width, job->field_height, (guint) params->partitions);
     gst_video_frame_unmap (&job->frame);
     job->frame.buffer = NULL;
     job->buffer = NULL;
@@ -187,8 +191,8 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
         job->n_cells * sizeof (GstMotionVectorCell));
     job->cells[i] = (GstMotionVectorCell *)
         g_bytes_get_data (job->cell_bytes[i], NULL);
-    field->mb_cols = gst_motion_vector_mb_cols (w);
-    field->mb_rows = gst_motion_vector_mb_rows (h);
+    field->mb_cols = gst_motion_vector_mb_cols (job->field_width);
+    field->mb_rows = gst_motion_vector_mb_rows (job->field_height);
     for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
       field->grid[p] = (params->partitions & (1u << p))
           ? job->cells[i] + grids[p].offset : NULL;
@@ -236,8 +240,8 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
 
     bytes = g_steal_pointer (&job->cell_bytes[i]);
     job->cells[i] = NULL;
-    m = gst_buffer_add_motion_vector_meta (buffer, job->luma.width,
-        job->luma.height, job->params.partitions, bytes);
+    m = gst_buffer_add_motion_vector_meta (buffer, job->field_width,
+        job->field_height, job->params.partitions, bytes);
     g_bytes_unref (bytes);
     if (!m)
       continue;
@@ -247,6 +251,13 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
         : GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE;
     m->method = job->params.method;
     m->search_range = job->params.search_range;
+    m->view = job->field_view[i];
+    if (job->inter_view[i]) {
+      /* disparity: a full search of its own window */
+      m->flags |= GST_MOTION_VECTOR_META_FLAG_INTER_VIEW;
+      m->method = GST_MOTION_VECTOR_METHOD_FULL;
+      m->search_range = job->inter_view_range;
+    }
     m->luma = luma_of (&job->luma);
     if (job->luma.kind == ME_LUMA_RGB)
       m->flags |= GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA;

@@ -16,8 +16,9 @@
 
 G_BEGIN_DECLS
 
-/* Most fields one frame carries: one per reference (gstmotionrefs.h). */
-#define GST_MOTION_EST_MAX_FIELDS 8
+/* Most fields one frame carries: one per reference (gstmotionrefs.h),
+ * per view and one inter-view of a stereo frame (gstmotionviews.h). */
+#define GST_MOTION_EST_MAX_FIELDS 16
 
 typedef struct {
   GstBuffer *buffer;            /* our only reference: stays writable */
@@ -37,8 +38,16 @@ typedef struct {
   GstMotionVectorCell *cells[GST_MOTION_EST_MAX_FIELDS]; /* laid out as the
                                                           * meta wants */
   gsize n_cells;                /* per field */
+  guint field_width, field_height;      /* what the fields cover: the frame,
+                                         * or one view of a stereo frame */
   gint ref_distance[GST_MOTION_EST_MAX_FIELDS];
   GstClockTime ref_pts[GST_MOTION_EST_MAX_FIELDS];
+  /* stereo (gstmotionviews.h): the view each field is of, and whether it
+   * is searched against the first view at the same instant */
+  guint8 field_view[GST_MOTION_EST_MAX_FIELDS];
+  gboolean inter_view[GST_MOTION_EST_MAX_FIELDS];
+  guint inter_view_range;       /* what the inter-view fields' meta says
+                                 * of their window: its largest reach */
   guint64 frame_no;             /* frames since the references were reset */
   /* Serialized events and pass-through buffers that arrived after this
    * frame: they leave right after it, so nothing overtakes a frame in
@@ -50,8 +59,9 @@ gboolean gst_motion_est_luma_is_bt709 (const GstVideoColorimetry * cinfo);
 
 GstMotionEstJob *gst_motion_est_job_new (GstBuffer * buffer,
     const GstVideoInfo * info, const MESearchParams * params,
-    const gint * ref_distances, guint n_fields, GstCellPool * cells,
-    GstMapFlags device_map, GError ** error);
+    const gint * ref_distances, guint n_fields, guint field_width,
+    guint field_height, GstCellPool * cells, GstMapFlags device_map,
+    GError ** error);
 
 void gst_motion_est_job_clear_field (GstMotionEstJob * job, guint i);
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "gstmotionrefs.h"
+#include "ref_decision.h"
 
 /* "-1,-2", "+1, -1", "-4": distances separated by commas, each a signed
  * integer that is not 0, between -GST_MOTION_REFS_MAX_PAST and
@@ -105,6 +106,16 @@ gst_motion_ref_window_reset (GstMotionRefWindow * w,
   g_assert (g_queue_is_empty (&w->held));
   w->refs = *refs;
   w->added = 0;
+  w->next_view = 0;
+}
+
+void
+gst_motion_ref_window_add_instant (GstMotionRefWindow * w,
+    GstMotionEstJob * job)
+{
+  job->frame_no = w->added++;
+  w->pts[job->frame_no % GST_MOTION_REFS_PTS_RING] =
+      GST_BUFFER_PTS (job->buffer);
 }
 
 void
@@ -147,4 +158,55 @@ gst_motion_ref_window_next (GstMotionRefWindow * w, gboolean at_end,
     (guint) (newest - job->frame_no), (guint) (newest - r), &job->fields[k]};
   }
   return job;
+}
+
+gboolean
+gst_motion_refs_decide (GstBuffer * buffer, guint lambda)
+{
+  const GstMotionVectorCell *fields[ME_REF_DECISION_MAX][GST_MOTION_VECTOR_PARTITION_COUNT];
+  gint dist[ME_REF_DECISION_MAX];
+  GstMotionVectorMeta *first = gst_buffer_get_motion_vector_meta_nth (buffer,
+      0);
+  const guint n_metas = gst_buffer_get_n_motion_vector_metas (buffer);
+  guint n = 0, mb_cols, mb_rows;
+  guint8 *modes, *refs;
+  gint8 *chosen;
+  GBytes *bytes;
+
+  if (!first || !(first->partitions & (first->partitions - 1)))
+    return FALSE;
+  for (guint i = 0; i < n_metas && n < ME_REF_DECISION_MAX; i++) {
+    GstMotionVectorMeta *m = gst_buffer_get_motion_vector_meta_nth (buffer,
+        i);
+    /* the first view's motion fields (stereo: not the other view's, nor
+     * disparity) */
+    if (!m || (m->flags & (GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE
+                | GST_MOTION_VECTOR_META_FLAG_INTER_VIEW)) || m->view != 0
+        || m->partitions != first->partitions
+        || m->analysis_width != first->analysis_width
+        || m->analysis_height != first->analysis_height)
+      continue;
+    for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
+      fields[n][p] = gst_motion_vector_meta_get_grid (m, p, NULL, NULL);
+    dist[n++] = m->ref_distance;
+  }
+  if (n < 2)
+    return FALSE;
+
+  mb_cols = gst_motion_vector_mb_cols (first->analysis_width);
+  mb_rows = gst_motion_vector_mb_rows (first->analysis_height);
+  modes = g_malloc ((gsize) mb_cols * mb_rows);
+  refs = g_malloc ((gsize) 16 * mb_cols * mb_rows);
+  me_ref_decide (fields, n, mb_cols, mb_rows, lambda, modes, refs);
+  bytes = g_bytes_new_take (modes, (gsize) mb_cols * mb_rows);
+  gst_motion_vector_meta_set_modes (first, bytes);
+  g_bytes_unref (bytes);
+  /* from indices among the fields decided to their distances */
+  chosen = (gint8 *) refs;
+  for (gsize i = 0; i < (gsize) 16 * mb_cols * mb_rows; i++)
+    chosen[i] = (gint8) dist[refs[i]];
+  bytes = g_bytes_new_take (chosen, (gsize) 16 * mb_cols * mb_rows);
+  gst_motion_vector_meta_set_chosen_refs (first, bytes);
+  g_bytes_unref (bytes);
+  return TRUE;
 }

@@ -18,7 +18,7 @@
 
 G_BEGIN_DECLS
 
-#define GST_MOTION_REFS_MAX GST_MOTION_EST_MAX_FIELDS
+#define GST_MOTION_REFS_MAX 8
 #define GST_MOTION_REFS_MAX_PAST 8
 #define GST_MOTION_REFS_MAX_FUTURE 4
 #define GST_MOTION_REFS_DEFAULT "-1"
@@ -43,7 +43,10 @@ guint gst_motion_refs_future (const GstMotionRefs * refs);
 
 typedef struct {
   GstMotionRefs refs;
-  guint64 added;                /* frames added since the reset */
+  guint64 added;                /* frames (stereo: instants) added since
+                                 * the reset */
+  guint next_view;              /* frame-by-frame stereo: the view the
+                                 * next buffer must be */
   GQueue held;                  /* GstMotionEstJob: added, not searched */
   GstClockTime pts[GST_MOTION_REFS_PTS_RING];
 } GstMotionRefWindow;
@@ -53,6 +56,9 @@ void gst_motion_ref_window_init (GstMotionRefWindow * w);
 void gst_motion_ref_window_reset (GstMotionRefWindow * w,
     const GstMotionRefs * refs);
 void gst_motion_ref_window_add (GstMotionRefWindow * w, GstMotionEstJob * job);
+/* Stereo: `job` starts a new instant; it is not held. */
+void gst_motion_ref_window_add_instant (GstMotionRefWindow * w,
+    GstMotionEstJob * job);
 /* The oldest held frame when it can be searched (its furthest future
  * reference was added, or `at_end`: there will be no more), taken out of
  * `held`, with its searches in `pairs` (ages as submit_pairs() counts
@@ -62,6 +68,13 @@ GstMotionEstJob *gst_motion_ref_window_next (GstMotionRefWindow * w,
     gboolean at_end, MESearchPair * pairs, guint * n_pairs);
 /* The newest held frame, which what arrives next must follow. */
 GstMotionEstJob *gst_motion_ref_window_newest (GstMotionRefWindow * w);
+
+/* With mode decision: the partition of each macroblock and the reference
+ * of each partition (ref_decision.h) of a buffer's fields that have a
+ * reference, attached to its first field (modes and chosen references).
+ * FALSE when fewer than two fields have one: the caller decides the
+ * partitions of the first field alone, as with one reference. */
+gboolean gst_motion_refs_decide (GstBuffer * buffer, guint lambda);
 
 G_END_DECLS
 
