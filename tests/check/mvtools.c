@@ -2553,6 +2553,71 @@ GST_START_TEST (test_overlay_reference_legend)
 
 GST_END_TEST;
 
+/* The decided buffer with its -2 field made unfit to lend its cells:
+ * @how 0 inconsistent, 1 of another frame size, 2 without the 8x8 shape
+ * the decision uses; with @with_refs the decision's chosen references,
+ * else none. */
+static GstBuffer *
+make_unfit_buffer (GstVideoInfo * info, guint how, gboolean with_refs)
+{
+  GstBuffer *buf = make_grey_buffer (GST_VIDEO_FORMAT_RGBA, info);
+  const GstMotionVectorPartitionFlags parts =
+      GST_MOTION_VECTOR_PARTITIONS_16X16 | GST_MOTION_VECTOR_PARTITIONS_8X8;
+  GstMotionVectorMeta *first = add_meta_cells (buf, parts, back1_cells,
+      G_N_ELEMENTS (back1_cells), chosen_modes), *back2;
+
+  back2 = add_meta_cells (buf, how == 2 ? GST_MOTION_VECTOR_PARTITIONS_16X16
+      : parts, back2_cells, G_N_ELEMENTS (back2_cells), NULL);
+  back2->ref_distance = -2;
+  if (how == 0)
+    back2->analysis_width = 0;
+  else if (how == 1)
+    back2->width = 32;
+  add_meta_cells (buf, parts, ahead1_cells, G_N_ELEMENTS (ahead1_cells),
+      NULL)->ref_distance = 1;
+  if (with_refs) {
+    GBytes *refs = chosen_refs_bytes ();
+
+    fail_unless (gst_motion_vector_meta_set_chosen_refs (first, refs));
+    g_bytes_unref (refs);
+  }
+  return buf;
+}
+
+GST_START_TEST (test_overlay_reference_unfit_field)
+{
+  /* A decision naming a field that cannot lend its cells (the -2 field:
+   * inconsistent, of another size, without 8x8) is not drawn at all,
+   * neither its vectors nor its colours: the frame is drawn as without a
+   * reference decision. */
+  static const gchar *const launches[] = {
+    "mvoverlay partition=chosen",
+    "mvoverlay partition=chosen color-mode=reference opacity=1 legend=true",
+    "mvoverlay partition=8x8 color-mode=reference",
+  };
+  GstVideoInfo info;
+  guint how, i;
+
+  for (how = 0; how < 3; how++) {
+    for (i = 0; i < G_N_ELEMENTS (launches); i++) {
+      GstBuffer *out = run_overlay (launches[i], &info,
+          make_unfit_buffer (&info, how, TRUE));
+      GstBuffer *plain = run_overlay (launches[i], &info,
+          make_unfit_buffer (&info, how, FALSE));
+
+      assert_same_bytes (out, plain);
+      /* the -1 field's own arrow right from (40, 8) */
+      if (i < 2)
+        fail_if (pixel_is_grey (&info, out, 46, 8), "case %u, %s", how,
+            launches[i]);
+      gst_buffer_unref (out);
+      gst_buffer_unref (plain);
+    }
+  }
+}
+
+GST_END_TEST;
+
 /* The decided buffer through mvexport in @format: its text. */
 static gchar *
 export_decided (const gchar * format, gboolean with_refs)
@@ -2699,6 +2764,7 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_reference_colors);
   tcase_add_test (tc, test_overlay_chosen_reference_vectors);
   tcase_add_test (tc, test_overlay_reference_legend);
+  tcase_add_test (tc, test_overlay_reference_unfit_field);
   tcase_add_test (tc, test_export_chosen_refs_jsonl);
   tcase_add_test (tc, test_export_chosen_refs_csv);
   tcase_add_test (tc, test_export_jsonl);
