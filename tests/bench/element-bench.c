@@ -10,9 +10,12 @@
  *
  *   element-bench [--backend auto|cpu|cuda] [--seconds S] [--plain] [--quick]
  *                 [--range R] [--size WxH] [--props "..."]
+ *                 [--multiview side-by-side|top-bottom]
  *
  * --quick runs 1080p at R=32 (--range picks another range, --size another
- * size and implies --quick).
+ * size and implies --quick).  --multiview marks the frames as stereo of
+ * that layout (each view searched, and the second against the first: the
+ * disparity-range property sets how far). 
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +82,7 @@ proposed_pool (GstElement * src, GstCaps * caps)
 
 /* More gpumotionest properties for every run (--props "subpel=quarter"). */
 static const char *extra_props = "";
+static GstVideoMultiviewMode multiview = GST_VIDEO_MULTIVIEW_MODE_NONE;
 
 static double
 run (const char *backend, Size s, unsigned range, const char *parts,
@@ -108,6 +112,7 @@ run (const char *backend, Size s, unsigned range, const char *parts,
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, s.w, s.h);
   info.fps_n = 30;
   info.fps_d = 1;
+  GST_VIDEO_INFO_MULTIVIEW_MODE (&info) = multiview;
   caps = gst_video_info_to_caps (&info);
   gst_app_src_set_caps (GST_APP_SRC (src), caps);
   gst_element_set_state (pipe, GST_STATE_PLAYING);
@@ -198,6 +203,8 @@ main (int argc, char **argv)
       quick = TRUE;             /* the quick run's size, replaced */
     else if (!strcmp (argv[i], "--props") && i + 1 < argc)
       extra_props = argv[++i];
+    else if (!strcmp (argv[i], "--multiview") && i + 1 < argc)
+      multiview = gst_video_multiview_mode_from_caps_string (argv[++i]);
     else {
       fprintf (stderr, "usage: %s [--backend auto|cpu|cuda] [--seconds S] "
           "[--plain] [--quick] [--range R] [--size WxH] "

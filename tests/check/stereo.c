@@ -75,7 +75,10 @@ open_harness (const gchar * layout, const gchar * props)
       tb ? 2 * VH : VH, layout,
       sbs || tb ? "" : ",views=2");
 
-  gst_util_set_object_arg (G_OBJECT (h->element), "backend", "cpu");
+  /* the CPU unless the environment names another backend (the GPU run) */
+  gst_util_set_object_arg (G_OBJECT (h->element), "backend",
+      g_getenv ("GPUMOTIONEST_TEST_BACKEND") ?
+      g_getenv ("GPUMOTIONEST_TEST_BACKEND") : "cpu");
   g_object_set (h->element, "search-range", 8, "disparity-range", "0,12",
       NULL);
   if (props)
