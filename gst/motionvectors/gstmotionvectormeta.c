@@ -1417,9 +1417,10 @@ typedef struct
 } DecidedFields;
 
 /* The index in @t of @buffer's field against @distance, found and checked
- * the first time it is asked for: consistent, with the sizes of @first
- * (whose decision it is), so that its cells lie where @first's do; -1
- * (with a warning) when there is none such. */
+ * the first time it is asked for: of @first's view (stereo video has a
+ * field against each reference per view), consistent, with the sizes of
+ * @first (whose decision it is), so that its cells lie where @first's do;
+ * -1 (with a warning) when there is none such. */
 static gint
 decided_field (DecidedFields * t, GstBuffer * buffer,
     const GstMotionVectorMeta * first, gint distance)
@@ -1432,9 +1433,10 @@ decided_field (DecidedFields * t, GstBuffer * buffer,
     if (t->distance[i] == distance)
       return (gint) i;
 
-  m = gst_buffer_get_motion_vector_meta_for_reference (buffer, distance);
+  m = gst_buffer_get_motion_vector_meta_for_view (buffer, first->view,
+      distance);
   if (!m)
-    problem = "the buffer has no field against it";
+    problem = "the buffer has no field of the view against it";
   else if (!check_meta (m))
     problem = "its field is inconsistent";
   else if (m->width != first->width || m->height != first->height
@@ -1469,8 +1471,9 @@ decided_field (DecidedFields * t, GstBuffer * buffer,
  * gst_motion_vector_meta_to_av_records() gives for that cell of the field
  * of the reference the partition chose (the first field's
  * #GstMotionVectorMeta.chosen_refs, read at the partition's top-left 4x4
- * block): its vector, and @source -1 for a reference in the past, 1 in
- * the future.
+ * block; of the first field's #GstMotionVectorMeta.view, as
+ * gst_buffer_get_motion_vector_meta_for_view() finds it): its vector, and
+ * @source -1 for a reference in the past, 1 in the future.
  *
  * A meta cannot reach the other fields of its buffer, hence this function
  * next to gst_motion_vector_meta_to_av_records_chosen(), which gives the

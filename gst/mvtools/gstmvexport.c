@@ -304,6 +304,7 @@ static const gchar csv_header[] =
  * both of the first field, over its analysis frame. */
 typedef struct
 {
+  guint view;
   guint analysis_width, analysis_height;
   const guint8 *modes;
   guint mb_cols;
@@ -324,6 +325,7 @@ csv_decision (GstBuffer * buf, CsvDecision * dec)
   dec->refs = gst_motion_vector_meta_get_chosen_refs (first, &dec->ref_cols,
       NULL);
   dec->modes = gst_motion_vector_meta_get_modes (first, &dec->mb_cols, NULL);
+  dec->view = first->view;
   dec->analysis_width = first->analysis_width;
   dec->analysis_height = first->analysis_height;
   return dec->refs && dec->modes;
@@ -341,10 +343,12 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
   const guint8 *modes;
   const gint8 *refs = NULL;
 
-  /* A field over the decision's blocks is chosen where its reference
-   * is; any other reads its own partition decision, as before there
-   * were several references. */
-  if (dec && dec->analysis_width == meta->analysis_width
+  /* A field of the decision's view over its blocks is chosen where its
+   * reference is; any other (another view's, another producer's) reads
+   * its own partition decision, as before there were several
+   * references. */
+  if (dec && dec->view == meta->view
+      && dec->analysis_width == meta->analysis_width
       && dec->analysis_height == meta->analysis_height) {
     modes = dec->modes;
     mb_cols = dec->mb_cols;

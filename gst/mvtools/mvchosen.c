@@ -2,9 +2,10 @@
  * references (mvchosen.h).
  *
  * The decision is on one field (gpumotionest puts it on the first), the
- * vectors on the buffer's other fields; a field is found by its
- * ref_distance as gst_buffer_get_motion_vector_meta_for_reference() finds
- * it: the first of that distance.  Every field named must have the
+ * vectors on the buffer's other fields of the same view (stereo video
+ * has a field per reference in each view); a field is found by its
+ * ref_distance as gst_buffer_get_motion_vector_meta_for_view() finds it:
+ * the first of that view and distance.  Every field named must have the
  * decision's sizes, so that its cells lie over the same blocks.
  */
 #ifdef HAVE_CONFIG_H
@@ -61,7 +62,8 @@ mv_chosen_init (MvChosen * ch, GstBuffer * buf,
 
     if (f == MV_CHOSEN_MAX_FIELDS)
       break;
-    if (m->ref_distance == 0 || field_index (ch, m->ref_distance) >= 0)
+    if (m->view != meta->view || m->ref_distance == 0
+        || field_index (ch, m->ref_distance) >= 0)
       continue;
     ch->distance[f] = m->ref_distance;
     ch->used[f] = FALSE;

@@ -1853,6 +1853,36 @@ GST_START_TEST (test_av_records_chosen_refs)
   fail_unless_equals_int (n, 15);
   g_free (rec);
 
+  /* Stereo video: a field of the second view against +1 before the first
+   * view's is not the one the first view's decision names. */
+  {
+    GstBuffer *views = gst_buffer_new ();
+    GstMotionVectorMeta *first = add_biased_field_40x20 (views, -1), *other;
+    GBytes *m = g_bytes_new (some_modes, 6);
+    GstMotionVectorAVRecord *want;
+    guint n_want;
+
+    other = add_biased_field_40x20 (views, 5);
+    other->ref_distance = 1;
+    other->view = 1;
+    add_biased_field_40x20 (views, -2);
+    add_biased_field_40x20 (views, 1);
+    fail_unless (gst_motion_vector_meta_set_modes (first, m));
+    refs = some_refs_bytes ();
+    fail_unless (gst_motion_vector_meta_set_chosen_refs (first, refs));
+    g_bytes_unref (refs);
+    g_bytes_unref (m);
+    want = gst_buffer_motion_vector_to_av_records_chosen (buf, &n_want);
+    rec = gst_buffer_motion_vector_to_av_records_chosen (views, &n);
+    fail_unless_equals_int (n, 15);
+    fail_unless_equals_int (n_want, 15);
+    fail_unless (memcmp (rec, want, 15 * sizeof (*rec)) == 0);
+    fail_unless_equals_int (rec[2].motion_x, 112);
+    g_free (rec);
+    g_free (want);
+    gst_buffer_unref (views);
+  }
+
   /* Chosen references without modes, or no field at all: nothing. */
   fail_unless (gst_motion_vector_meta_set_modes (meta, NULL));
   fail_unless (gst_buffer_motion_vector_to_av_records_chosen (buf, &n)

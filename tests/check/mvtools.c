@@ -2329,11 +2329,19 @@ chosen_refs_bytes (void)
   return g_bytes_new (refs, sizeof (refs));
 }
 
+/* A field of the second view of stereo video against +1: 16x16 cell
+ * (2, 0) moved 8 px left and down. */
+static const CellSpec other_view_cells[] = {
+  {GST_MOTION_VECTOR_PARTITION_16X16, 2, 0, 32, -32, 900},
+};
+
 /* The buffer above in @format; without @refs the first field has the
- * modes only (as with one reference); @refs is set as is. */
+ * modes only (as with one reference); @refs is set as is.  With
+ * @other_view, a field of the second view against +1 comes right after
+ * the first field, before the first view's. */
 static GstBuffer *
-make_decided_buffer (GstVideoFormat format, GstVideoInfo * info,
-    GBytes * refs)
+make_decided_buffer_views (GstVideoFormat format, GstVideoInfo * info,
+    GBytes * refs, gboolean other_view)
 {
   GstBuffer *buf = make_grey_buffer (format, info);
   const GstMotionVectorPartitionFlags parts =
@@ -2341,6 +2349,13 @@ make_decided_buffer (GstVideoFormat format, GstVideoInfo * info,
   GstMotionVectorMeta *first = add_meta_cells (buf, parts, back1_cells,
       G_N_ELEMENTS (back1_cells), chosen_modes);
 
+  if (other_view) {
+    GstMotionVectorMeta *m = add_meta_cells (buf, parts, other_view_cells,
+        G_N_ELEMENTS (other_view_cells), NULL);
+
+    m->ref_distance = 1;
+    m->view = 1;
+  }
   add_meta_cells (buf, parts, back2_cells, G_N_ELEMENTS (back2_cells),
       NULL)->ref_distance = -2;
   add_meta_cells (buf, parts, ahead1_cells, G_N_ELEMENTS (ahead1_cells),
@@ -2348,6 +2363,13 @@ make_decided_buffer (GstVideoFormat format, GstVideoInfo * info,
   if (refs)
     fail_unless (gst_motion_vector_meta_set_chosen_refs (first, refs));
   return buf;
+}
+
+static GstBuffer *
+make_decided_buffer (GstVideoFormat format, GstVideoInfo * info,
+    GBytes * refs)
+{
+  return make_decided_buffer_views (format, info, refs, FALSE);
 }
 
 /* Pixel (@x, @y) of an RGBA frame is (@r, @g, @b). */
@@ -2618,6 +2640,36 @@ GST_START_TEST (test_overlay_reference_unfit_field)
 
 GST_END_TEST;
 
+GST_START_TEST (test_overlay_reference_other_view)
+{
+  /* Stereo video: the decision of the first view names the first view's
+   * fields, not the second view's field against +1 that comes before
+   * them: the frame is drawn as without that field. */
+  static const gchar *const launches[] = {
+    "mvoverlay partition=chosen",
+    "mvoverlay partition=chosen color-mode=reference opacity=1",
+  };
+  GstVideoInfo info;
+  GBytes *refs = chosen_refs_bytes ();
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (launches); i++) {
+    GstBuffer *out = run_overlay (launches[i], &info,
+        make_decided_buffer_views (GST_VIDEO_FORMAT_RGBA, &info, refs, TRUE));
+    GstBuffer *one = run_overlay (launches[i], &info,
+        make_decided_buffer (GST_VIDEO_FORMAT_RGBA, &info, refs));
+
+    assert_same_bytes (out, one);
+    /* the first view's +1 arrow, down from (40, 8) */
+    fail_if (pixel_is_grey (&info, out, 40, 13));
+    gst_buffer_unref (out);
+    gst_buffer_unref (one);
+  }
+  g_bytes_unref (refs);
+}
+
+GST_END_TEST;
+
 /* The decided buffer through mvexport in @format: its text. */
 static gchar *
 export_decided (const gchar * format, gboolean with_refs)
@@ -2711,6 +2763,27 @@ GST_START_TEST (test_export_chosen_refs_csv)
   g_strfreev (lines);
   g_free (text);
 
+  /* Stereo video: the second view's field against +1 is not the one the
+   * first view's decision names; its rows keep an empty chosen (it has
+   * no decision of its own), the first view's +1 rows are as above. */
+  {
+    GstVideoInfo info;
+    GBytes *refs = chosen_refs_bytes ();
+    GstBuffer *buf = make_decided_buffer_views (GST_VIDEO_FORMAT_I420, &info,
+        refs, TRUE);
+
+    g_bytes_unref (refs);
+    text = export_buffers ("csv", &buf, 1);
+    lines = g_strsplit (text, "\n", -1);
+    fail_unless_equals_int (g_strv_length (lines), 1 + 4 * 80 + 1);
+    fail_unless_equals_string (lines[81 + 2],
+        "0,,16x16,2,0,32,0,16,16,32,-32,900,0,0,32,-32,,1");
+    fail_unless_equals_string (lines[241 + 2],
+        "0,,16x16,2,0,32,0,16,16,0,-32,300,0,0,0,-32,1,1");
+    g_strfreev (lines);
+    g_free (text);
+  }
+
   /* Without chosen references: the -1 field's rows follow the modes, the
    * other fields have none (empty). */
   text = export_decided ("csv", FALSE);
@@ -2765,6 +2838,7 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_chosen_reference_vectors);
   tcase_add_test (tc, test_overlay_reference_legend);
   tcase_add_test (tc, test_overlay_reference_unfit_field);
+  tcase_add_test (tc, test_overlay_reference_other_view);
   tcase_add_test (tc, test_export_chosen_refs_jsonl);
   tcase_add_test (tc, test_export_chosen_refs_csv);
   tcase_add_test (tc, test_export_jsonl);
