@@ -79,8 +79,9 @@ open_harness (const gchar * layout, const gchar * props)
   gst_util_set_object_arg (G_OBJECT (h->element), "backend",
       g_getenv ("GPUMOTIONEST_TEST_BACKEND") ?
       g_getenv ("GPUMOTIONEST_TEST_BACKEND") : "cpu");
+  /* one frame in flight: each buffer leaves before the next is pushed */
   g_object_set (h->element, "search-range", 8, "disparity-range", "0,12",
-      NULL);
+      "in-flight", 1, NULL);
   if (props)
     gst_util_set_object_arg (G_OBJECT (h->element), "references", props);
   gst_harness_set_src_caps_str (h, caps);
