@@ -27,7 +27,7 @@
 /* op, first byte: before the buffer */
 #define OP_CAPS (1u << 0)       /* new caps (format, size, frame rate) */
 #define OP_PROPS (1u << 1)      /* new search-range, partitions, in-flight,
-                                 * method */
+                                 * method, references, mode decision */
 #define OP_FLUSH (1u << 2)      /* flush-start, flush-stop, segment */
 #define OP_SEGMENT (1u << 3)    /* a new segment (drains) */
 #define OP_LATENCY (1u << 4)    /* a latency query from downstream */
@@ -41,6 +41,24 @@
 #define BUF_PTS (1u << 3)       /* a timestamp from the input */
 #define BUF_GAP (1u << 4)
 #define BUF_EMPTY (1u << 5)     /* no memory at all */
+#define BUF_FIRST (1u << 6)     /* frame-by-frame stereo: the first view */
+
+/* Lists of references, a few that cannot be searched among them; the
+ * searches of one frame are bounded by the number of its fields. */
+static const struct {
+  const gchar *list;
+  guint fields;
+} ref_lists[] = {
+  {"-1", 1}, {"-1,-2", 2}, {"+1", 1}, {"-1,+1", 2}, {"-2,+2,-1", 3},
+  {"0", 1}, {"-1,-1", 1}, {"+5", 1},
+};
+
+/* Multiview modes: mono, the three stereo layouts, and one refused. */
+static const GstVideoMultiviewMode multiview_modes[] = {
+  GST_VIDEO_MULTIVIEW_MODE_NONE, GST_VIDEO_MULTIVIEW_MODE_SIDE_BY_SIDE,
+  GST_VIDEO_MULTIVIEW_MODE_TOP_BOTTOM, GST_VIDEO_MULTIVIEW_MODE_FRAME_BY_FRAME,
+  GST_VIDEO_MULTIVIEW_MODE_COLUMN_INTERLEAVED,
+};
 
 static const GstVideoFormat formats[] = {
   GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_NV12,
@@ -63,6 +81,7 @@ typedef struct {
   GstVideoInfo info;
   guint range;                  /* the search range asked for */
   guint partitions;
+  guint fields;                 /* searches a frame makes, at most */
   GstBufferPool *pool;
 } Stream;
 
@@ -82,7 +101,7 @@ set_search (Stream * s)
 {
   guint64 mbs = (guint64) ((GST_VIDEO_INFO_WIDTH (&s->info) + 15) / 16)
       * ((GST_VIDEO_INFO_HEIGHT (&s->info) + 15) / 16);
-  guint weight = (s->partitions & ~1u) ? 4 : 1;
+  guint weight = ((s->partitions & ~1u) ? 4 : 1) * MAX (1, s->fields);
   guint r = s->range;
 
   while (r > 1 && mbs * weight * (2 * r + 1) * (2 * r + 1) > FUZZ_MAX_WORK)
@@ -112,6 +131,12 @@ set_caps (Stream * s, FuzzInput * in)
   /* 0/1 (unknown rate) too: the latency query must cope */
   GST_VIDEO_INFO_FPS_N (&s->info) = fps == 0 ? 0 : 10 * fps;
   GST_VIDEO_INFO_FPS_D (&s->info) = 1;
+  /* stereo now and then (its disparity search is one more field) */
+  GST_VIDEO_INFO_MULTIVIEW_MODE (&s->info) =
+      multiview_modes[fuzz_u8 (in) % G_N_ELEMENTS (multiview_modes)];
+  if (GST_VIDEO_INFO_MULTIVIEW_MODE (&s->info)
+      == GST_VIDEO_MULTIVIEW_MODE_FRAME_BY_FRAME)
+    GST_VIDEO_INFO_VIEWS (&s->info) = 2;
   set_search (s);
   caps = gst_video_info_to_caps (&s->info);
   drop_pool (s);
@@ -309,6 +334,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   if (!s.partitions)
     s.partitions = 1;
   n_frames = 1 + fuzz_u8 (&in) % FUZZ_MAX_FRAMES;
+  s.fields = 3;                 /* stereo with the default reference */
   set_caps (&s, &in);
 
   for (guint f = 0; f < n_frames; f++) {
@@ -330,6 +356,15 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       gst_util_set_object_arg (G_OBJECT (s.h->element), "method",
           (const gchar *[]) { "full", "mods", "hierarchical",
           "predictive"}[fuzz_u8 (&in) % 4]);
+      {
+        const guint8 r = fuzz_u8 (&in);
+        const guint k = r % G_N_ELEMENTS (ref_lists);
+        /* each view of stereo video has them, and a disparity field */
+        s.fields = 2 * ref_lists[k].fields + 1;
+        set_search (&s);
+        g_object_set (s.h->element, "references", ref_lists[k].list,
+            "mode-decision", (r & 0x80) != 0, NULL);
+      }
     }
     if (op & OP_BACKEND) {
       gint b = fuzz_u8 (&in) & 1;
@@ -354,6 +389,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
         GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_DISCONT);
       if (bop & BUF_GAP)
         GST_BUFFER_FLAG_SET (buf, GST_BUFFER_FLAG_GAP);
+      if (bop & BUF_FIRST)
+        GST_BUFFER_FLAG_SET (buf, GST_VIDEO_BUFFER_FLAG_FIRST_IN_BUNDLE);
       GST_BUFFER_PTS (buf) = (bop & BUF_PTS) ? fuzz_u64 (&in) : pts;
       GST_BUFFER_DURATION (buf) = GST_SECOND / 30;
       pts += GST_SECOND / 30;
