@@ -15,8 +15,10 @@
  * own ref_distance and ref_pts.
  *
  * Formats (docs/export-schema.md): JSON Lines, one object per field (per
- * frame with one reference); CSV, one row per block, its field's
- * ref_distance in the last column.  Both hold the shapes that are present in the meta and
+ * frame with one reference), a "view" and "inter_view" key on the fields
+ * of stereo video's second view and its disparity; CSV, one row per
+ * block, its field's ref_distance and view in the last two columns.
+ * Both hold the shapes that are present in the meta and
  * selected by the partitions property (all of them by default), and the
  * partition decision when the meta has one: a "modes" array of shape names
  * (JSON), a "chosen" column (CSV).  The reference each block chose, on the
@@ -225,6 +227,13 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
       (meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE) ? "false" :
       "true", meta->ref_distance);
   append_clock_time (s, meta->ref_pts, "null");
+  /* Stereo video (docs/stereo.md): only on the fields that are not the
+   * first view's motion, so that a mono stream's lines stay as they
+   * were. */
+  if (meta->view != 0)
+    g_string_append_printf (s, ",\"view\":%u", meta->view);
+  if (meta->flags & GST_MOTION_VECTOR_META_FLAG_INTER_VIEW)
+    g_string_append (s, ",\"inter_view\":true");
   g_string_append_printf (s, ",\"search_range\":%u,\"method\":\"%s\",",
       meta->search_range, method_name (meta->method));
   /* Only where the costs are of other samples than a luma the frame
@@ -297,7 +306,7 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
 
 static const gchar csv_header[] =
     "frame,pts,shape,col,row,x,y,w,h,mv_x,mv_y,cost,pred_x,pred_y,"
-    "mvd_x,mvd_y,chosen,ref_distance\n";
+    "mvd_x,mvd_y,chosen,ref_distance,view\n";
 
 /* A buffer's reference decision, as the CSV's chosen column reads it:
  * the partition of each macroblock and the reference of each 4x4 block,
@@ -405,9 +414,12 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
 
           g_string_append_c (s, yes ? '1' : '0');
         }
-        /* which of the frame's fields the row is of */
+        /* which of the frame's fields the row is of: its reference (0:
+         * the inter-view field) and, in stereo video, its view */
         g_string_append_c (s, ',');
         append_int (s, meta->ref_distance);
+        g_string_append_c (s, ',');
+        append_int (s, meta->view);
         g_string_append_c (s, '\n');
       }
     }

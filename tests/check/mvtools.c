@@ -1395,7 +1395,7 @@ GST_START_TEST (test_export_csv)
   guint i, found = 0;
 
   fail_unless_equals_string (lines[0], "frame,pts,shape,col,row,x,y,w,h,"
-      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen,ref_distance");
+      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen,ref_distance,view");
   /* header + 16 blocks per frame + the empty string after the last \n */
   fail_unless_equals_int (g_strv_length (lines), 1 + 2 * 16 + 1);
   for (i = 1; i <= 32; i++) {
@@ -1410,7 +1410,7 @@ GST_START_TEST (test_export_csv)
             &pred_y, &mvd_x, &mvd_y), 16);
     /* no partition decision: the chosen column is empty; the field is
      * the one against the previous frame */
-    fail_unless (g_str_has_suffix (lines[i], ",,-1"), "%s", lines[i]);
+    fail_unless (g_str_has_suffix (lines[i], ",,-1,0"), "%s", lines[i]);
     fail_unless_equals_int (frame, (i - 1) / 16);
     fail_unless_equals_uint64 (pts, frame * 33333333);
     fail_unless_equals_string (shape, "16x16");
@@ -1525,11 +1525,11 @@ GST_START_TEST (test_export_two_shapes)
   lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 64 + 1);
   fail_unless_equals_string (lines[1],
-      "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,,-1");
+      "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,,-1,0");
   fail_unless_equals_string (lines[17],
-      "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,,-1");
+      "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,,-1,0");
   fail_unless_equals_string (lines[80],
-      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,,-1");
+      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,,-1,0");
   g_strfreev (lines);
   g_free (text);
 }
@@ -1552,9 +1552,9 @@ GST_START_TEST (test_export_partitions)
   lines = g_strsplit (text, "\n", -1);
   fail_unless_equals_int (g_strv_length (lines), 1 + 64 + 1);
   fail_unless_equals_string (lines[1],
-      "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,,-1");
+      "0,,8x8,0,0,0,0,8,8,0,0,0,0,0,0,0,,-1,0");
   fail_unless_equals_string (lines[64],
-      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,,-1");
+      "0,,8x8,7,7,56,56,8,8,8,-12,9,4,-4,4,-8,,-1,0");
   g_strfreev (lines);
   g_free (text);
 
@@ -1634,26 +1634,27 @@ GST_START_TEST (test_export_modes_csv)
   gchar **lines = g_strsplit (text, "\n", -1);
   guint i, chosen16 = 0, chosen8 = 0;
 
-  fail_unless (g_str_has_suffix (lines[0], ",mvd_x,mvd_y,chosen,ref_distance"));
+  fail_unless (g_str_has_suffix (lines[0],
+          ",mvd_x,mvd_y,chosen,ref_distance,view"));
   fail_unless_equals_int (g_strv_length (lines), 1 + 16 + 64 + 1);
   /* 16x16 block (1, 1) lies in the macroblock that chose 8x8 */
   fail_unless_equals_string (lines[1 + 5],
-      "0,,16x16,1,1,16,16,16,16,-32,-32,5000,0,0,-32,-32,0,-1");
+      "0,,16x16,1,1,16,16,16,16,-32,-32,5000,0,0,-32,-32,0,-1,0");
   fail_unless_equals_string (lines[1 + 0],
-      "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,1,-1");
+      "0,,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,1,-1,0");
   /* 8x8 block (3, 3) is chosen, (6, 6) is not */
   fail_unless_equals_string (lines[17 + 3 * 8 + 3],
-      "0,,8x8,3,3,24,24,8,8,-32,0,1000,0,0,-32,0,1,-1");
+      "0,,8x8,3,3,24,24,8,8,-32,0,1000,0,0,-32,0,1,-1,0");
   fail_unless_equals_string (lines[17 + 6 * 8 + 6],
-      "0,,8x8,6,6,48,48,8,8,-32,-32,7000,0,0,-32,-32,0,-1");
+      "0,,8x8,6,6,48,48,8,8,-32,-32,7000,0,0,-32,-32,0,-1,0");
   for (i = 1; i <= 16; i++)
-    chosen16 += g_str_has_suffix (lines[i], ",1,-1");
+    chosen16 += g_str_has_suffix (lines[i], ",1,-1,0");
   for (i = 17; i <= 80; i++) {
     guint c = (i - 17) % 8, r = (i - 17) / 8;
     gboolean in_mb = c / 2 == 1 && r / 2 == 1;
 
-    fail_unless (g_str_has_suffix (lines[i], in_mb ? ",1,-1" : ",0,-1"), "%s",
-        lines[i]);
+    fail_unless (g_str_has_suffix (lines[i], in_mb ? ",1,-1,0" : ",0,-1,0"),
+        "%s", lines[i]);
     chosen8 += in_mb;
   }
   fail_unless_equals_int (chosen16, 15);
@@ -1804,7 +1805,7 @@ GST_START_TEST (test_export_several_refs_csv)
   guint i;
 
   fail_unless_equals_string (lines[0], "frame,pts,shape,col,row,x,y,w,h,"
-      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen,ref_distance");
+      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen,ref_distance,view");
   /* header + 2 frames x 3 fields x 16 blocks + the end */
   fail_unless_equals_int (g_strv_length (lines), 1 + 2 * 3 * 16 + 1);
   for (i = 0; i < 2 * 3 * 16; i++) {
@@ -1813,7 +1814,7 @@ GST_START_TEST (test_export_several_refs_csv)
     gchar *prefix = g_strdup_printf ("%u,%u,16x16,%u,%u,%u,%u,16,16,", frame,
         frame ? 66666666 : 33333333, b % 4, b / 4, 16 * (b % 4),
         16 * (b / 4));
-    gchar *suffix = g_strdup_printf (",,%d", dist[field]);
+    gchar *suffix = g_strdup_printf (",,%d,0", dist[field]);
 
     fail_unless (g_str_has_prefix (line, prefix), "%s", line);
     fail_unless (g_str_has_suffix (line, suffix), "%s", line);
@@ -1822,13 +1823,13 @@ GST_START_TEST (test_export_several_refs_csv)
   }
   /* block (1, 1) of each of frame 1's fields */
   fail_unless_equals_string (lines[1 + 48 + 5],
-      "1,66666666,16x16,1,1,16,16,16,16,-32,0,77,4,-4,-36,4,,-1");
+      "1,66666666,16x16,1,1,16,16,16,16,-32,0,77,4,-4,-36,4,,-1,0");
   fail_unless_equals_string (lines[1 + 64 + 5],
-      "1,66666666,16x16,1,1,16,16,16,16,-64,0,88,4,-4,-68,4,,-2");
+      "1,66666666,16x16,1,1,16,16,16,16,-64,0,88,4,-4,-68,4,,-2,0");
   fail_unless_equals_string (lines[1 + 80 + 5],
-      "1,66666666,16x16,1,1,16,16,16,16,0,0,0,4,-4,-4,4,,1");
+      "1,66666666,16x16,1,1,16,16,16,16,0,0,0,4,-4,-4,4,,1,0");
   fail_unless_equals_string (lines[1 + 48 + 0],
-      "1,66666666,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,,-1");
+      "1,66666666,16x16,0,0,0,0,16,16,0,0,0,0,0,0,0,,-1,0");
   g_strfreev (lines);
   g_free (text);
 }
@@ -2733,31 +2734,31 @@ GST_START_TEST (test_export_chosen_refs_csv)
   fail_unless_equals_int (g_strv_length (lines), 1 + 3 * 80 + 1);
   /* MB (2, 0) is coded with 16x16 from +1: chosen in +1's rows only */
   fail_unless_equals_string (lines[1 + 2],
-      "0,,16x16,2,0,32,0,16,16,-32,0,100,0,0,-32,0,0,-1");
+      "0,,16x16,2,0,32,0,16,16,-32,0,100,0,0,-32,0,0,-1,0");
   fail_unless_equals_string (lines[81 + 2],
-      "0,,16x16,2,0,32,0,16,16,0,0,0,0,0,0,0,0,-2");
+      "0,,16x16,2,0,32,0,16,16,0,0,0,0,0,0,0,0,-2,0");
   fail_unless_equals_string (lines[161 + 2],
-      "0,,16x16,2,0,32,0,16,16,0,-32,300,0,0,0,-32,1,1");
+      "0,,16x16,2,0,32,0,16,16,0,-32,300,0,0,0,-32,1,1,0");
   /* MB (1, 0) from -2 */
   fail_unless_equals_string (lines[81 + 1],
-      "0,,16x16,1,0,16,0,16,16,0,32,200,0,0,0,32,1,-2");
-  fail_unless (g_str_has_suffix (lines[1 + 1], ",0,-1"));
+      "0,,16x16,1,0,16,0,16,16,0,32,200,0,0,0,32,1,-2,0");
+  fail_unless (g_str_has_suffix (lines[1 + 1], ",0,-1,0"));
   /* the 8x8 (3, 2) of MB (1, 1) from +1, (2, 2) from -1, (2, 3) from -2 */
   fail_unless_equals_string (lines[17 + 2 * 8 + 3],
-      "0,,8x8,3,2,24,16,8,8,-32,0,100,0,0,-32,0,0,-1");
+      "0,,8x8,3,2,24,16,8,8,-32,0,100,0,0,-32,0,0,-1,0");
   fail_unless_equals_string (lines[161 + 16 + 2 * 8 + 3],
-      "0,,8x8,3,2,24,16,8,8,0,-32,300,0,0,0,-32,1,1");
-  fail_unless (g_str_has_suffix (lines[17 + 2 * 8 + 2], ",1,-1"));
-  fail_unless (g_str_has_suffix (lines[81 + 16 + 3 * 8 + 2], ",1,-2"));
+      "0,,8x8,3,2,24,16,8,8,0,-32,300,0,0,0,-32,1,1,0");
+  fail_unless (g_str_has_suffix (lines[17 + 2 * 8 + 2], ",1,-1,0"));
+  fail_unless (g_str_has_suffix (lines[81 + 16 + 3 * 8 + 2], ",1,-2,0"));
   /* the 16x16 of MB (1, 1): not chosen in any field */
-  fail_unless (g_str_has_suffix (lines[1 + 5], ",0,-1"));
-  fail_unless (g_str_has_suffix (lines[81 + 5], ",0,-2"));
-  fail_unless (g_str_has_suffix (lines[161 + 5], ",0,1"));
+  fail_unless (g_str_has_suffix (lines[1 + 5], ",0,-1,0"));
+  fail_unless (g_str_has_suffix (lines[81 + 5], ",0,-2,0"));
+  fail_unless (g_str_has_suffix (lines[161 + 5], ",0,1,0"));
   /* every row has a 0 or a 1, and the 1s are the decided field: one per
    * 16x16 macroblock (15), four for MB (1, 1) */
   for (i = 1; i <= 240; i++) {
     fail_unless (strstr (lines[i], ",1,") || strstr (lines[i], ",0,"));
-    chosen += g_regex_match_simple (",1,-?[12]$", lines[i], 0, 0);
+    chosen += g_regex_match_simple (",1,-?[12],0$", lines[i], 0, 0);
   }
   fail_unless_equals_int (chosen, 19);
   g_strfreev (lines);
@@ -2765,7 +2766,8 @@ GST_START_TEST (test_export_chosen_refs_csv)
 
   /* Stereo video: the second view's field against +1 is not the one the
    * first view's decision names; its rows keep an empty chosen (it has
-   * no decision of its own), the first view's +1 rows are as above. */
+   * no decision of its own) and end in its view, 1; the first view's +1
+   * rows are as above. */
   {
     GstVideoInfo info;
     GBytes *refs = chosen_refs_bytes ();
@@ -2777,9 +2779,9 @@ GST_START_TEST (test_export_chosen_refs_csv)
     lines = g_strsplit (text, "\n", -1);
     fail_unless_equals_int (g_strv_length (lines), 1 + 4 * 80 + 1);
     fail_unless_equals_string (lines[81 + 2],
-        "0,,16x16,2,0,32,0,16,16,32,-32,900,0,0,32,-32,,1");
+        "0,,16x16,2,0,32,0,16,16,32,-32,900,0,0,32,-32,,1,1");
     fail_unless_equals_string (lines[241 + 2],
-        "0,,16x16,2,0,32,0,16,16,0,-32,300,0,0,0,-32,1,1");
+        "0,,16x16,2,0,32,0,16,16,0,-32,300,0,0,0,-32,1,1,0");
     g_strfreev (lines);
     g_free (text);
   }
@@ -2788,9 +2790,117 @@ GST_START_TEST (test_export_chosen_refs_csv)
    * other fields have none (empty). */
   text = export_decided ("csv", FALSE);
   lines = g_strsplit (text, "\n", -1);
-  fail_unless (g_str_has_suffix (lines[1 + 2], ",1,-1"));
-  fail_unless (g_str_has_suffix (lines[81 + 1], ",,-2"));
-  fail_unless (g_str_has_suffix (lines[161 + 2], ",,1"));
+  fail_unless (g_str_has_suffix (lines[1 + 2], ",1,-1,0"));
+  fail_unless (g_str_has_suffix (lines[81 + 1], ",,-2,0"));
+  fail_unless (g_str_has_suffix (lines[161 + 2], ",,1,0"));
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+/* ---- stereo video ---------------------------------------------------------- */
+
+/* Two frames of side-by-side stereo as gpumotionest attaches their fields:
+ * frame 0 has three fields like frame 1 but no reference; frame 1 (pts
+ * 66666666) view 0's field against -1 (cell (1, 1) (-32, 0), cost 77),
+ * view 1's against -1 ((-32, 0), 77, the same cells as view 0's) and
+ * view 1's disparity against view 0 at the same instant ((16, 0), 66). */
+static gchar *
+export_stereo (const gchar * format)
+{
+  GstVideoInfo info;
+  GstBuffer *bufs[2];
+  GstMotionVectorMeta *m;
+
+  bufs[0] = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  GST_BUFFER_PTS (bufs[0]) = 33333333;
+  add_ref_field (bufs[0], -1, GST_CLOCK_TIME_NONE, 0, 0);
+  add_ref_field (bufs[0], -1, GST_CLOCK_TIME_NONE, 0, 0)->view = 1;
+  m = add_ref_field (bufs[0], 0, 33333333, 16, 66);
+  m->view = 1;
+  m->flags = GST_MOTION_VECTOR_META_FLAG_INTER_VIEW;
+
+  bufs[1] = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  GST_BUFFER_PTS (bufs[1]) = 66666666;
+  add_ref_field (bufs[1], -1, 33333333, -32, 77);
+  add_ref_field (bufs[1], -1, 33333333, -32, 77)->view = 1;
+  m = add_ref_field (bufs[1], 0, 66666666, 16, 66);
+  m->view = 1;
+  m->flags = GST_MOTION_VECTOR_META_FLAG_INTER_VIEW;
+  return export_buffers (format, bufs, 2);
+}
+
+/* @line with @text put in front of its ",\"search_range\"". */
+static gchar *
+with_before_range (const gchar * line, const gchar * text)
+{
+  const gchar *at = strstr (line, ",\"search_range\"");
+
+  fail_unless (at != NULL, "%s", line);
+  return g_strdup_printf ("%.*s%s%s", (gint) (at - line), line, text, at);
+}
+
+GST_START_TEST (test_export_stereo_jsonl)
+{
+  gchar *text = export_stereo ("jsonl");
+  gchar **lines = g_strsplit (text, "\n", -1);
+  gchar *want;
+
+  fail_unless_equals_int (g_strv_length (lines), 6 + 1);
+  /* the first view's motion: the line of a mono stream, byte for byte */
+  fail_unless_equals_string (lines[3], three_refs_jsonl[0]);
+  /* the second view's: the same with its view after ref_pts */
+  want = with_before_range (three_refs_jsonl[0], ",\"view\":1");
+  fail_unless_equals_string (lines[4], want);
+  g_free (want);
+  /* its disparity: ref_distance 0, the same instant, view and flag */
+  fail_unless (g_str_has_prefix (lines[5], "{\"pts\":66666666,\"frame\":1,"
+          "\"width\":64,\"height\":64,\"analysis_width\":64,"
+          "\"analysis_height\":64,\"has_reference\":true,"
+          "\"ref_distance\":0,\"ref_pts\":66666666,\"view\":1,"
+          "\"inter_view\":true,\"search_range\":16,\"method\":\"full\","
+          "\"layers\":[{\"shape\":\"16x16\",\"cols\":4,\"rows\":4,"
+          "\"mv\":[0,0,0,0,0,0,0,0,0,0,16,0,0,0,"), "%s", lines[5]);
+  fail_unless (strstr (lines[5], "\"cost\":[0,0,0,0,0,66,0,") != NULL);
+  /* frame 0: no reference in either view, the disparity has its own */
+  fail_unless (strstr (lines[0], "\"view\"") == NULL, "%s", lines[0]);
+  fail_unless (strstr (lines[1], "\"has_reference\":false,"
+          "\"ref_distance\":-1,\"ref_pts\":null,\"view\":1,"
+          "\"search_range\"") != NULL, "%s", lines[1]);
+  fail_unless (strstr (lines[2], "\"has_reference\":true,"
+          "\"ref_distance\":0,\"ref_pts\":33333333,\"view\":1,"
+          "\"inter_view\":true,") != NULL, "%s", lines[2]);
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_stereo_csv)
+{
+  gchar *text = export_stereo ("csv");
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i;
+
+  fail_unless_equals_string (lines[0], "frame,pts,shape,col,row,x,y,w,h,"
+      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen,ref_distance,view");
+  /* header + 2 frames x 3 fields x 16 blocks + the end */
+  fail_unless_equals_int (g_strv_length (lines), 1 + 2 * 3 * 16 + 1);
+  /* each field's rows end in its reference and view: the two fields
+   * against -1 differ only there */
+  for (i = 0; i < 2 * 3 * 16; i++) {
+    static const gchar *const ends[] = { ",,-1,0", ",,-1,1", ",,0,1" };
+
+    fail_unless (g_str_has_suffix (lines[1 + i], ends[(i / 16) % 3]), "%s",
+        lines[1 + i]);
+  }
+  fail_unless_equals_string (lines[1 + 48 + 5],
+      "1,66666666,16x16,1,1,16,16,16,16,-32,0,77,4,-4,-36,4,,-1,0");
+  fail_unless_equals_string (lines[1 + 64 + 5],
+      "1,66666666,16x16,1,1,16,16,16,16,-32,0,77,4,-4,-36,4,,-1,1");
+  fail_unless_equals_string (lines[1 + 80 + 5],
+      "1,66666666,16x16,1,1,16,16,16,16,16,0,66,4,-4,12,4,,0,1");
   g_strfreev (lines);
   g_free (text);
 }
@@ -2841,6 +2951,8 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_reference_other_view);
   tcase_add_test (tc, test_export_chosen_refs_jsonl);
   tcase_add_test (tc, test_export_chosen_refs_csv);
+  tcase_add_test (tc, test_export_stereo_jsonl);
+  tcase_add_test (tc, test_export_stereo_csv);
   tcase_add_test (tc, test_export_jsonl);
   tcase_add_test (tc, test_export_two_shapes);
   tcase_add_test (tc, test_export_partitions);
