@@ -26,6 +26,14 @@
  * previous frame, by default), else the buffer's first, as an absent
  * shape falls back to the first present one.
  *
+ * Stereo video (the caps' multiview-mode, docs/stereo.md) has fields of
+ * two views.  A side-by-side or top-bottom frame holds both: each view's
+ * field is drawn in the view's half as if that half were a frame of its
+ * own (mvviews.h, mv_painter_restrict()), normalised, gridded and with
+ * its legend there.  A frame-by-frame buffer is one view.  The view
+ * property draws one view only; reference=0 draws the second view's
+ * disparity (its inter-view field).
+ *
  * Buffers without a meta, or whose meta is inconsistent
  * (gst_motion_vector_meta_is_valid()), are left untouched.  The per-frame
  * work makes no allocation: two passes over the blocks drawn (normalisation,
@@ -47,6 +55,7 @@
 #include "mvdrawsummary.h"
 #include "mvchosen.h"
 #include "mvdrawrefs.h"
+#include "mvviews.h"
 #include "gstvideolayout.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
@@ -64,6 +73,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_overlay_debug);
 #define DEFAULT_MAX_MAGNITUDE 0.0
 #define DEFAULT_SUMMARY FALSE
 #define DEFAULT_REFERENCE -1
+#define DEFAULT_VIEW -1
 
 #define ARROW_SATURATION 0.75
 
@@ -82,6 +92,7 @@ enum
   PROP_MAX_MAGNITUDE,
   PROP_SUMMARY,
   PROP_REFERENCE,
+  PROP_VIEW,
 };
 
 struct _GstMvOverlay
@@ -101,6 +112,7 @@ struct _GstMvOverlay
   gdouble max_magnitude;        /* frame pixels; 0 = the frame's largest */
   gboolean summary;
   gint reference;               /* ref_distance to draw; 0 = the first */
+  gint view;                    /* the view to draw, -1 each in its place */
 
   /* streaming state */
   gboolean warned_invalid;      /* an inconsistent meta was reported */
@@ -116,6 +128,7 @@ typedef struct
   GstMvOverlayDirection direction;
   gboolean grid, legend, summary;
   gint reference;
+  gint view;
 } Settings;
 
 /* Every format gpumotionest takes, and 24-bit RGB. */
@@ -227,17 +240,22 @@ gst_mv_overlay_partition_get_type (void)
   return type;
 }
 
-/* The field to draw: the one against @reference frames away, else (and
- * for 0) the buffer's first.  NULL without any. */
+/* The field of @view to draw: the one against @reference frames away (0:
+ * its inter-view field, the disparity), else the view's first.  NULL
+ * without any.  A buffer whose fields are all of view 0 (mono video)
+ * draws, for every @reference, what it drew before there were views. */
 static GstMotionVectorMeta *
-pick_field (GstBuffer * buf, gint reference)
+pick_field (GstBuffer * buf, guint view, gint reference)
 {
-  GstMotionVectorMeta *meta = NULL;
+  GstMotionVectorMeta *meta =
+      gst_buffer_get_motion_vector_meta_for_view (buf, view, reference);
+  gpointer state = NULL;
+  GstMeta *m;
 
-  if (reference != 0)
-    meta = gst_buffer_get_motion_vector_meta_for_reference (buf, reference);
-  if (!meta)
-    meta = gst_buffer_get_motion_vector_meta (buf);
+  while (!meta && (m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_MOTION_VECTOR_META_API_TYPE)))
+    if (((GstMotionVectorMeta *) m)->view == view)
+      meta = (GstMotionVectorMeta *) m;
   return meta;
 }
 
@@ -529,18 +547,18 @@ chosen_pass (DrawCtx * d, const GstMotionVectorCell * const *grids,
   }
 }
 
-static GstFlowReturn
-gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
-    GstVideoFrame * frame)
+/* Draws field @meta of @buf with @settings on the area of @area, a
+ * frame of its own (the whole frame, or a view of stereo video). */
+static void
+draw_field (GstMvOverlay * self, const Settings * settings,
+    const MvPainter * area, GstBuffer * buf, GstMotionVectorMeta * meta)
 {
-  GstMvOverlay *self = GST_MV_OVERLAY (filter);
-  GstMotionVectorMeta *meta;
   const GstMotionVectorCell *cells = NULL;
   const GstMotionVectorCell *grids[GST_MOTION_VECTOR_PARTITION_COUNT];
   const guint8 *modes = NULL;
   GstMotionVectorPartition shape = GST_MOTION_VECTOR_PARTITION_16X16;
-  Settings s;
-  MvPainter painter;
+  const Settings s = *settings;
+  MvPainter painter = *area;
   MvColor col_legend;
   MvChosen chosen;
   const gchar *problem;
@@ -548,24 +566,6 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   guint cols = 0, rows = 0, mb_cols = 0, mb_rows = 0, c, r, pw, ph, p;
   gdouble fw, fh;
 
-  GST_OBJECT_LOCK (self);
-  s.mode = self->mode;
-  s.partition = self->partition;
-  s.min_magnitude = self->min_magnitude;
-  s.scale = self->scale;
-  s.opacity = self->opacity;
-  s.color_mode = self->color_mode;
-  s.grid = self->grid;
-  s.legend = self->legend;
-  s.direction = self->direction;
-  s.max_magnitude = self->max_magnitude;
-  s.summary = self->summary;
-  s.reference = self->reference;
-  GST_OBJECT_UNLOCK (self);
-
-  meta = pick_field (frame->buffer, s.reference);
-  if (!meta)
-    return GST_FLOW_OK;
   /* Every division and index below relies on the meta's fields agreeing
    * with its data (non-zero sizes, grids matching the cells). */
   if (!gst_motion_vector_meta_is_valid (meta)) {
@@ -581,7 +581,7 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
               meta->height, meta->analysis_width, meta->analysis_height,
               (guint) meta->partitions));
     }
-    return GST_FLOW_OK;
+    return;
   }
 
   /* partition=chosen: each macroblock's chosen partition, when the meta
@@ -595,17 +595,13 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   } else {
     cells = pick_grid (meta, s.partition, &shape, &cols, &rows);
     if (!cells)
-      return GST_FLOW_OK;
-  }
-  if (!mv_painter_init (&painter, frame)) {
-    GST_WARNING_OBJECT (self, "unsupported frame layout");
-    return GST_FLOW_OK;
+      return;
   }
 
   pw = gst_motion_vector_partition_width (shape);
   ph = gst_motion_vector_partition_height (shape);
-  fw = GST_VIDEO_FRAME_WIDTH (frame);
-  fh = GST_VIDEO_FRAME_HEIGHT (frame);
+  fw = painter.width;
+  fh = painter.height;
   d.s = &s;
   d.painter = &painter;
   d.sx_blk = fw / meta->analysis_width;
@@ -624,7 +620,7 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
   if ((modes || s.color_mode == GST_MV_OVERLAY_COLOR_REFERENCE)
       && (meta->chosen_refs
           || (meta->flags & GST_MOTION_VECTOR_META_FLAG_HAS_CHOSEN_REFS))) {
-    if (mv_chosen_init (&chosen, frame->buffer, meta, &problem))
+    if (mv_chosen_init (&chosen, buf, meta, &problem))
       d.chosen = &chosen;
     else
       GST_WARNING_OBJECT (self, "reference decision not drawn: %s", problem);
@@ -711,7 +707,54 @@ gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
       mv_draw_summary (&painter, &sum, fw / meta->width / 4.0,
           fh / meta->height / 4.0, d.sign, s.scale);
   }
+}
 
+/* Each view's field in its place (mvviews.h): the whole frame for mono
+ * video. */
+static GstFlowReturn
+gst_mv_overlay_transform_frame_ip (GstVideoFilter * filter,
+    GstVideoFrame * frame)
+{
+  GstMvOverlay *self = GST_MV_OVERLAY (filter);
+  MvViewArea areas[2];
+  MvPainter painter, area;
+  Settings s;
+  guint n, i;
+
+  GST_OBJECT_LOCK (self);
+  s.mode = self->mode;
+  s.partition = self->partition;
+  s.min_magnitude = self->min_magnitude;
+  s.scale = self->scale;
+  s.opacity = self->opacity;
+  s.color_mode = self->color_mode;
+  s.grid = self->grid;
+  s.legend = self->legend;
+  s.direction = self->direction;
+  s.max_magnitude = self->max_magnitude;
+  s.summary = self->summary;
+  s.reference = self->reference;
+  s.view = self->view;
+  GST_OBJECT_UNLOCK (self);
+
+  if (!gst_buffer_get_motion_vector_meta (frame->buffer))
+    return GST_FLOW_OK;
+  if (!mv_painter_init (&painter, frame)) {
+    GST_WARNING_OBJECT (self, "unsupported frame layout");
+    return GST_FLOW_OK;
+  }
+  n = mv_view_areas (&filter->in_info, frame->buffer, s.view, areas);
+  for (i = 0; i < n; i++) {
+    GstMotionVectorMeta *meta =
+        pick_field (frame->buffer, areas[i].view, s.reference);
+
+    if (!meta || areas[i].width < 1 || areas[i].height < 1)
+      continue;
+    area = painter;
+    mv_painter_restrict (&area, areas[i].x, areas[i].y, areas[i].width,
+        areas[i].height);
+    draw_field (self, &s, &area, frame->buffer, meta);
+  }
   return GST_FLOW_OK;
 }
 
@@ -842,6 +885,9 @@ gst_mv_overlay_set_property (GObject * object, guint prop_id,
     case PROP_REFERENCE:
       self->reference = g_value_get_int (value);
       break;
+    case PROP_VIEW:
+      self->view = g_value_get_int (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -892,6 +938,9 @@ gst_mv_overlay_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_REFERENCE:
       g_value_set_int (value, self->reference);
+      break;
+    case PROP_VIEW:
+      g_value_set_int (value, self->view);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -981,9 +1030,15 @@ gst_mv_overlay_class_init (GstMvOverlayClass * klass)
       g_param_spec_int ("reference", "Reference",
           "Which field to draw when a buffer carries several (one per "
           "reference frame): the one searched against the frame this many "
-          "frames away (-1 the previous, +1 the next); the buffer's first "
-          "field when it has none such, and for 0", G_MININT, G_MAXINT,
-          DEFAULT_REFERENCE, flags));
+          "frames away (-1 the previous, +1 the next), or for 0 the "
+          "disparity of stereo video's second view; the view's first field "
+          "when it has none such", G_MININT, G_MAXINT, DEFAULT_REFERENCE,
+          flags));
+  g_object_class_install_property (gobject_class, PROP_VIEW,
+      g_param_spec_int ("view", "View",
+          "Stereo video: the view whose fields are drawn, in its place in "
+          "the frame (0 the first, 1 the second), or -1 each view's in its "
+          "own place", -1, 1, DEFAULT_VIEW, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -1023,4 +1078,5 @@ gst_mv_overlay_init (GstMvOverlay * self)
   self->max_magnitude = DEFAULT_MAX_MAGNITUDE;
   self->summary = DEFAULT_SUMMARY;
   self->reference = DEFAULT_REFERENCE;
+  self->view = DEFAULT_VIEW;
 }

@@ -35,6 +35,7 @@ mv_painter_init (MvPainter * p, GstVideoFrame * frame)
     p->wsub[i] = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, i);
     p->hsub[i] = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, i);
   }
+  p->x0 = p->y0 = 0;
   p->width = GST_VIDEO_FRAME_WIDTH (frame);
   p->height = GST_VIDEO_FRAME_HEIGHT (frame);
   /* grey takes the Y of a colour */
@@ -47,6 +48,20 @@ mv_painter_init (MvPainter * p, GstVideoFrame * frame)
   p->full_range =
       frame->info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
   return TRUE;
+}
+
+void
+mv_painter_restrict (MvPainter * p, gint x, gint y, gint width, gint height)
+{
+  gint x1 = CLAMP (x + MAX (width, 0), 0, p->width);
+  gint y1 = CLAMP (y + MAX (height, 0), 0, p->height);
+
+  x = CLAMP (x, 0, p->width);
+  y = CLAMP (y, 0, p->height);
+  p->x0 += x;
+  p->y0 += y;
+  p->width = x1 - x;
+  p->height = y1 - y;
 }
 
 static guint8
@@ -108,12 +123,15 @@ mv_hsv_to_rgb (gdouble h, gdouble s, gdouble v, guint8 * r, guint8 * g,
   *b = clamp_u8 (255.0 * (bf + m));
 }
 
-/* One opaque pixel; the caller has checked the bounds. */
+/* One opaque pixel at (@x, @y) of the area; the caller has checked the
+ * bounds. */
 static inline void
 put_pixel (const MvPainter * p, gint x, gint y, const MvColor * color)
 {
   guint i;
 
+  x += p->x0;
+  y += p->y0;
   for (i = 0; i < p->n_comp; i++)
     p->data[i][(y >> p->hsub[i]) * p->stride[i]
         + (x >> p->wsub[i]) * p->pstride[i]] = color->c[i];
@@ -232,6 +250,11 @@ mv_fill_rect (const MvPainter * p, gint x, gint y, gint w, gint h,
   if (x >= xe || y >= ye || alpha == 0)
     return;
   alpha = MIN (alpha, 256);
+  /* to frame pixels: the subsampled samples below are the frame's */
+  x += p->x0;
+  xe += p->x0;
+  y += p->y0;
+  ye += p->y0;
   for (i = 0; i < p->n_comp; i++) {
     /* The component samples whose pixel footprint starts inside the
      * rectangle (rounded outwards for partially covered samples). */

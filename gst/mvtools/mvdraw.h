@@ -24,7 +24,11 @@ typedef struct {
   gint stride[3];               /* bytes per row of each component's plane */
   gint pstride[3];              /* bytes between horizontal samples */
   guint wsub[3], hsub[3];       /* log2 subsampling of each component */
-  gint width, height;           /* frame size in pixels */
+  /* the area drawn on: every coordinate given to the helpers is relative
+   * to (x0, y0), and they clip to width x height from there; the whole
+   * frame unless mv_painter_restrict() narrowed it */
+  gint x0, y0;
+  gint width, height;
   gboolean is_yuv;
   /* RGB -> YUV conversion for this frame's colorimetry */
   gdouble kr, kb;
@@ -32,6 +36,12 @@ typedef struct {
 } MvPainter;
 
 gboolean mv_painter_init (MvPainter * p, GstVideoFrame * frame);
+
+/* Narrows @p to the rectangle of @width x @height pixels at (@x, @y) of
+ * its current area (clipped to it): a view of stereo video, drawn as a
+ * frame of its own. */
+void mv_painter_restrict (MvPainter * p, gint x, gint y, gint width,
+    gint height);
 
 MvColor mv_painter_color (const MvPainter * p, guint8 r, guint8 g, guint8 b);
 

@@ -2907,6 +2907,215 @@ GST_START_TEST (test_export_stereo_csv)
 
 GST_END_TEST;
 
+/* A grey I420 frame of @w x @h whose caps (in @info) say @mode; a
+ * frame-by-frame stream has two views. */
+static GstBuffer *
+make_grey_frame (GstVideoInfo * info, guint w, guint h,
+    GstVideoMultiviewMode mode)
+{
+  GstBuffer *buf;
+
+  fail_unless (gst_video_info_set_format (info, GST_VIDEO_FORMAT_I420, w, h));
+  GST_VIDEO_INFO_MULTIVIEW_MODE (info) = mode;
+  if (mode == GST_VIDEO_MULTIVIEW_MODE_FRAME_BY_FRAME)
+    GST_VIDEO_INFO_VIEWS (info) = 2;
+  buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  gst_buffer_memset (buf, 0, GREY, info->size);
+  return buf;
+}
+
+/* The fields of one instant of stereo video whose views are 64x64, in
+ * gpumotionest's order: the first view's against -1 moves 16x16 cell
+ * (1, 1) 8 px right (as check_arrow), the second view's against -1 the
+ * same cell 8 px down, the second view's disparity cell (2, 2) 8 px
+ * right.  With @first_view FALSE only the second view's (a
+ * frame-by-frame buffer of that view). */
+static void
+add_stereo_fields (GstBuffer * buf, gboolean first_view)
+{
+  GstMotionVectorMeta *m;
+
+  if (first_view)
+    add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, 0, -32, 500)->view = 1;
+  m = add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 2, 2, -32, 0, 500);
+  m->view = 1;
+  m->ref_distance = 0;
+  m->flags = GST_MOTION_VECTOR_META_FLAG_INTER_VIEW;
+}
+
+/* What mvoverlay (@launch) draws on a grey 64x64 mono frame carrying one
+ * field against -1 whose 16x16 cell (@col, @row) holds (@mv_x, @mv_y). */
+static GstBuffer *
+mono_drawing (const gchar * launch, GstVideoInfo * info, guint col,
+    guint row, gint16 mv_x, gint16 mv_y)
+{
+  GstBuffer *buf = make_grey_buffer (GST_VIDEO_FORMAT_I420, info);
+
+  add_meta (buf, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, col, row, mv_x, mv_y, 500);
+  return run_overlay (launch, info, buf);
+}
+
+/* The @want_info-sized area of @out at (@x0, @y0) (even, so that I420's
+ * chroma samples line up) holds, byte for byte in every component, the
+ * frame @want. */
+static void
+assert_area_is (GstVideoInfo * out_info, GstBuffer * out, guint x0, guint y0,
+    GstVideoInfo * want_info, GstBuffer * want)
+{
+  GstVideoFrame a, b;
+  guint comp;
+  gint x, y;
+
+  fail_unless (gst_video_frame_map (&a, out_info, out, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&b, want_info, want, GST_MAP_READ));
+  for (comp = 0; comp < 3; comp++) {
+    const guint8 *pa = GST_VIDEO_FRAME_COMP_DATA (&a, comp);
+    const guint8 *pb = GST_VIDEO_FRAME_COMP_DATA (&b, comp);
+    gint sa = GST_VIDEO_FRAME_COMP_STRIDE (&a, comp);
+    gint sb = GST_VIDEO_FRAME_COMP_STRIDE (&b, comp);
+    guint ws = GST_VIDEO_FORMAT_INFO_W_SUB (want_info->finfo, comp);
+    guint hs = GST_VIDEO_FORMAT_INFO_H_SUB (want_info->finfo, comp);
+
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&b, comp); y++) {
+      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&b, comp); x++) {
+        guint got = pa[((y0 >> hs) + y) * sa + (x0 >> ws) + x];
+        guint v = pb[y * sb + x];
+
+        fail_unless (got == v, "component %u sample (%d, %d) of the area at "
+            "(%u, %u): %u, not %u", comp, x, y, x0, y0, got, v);
+      }
+    }
+  }
+  gst_video_frame_unmap (&a);
+  gst_video_frame_unmap (&b);
+}
+
+GST_START_TEST (test_overlay_stereo_side_by_side)
+{
+  /* A 128x64 side-by-side frame: each view's field is drawn in its half
+   * exactly as on a 64x64 frame of its own; view and reference pick. */
+  static const struct
+  {
+    const gchar *launch;
+    gint left, right;           /* 0 untouched, 1 right arrow, 2 down */
+  } cases[] = {
+    {"mvoverlay", 1, 2},
+    {"mvoverlay view=-1 reference=-1", 1, 2},
+    {"mvoverlay view=0", 1, 0},
+    {"mvoverlay view=1", 0, 2},
+    /* 0: the second view's disparity, cell (2, 2) 8 px right; the first
+     * view has none and draws its first field */
+    {"mvoverlay reference=0", 1, 3},
+    {"mvoverlay view=1 reference=0", 0, 3},
+    /* no field against -2 in either view: each view's first */
+    {"mvoverlay reference=-2", 1, 2},
+  };
+  GstVideoInfo mono, info;
+  GstBuffer *right = mono_drawing ("mvoverlay", &mono, 1, 1, -32, 0);
+  GstBuffer *down = mono_drawing ("mvoverlay", &mono, 1, 1, 0, -32);
+  GstBuffer *disparity = mono_drawing ("mvoverlay", &mono, 2, 2, -32, 0);
+  GstBuffer *grey = make_grey_buffer (GST_VIDEO_FORMAT_I420, &mono);
+  GstBuffer *const drawn[] = { grey, right, down, disparity };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (cases); i++) {
+    GstBuffer *in = make_grey_frame (&info, 128, 64,
+        GST_VIDEO_MULTIVIEW_MODE_SIDE_BY_SIDE);
+    GstBuffer *out;
+
+    add_stereo_fields (in, TRUE);
+    out = run_overlay (cases[i].launch, &info, in);
+    assert_area_is (&info, out, 0, 0, &mono, drawn[cases[i].left]);
+    assert_area_is (&info, out, 64, 0, &mono, drawn[cases[i].right]);
+    gst_buffer_unref (out);
+  }
+  /* the drawings compared with: the arrows at their places */
+  assert_arrow_right (&mono, right);
+  assert_arrow_down (&mono, down);
+  fail_if (pixel_is_grey (&mono, disparity, 45, 40));
+  assert_region_grey (&mono, disparity, 0, 0, W, 36);
+  for (i = 0; i < G_N_ELEMENTS (drawn); i++)
+    gst_buffer_unref (drawn[i]);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_stereo_top_bottom)
+{
+  /* 64x128 top-bottom: the second view in the bottom half; an odd last
+   * row (64x129) belongs to neither view and stays untouched. */
+  GstVideoInfo mono, info;
+  GstBuffer *right = mono_drawing ("mvoverlay grid=true", &mono, 1, 1, -32,
+      0);
+  GstBuffer *down = mono_drawing ("mvoverlay grid=true", &mono, 1, 1, 0, -32);
+  GstBuffer *in = make_grey_frame (&info, 64, 129,
+      GST_VIDEO_MULTIVIEW_MODE_TOP_BOTTOM);
+  GstBuffer *out;
+
+  add_stereo_fields (in, TRUE);
+  out = run_overlay ("mvoverlay grid=true", &info, in);
+  assert_area_is (&info, out, 0, 0, &mono, right);
+  assert_area_is (&info, out, 0, 64, &mono, down);
+  assert_region_grey (&info, out, 0, 128, 64, 129);
+  /* the grid's lines at the second view's own block edges */
+  fail_if (pixel_is_grey (&info, out, 5, 64 + 16));
+  fail_unless (pixel_is_grey (&info, out, 5, 64 + 17));
+  gst_buffer_unref (out);
+  gst_buffer_unref (right);
+  gst_buffer_unref (down);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_overlay_stereo_frame_by_frame)
+{
+  /* frame-by-frame: the buffer is one view, drawn over the whole frame;
+   * view=0 leaves the second view's buffers untouched */
+  GstVideoInfo mono, info;
+  GstBuffer *down = mono_drawing ("mvoverlay", &mono, 1, 1, 0, -32);
+  GstBuffer *disparity = mono_drawing ("mvoverlay", &mono, 2, 2, -32, 0);
+  GstBuffer *grey = make_grey_buffer (GST_VIDEO_FORMAT_I420, &mono);
+  static const gchar *const launches[] = {
+    "mvoverlay", "mvoverlay view=1", "mvoverlay reference=0",
+    "mvoverlay view=0",
+  };
+  GstBuffer *const want[] = { down, down, disparity, grey };
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (launches); i++) {
+    GstBuffer *in = make_grey_frame (&info, 64, 64,
+        GST_VIDEO_MULTIVIEW_MODE_FRAME_BY_FRAME);
+    GstBuffer *out;
+
+    add_stereo_fields (in, FALSE);
+    out = run_overlay (launches[i], &info, in);
+    assert_area_is (&info, out, 0, 0, &mono, want[i]);
+    gst_buffer_unref (out);
+  }
+  /* the first view's buffer with view=1: nothing of that view */
+  {
+    GstBuffer *in = make_grey_frame (&info, 64, 64,
+        GST_VIDEO_MULTIVIEW_MODE_FRAME_BY_FRAME);
+    GstBuffer *out;
+
+    add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+    out = run_overlay ("mvoverlay view=1", &info, in);
+    assert_area_is (&info, out, 0, 0, &mono, grey);
+    gst_buffer_unref (out);
+  }
+  gst_buffer_unref (down);
+  gst_buffer_unref (disparity);
+  gst_buffer_unref (grey);
+}
+
+GST_END_TEST;
+
 static Suite *
 mvtools_suite (void)
 {
@@ -2949,6 +3158,9 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_reference_legend);
   tcase_add_test (tc, test_overlay_reference_unfit_field);
   tcase_add_test (tc, test_overlay_reference_other_view);
+  tcase_add_test (tc, test_overlay_stereo_side_by_side);
+  tcase_add_test (tc, test_overlay_stereo_top_bottom);
+  tcase_add_test (tc, test_overlay_stereo_frame_by_frame);
   tcase_add_test (tc, test_export_chosen_refs_jsonl);
   tcase_add_test (tc, test_export_chosen_refs_csv);
   tcase_add_test (tc, test_export_stereo_jsonl);
