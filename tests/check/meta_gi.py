@@ -8,7 +8,8 @@
 # and a buffer copy; the layout one shape at a time; a meta edited into
 # inconsistency; grid bytes outliving their buffer; a partition decision
 # set, read back, kept by a copy and turned into records; three fields of
-# one buffer by place and by reference; the reference each block chose,
+# one buffer by place and by reference; stereo video's fields by view and
+# reference, and the inter-view flag; the reference each block chose,
 # set, read back and turned into records of the fields chosen.  Exits
 # non-zero on the first mismatch.
 
@@ -112,6 +113,7 @@ def main():
     check_bytes_outlive_buffer(parts, cells, n16)
     check_modes(parts, cells, n16)
     check_several_refs(parts, cells)
+    check_views(parts, cells)
     check_chosen_refs(parts, cells, n16)
 
     print("ok: GstMotionVectors typelib, %d+%d cells read back" % (n16, n8))
@@ -291,6 +293,52 @@ def check_several_refs(parts, cells):
         for d in (0, -3, 2):
             check(MV.buffer_get_motion_vector_meta_for_reference(b, d)
                   is None, "no field against %+d" % d)
+
+
+def check_views(parts, cells):
+    # Stereo video's fields through the typelib: the view field (0 on a
+    # new meta), the INTER_VIEW flag, and the lookup by view and
+    # reference, in side-by-side's order (view 0 against -1, view 1
+    # against -1, view 1's disparity), on the buffer and on a copy.
+    inter = MV.MotionVectorMetaFlags.INTER_VIEW
+    check(int(inter) == 1 << 5, "INTER_VIEW is 1 << 5")
+    buf = Gst.Buffer.new_allocate(None, 64, None)
+    want = [(0, -1, 0), (1, -1, 0), (1, 0, inter)]
+    for k, (view, d, flags) in enumerate(want):
+        f = cells.copy()
+        f["cost"] += 1000 * k
+        m = MV.buffer_add_motion_vector_meta(buf, 40, 20, parts,
+                                             GLib.Bytes.new(f.tobytes()))
+        check(m.view == 0, "a new meta is of view 0")
+        m.view, m.ref_distance, m.flags = view, d, flags
+    for b in (buf, buf.copy()):
+        got = [MV.buffer_get_motion_vector_meta_nth(b, k) for k in range(3)]
+        check([(m.view, m.ref_distance, int(m.flags)) for m in got] ==
+              [(v, d, int(f)) for v, d, f in want],
+              "views, references and flags kept: %r"
+              % [(m.view, m.ref_distance, int(m.flags)) for m in got])
+        check([m.is_valid() for m in got] == [True] * 3,
+              "every field consistent, the disparity with ref_distance 0")
+        for k, (view, d, _) in enumerate(want):
+            m = MV.buffer_get_motion_vector_meta_for_view(b, view, d)
+            check(m is not None, "for_view(%d, %+d) finds a field"
+                  % (view, d))
+            data, _, _ = m.get_grid_bytes(MV.MotionVectorPartition(0))
+            check(data.get_data()[4:8] == (cells["cost"][0] + 1000 * k)
+                  .astype("=u4").tobytes(),
+                  "for_view(%d, %+d): field %d" % (view, d, k))
+        for view, d in ((0, 0), (0, -2), (2, -1)):
+            check(MV.buffer_get_motion_vector_meta_for_view(b, view, d)
+                  is None, "no field of view %d against %+d" % (view, d))
+        # for_reference() knows no views: the first field against -1
+        check(MV.buffer_get_motion_vector_meta_for_reference(b, -1).view
+              == 0, "for_reference(-1): view 0's")
+    # the flag without ref_distance 0, or 0 without the flag: inconsistent
+    m = MV.buffer_get_motion_vector_meta_nth(buf, 2)
+    m.ref_distance = -1
+    check(not m.is_valid(), "inter-view against -1: inconsistent")
+    m.ref_distance, m.flags = 0, 0
+    check(not m.is_valid(), "ref_distance 0 without INTER_VIEW: inconsistent")
 
 
 def check_chosen_refs(parts, cells, n16):

@@ -2799,7 +2799,7 @@ GST_START_TEST (test_export_chosen_refs_csv)
 
 GST_END_TEST;
 
-/* ---- stereo video ---------------------------------------------------------- */
+/* ---- stereo video ------------------------------------------------------- */
 
 /* Two frames of side-by-side stereo as gpumotionest attaches their fields:
  * frame 0 has three fields like frame 1 but no reference; frame 1 (pts

@@ -12,7 +12,8 @@
 # against the C struct, every shape's array against the cells read one by
 # one through the C API (a meta built through the API, and the fields of a
 # gpumotionest backend=cpu pipeline), a buffer carrying three fields (one
-# per reference), the partition decision, the motion
+# per reference), the fields of stereo video's two views (made here and by
+# a side-by-side pipeline), the partition decision, the motion
 # summary against the C struct, that arrays share the meta's memory and
 # keep it alive after the buffer is gone, and the module without numpy.
 # Exits non-zero on the first mismatch.
@@ -165,7 +166,9 @@ def check_api_meta():
           (-1, 5 * Gst.SECOND, 24, True, 40, 20, 40, 20), "field scalars")
     check(f.modes is None and f.method == MV.MotionVectorMethod.FULL,
           "field modes and method")
-    check(f.chosen_refs is None and f[-1] is None, "field: no chosen refs")
+    check(f.chosen_refs is None and f[13] is None, "field: no chosen refs")
+    check((f.view, f.inter_view) == (0, False) and f[14:] == (0, False),
+          "field: view 0, not inter-view, last in the tuple")
     check(f.summary is None and meta.summary_to_dict() is None,
           "no summary yet")
     # A summary computed and attached through the C API reads back field
@@ -332,12 +335,139 @@ def check_chosen_refs():
     fields = MV.buffer_get_motion_vector_fields(buf)
     check(np.array_equal(fields[0].chosen_refs, want) and
           fields[1].chosen_refs is None, "fields' chosen refs")
-    check(fields[0][-1] is fields[0].chosen_refs and
-          fields[0][0] is fields[0].grids, "chosen_refs last in the tuple")
+    check(fields[0][13] is fields[0].chosen_refs and
+          fields[0][0] is fields[0].grids, "chosen_refs in its place, 13")
     # they outlive the buffer, as the modes do
     del meta, fields, buf
     gc.collect()
     check(refs.tobytes() == want.tobytes(), "chosen refs outlive the buffer")
+
+
+def check_stereo_fields():
+    # Stereo video, side-by-side, as gpumotionest attaches the fields of
+    # one instant: the first view against -1, the second against -1, the
+    # second's disparity against the first (INTER_VIEW, ref_distance 0).
+    INTER = MV.MotionVectorMetaFlags.INTER_VIEW
+    p16 = getattr(MV.MotionVectorPartitionFlags, "16X16")
+    buf = Gst.Buffer.new_allocate(None, 64, None)
+    want = [(0, -1, 0), (1, -1, 0), (1, 0, INTER)]
+    cells = []
+    for k, (view, d, flags) in enumerate(want):
+        cells.append(cells_for(40, 20, p16, 20 + k))
+        m = add_meta(buf, 40, 20, p16, cells[k])
+        m.view, m.ref_distance, m.flags = view, d, flags
+
+    def cells_of(f):
+        return f.grids[0].ravel().tobytes()
+
+    fields = MV.buffer_get_motion_vector_fields(buf)
+    check([(f.view, f.ref_distance, f.inter_view) for f in fields] ==
+          [(0, -1, False), (1, -1, False), (1, 0, True)],
+          "stereo fields: views, references, inter-view %r" %
+          [(f.view, f.ref_distance, f.inter_view) for f in fields])
+    check(all(cells_of(f) == c.tobytes() for f, c in zip(fields, cells)),
+          "stereo fields: their cells")
+    check(all(f[14] == f.view and f[15] == f.inter_view and
+              f[4] == f.ref_distance for f in fields),
+          "view and inter_view at 14 and 15, ref_distance still at 4")
+
+    # One field: of view 0 by default; view= and ref_distance= pick.
+    picks = [({}, 0), ({"ref_distance": -1}, 0), ({"view": 1}, 1),
+             ({"ref_distance": -1, "view": 1}, 1),
+             ({"ref_distance": 0, "view": 1}, 2), ({"view": 0}, 0)]
+    for kwargs, k in picks:
+        f = MV.buffer_get_motion_vector_field(buf, **kwargs)
+        check(f is not None and cells_of(f) == cells[k].tobytes() and
+              (f.view, f.ref_distance) == want[k][:2],
+              "field(%r): the field %d" % (kwargs, k))
+    check(MV.buffer_get_motion_vector_field(buf, False, 0, 1).inter_view,
+          "field(buf, copy, 0, 1): the disparity")
+    for kwargs in ({"ref_distance": 0}, {"ref_distance": -2, "view": 1},
+                   {"view": 2}, {"ref_distance": 1}):
+        check(MV.buffer_get_motion_vector_field(buf, **kwargs) is None,
+              "field(%r): none" % (kwargs,))
+    for bad, exc in ((True, TypeError), (1.0, TypeError), ("1", TypeError),
+                     (None, TypeError), (-1, ValueError)):
+        try:
+            MV.buffer_get_motion_vector_field(buf, view=bad)
+            check(False, "view=%r refused" % (bad,))
+        except exc:
+            pass
+
+    # A frame-by-frame stream's second view: a buffer of view 1 fields
+    # only has no field of view 0.
+    buf2 = Gst.Buffer.new_allocate(None, 64, None)
+    for k in (1, 2):
+        m = add_meta(buf2, 40, 20, p16, cells[k])
+        m.view, m.ref_distance, m.flags = want[k]
+    check(MV.buffer_get_motion_vector_field(buf2) is None,
+          "second view's buffer: no field of view 0")
+    f = MV.buffer_get_motion_vector_field(buf2, view=1)
+    check(f is not None and cells_of(f) == cells[1].tobytes(),
+          "second view's buffer: view=1 gives its first field")
+
+
+def check_stereo_pipeline():
+    # A 128x48 side-by-side stream through gpumotionest: each buffer has
+    # view 0's field, view 1's and view 1's disparity, each 64x48 and
+    # equal to the C API's cells; both views pan by (+3, -2), and the
+    # second is the first moved 2 pixels to the left, which the disparity
+    # finds.
+    width, height, dx, dy, shift = 64, 48, 3, -2, 2
+    frames = pan_frames(4, width + shift, height, dx, dy)
+    pipeline = Gst.parse_launch(
+        "appsrc name=src format=time caps=video/x-raw,format=GRAY8,"
+        "width=%d,height=%d,framerate=30/1,multiview-mode=side-by-side ! "
+        "gpumotionest backend=cpu search-range=8 disparity-range=-4,4 ! "
+        "appsink name=sink sync=false" % (2 * width, height))
+    src, sink = pipeline.get_by_name("src"), pipeline.get_by_name("sink")
+    pipeline.set_state(Gst.State.PLAYING)
+    for k, f in enumerate(frames):
+        sbs = np.concatenate([f[:, :width], f[:, shift:]], axis=1)
+        b = Gst.Buffer.new_wrapped(np.ascontiguousarray(sbs).tobytes())
+        b.pts, b.duration = k * Gst.SECOND // 30, Gst.SECOND // 30
+        src.emit("push-buffer", b)
+    src.emit("end-of-stream")
+    samples = []
+    while True:
+        s = sink.emit("try-pull-sample", 10 * Gst.SECOND)
+        if s is None:
+            break
+        samples.append(s)
+    msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    check(msg is None, "pipeline error: %s" % (msg and msg.parse_error()[0]))
+    check(len(samples) == len(frames), "%d buffers out" % len(samples))
+    for k, s in enumerate(samples):
+        buf = s.get_buffer()
+        metas = MV.buffer_get_motion_vector_metas(buf)
+        fields = MV.buffer_get_motion_vector_fields(buf)
+        check([(f.view, f.ref_distance, f.inter_view,
+                f.analysis_width, f.analysis_height) for f in fields] ==
+              [(0, -1, False, width, height), (1, -1, False, width, height),
+               (1, 0, True, width, height)],
+              "stereo frame %d: fields %r" % (k, [(f.view, f.ref_distance,
+                                                   f.inter_view)
+                                                  for f in fields]))
+        for m, f in zip(metas, fields):
+            check_against_cells(m, f.grids, "stereo frame %d" % k)
+        disparity = MV.buffer_get_motion_vector_field(buf, ref_distance=0,
+                                                      view=1)
+        check(disparity.has_reference and disparity.ref_pts == buf.pts,
+              "stereo frame %d: disparity at the same instant" % k)
+        inner = disparity.grids[0][1:-1, 1:-1]
+        # view 1 is view 0 moved 2 px left: a block's match in view 0
+        # lies 2 px to its right, +8 quarter pixels
+        check(np.all(inner["mv_x"] == 4 * shift) and
+              np.all(inner["mv_y"] == 0),
+              "stereo frame %d: disparity %r" % (k, inner[["mv_x", "mv_y"]]))
+        if k > 0:
+            for view in (0, 1):
+                g = MV.buffer_get_motion_vector_field(
+                    buf, view=view).grids[0][1:-1, 1:-1]
+                check(np.all(g["mv_x"] == -4 * dx) and
+                      np.all(g["mv_y"] == -4 * dy),
+                      "stereo frame %d view %d: motion" % (k, view))
 
 
 def check_sharing():
@@ -515,6 +645,8 @@ def main():
     check_modes()
     check_chosen_refs()
     check_several_fields()
+    check_stereo_fields()
+    check_stereo_pipeline()
     check_sharing()
     check_lifetime()
     check_pipeline()

@@ -14,7 +14,8 @@
 #   MotionVectorMeta.to_field()              all of the above and the fields
 #   buffer_get_motion_vector_field(buffer)   the same from a Gst.Buffer: its
 #                                            first field, or that against a
-#                                            given reference
+#                                            given reference, of a given
+#                                            view of stereo video
 #   buffer_get_motion_vector_fields(buffer)  every field of the buffer, one
 #                                            per reference, in order
 #   buffer_get_motion_vector_metas(buffer)   the metas themselves, in order
@@ -306,7 +307,7 @@ def _summary_to_dict(self):
 MotionVectorField = collections.namedtuple("MotionVectorField", [
     "grids", "modes", "summary", "has_reference", "ref_distance", "ref_pts",
     "width", "height", "analysis_width", "analysis_height",
-    "method", "search_range", "flags", "chosen_refs"])
+    "method", "search_range", "flags", "chosen_refs", "view", "inter_view"])
 MotionVectorField.__doc__ = """\
 One buffer's motion field, owned by Python: it stays valid after the buffer
 and its meta are gone.
@@ -320,8 +321,13 @@ has_reference: False for a field without reference (every cell zero).
 ref_distance, ref_pts, width, height, analysis_width, analysis_height,
 method, search_range, flags: the meta's fields of those names.
 chosen_refs: (4 mb_rows, 4 mb_cols) int8 array of the reference decision
-    (MotionVectorMeta.chosen_refs_to_ndarray()), or None; last, so that the
-    fields before it keep their places."""
+    (MotionVectorMeta.chosen_refs_to_ndarray()), or None; after the fields
+    that came before it, so that they keep their places.
+view: the view of stereo video the field is of, 0 the first (and the only
+    one of other video), 1 the second; the field covers that view.
+inter_view: True for the disparity field (flag INTER_VIEW): the second
+    view searched against the first at the same instant, ref_distance 0.
+view and inter_view come last, after chosen_refs, for the same reason."""
 
 
 def _to_field(self, copy=False):
@@ -337,25 +343,35 @@ def _to_field(self, copy=False):
         analysis_width=self.analysis_width,
         analysis_height=self.analysis_height, method=self.method,
         search_range=self.search_range, flags=flags,
-        chosen_refs=self.chosen_refs_to_ndarray(copy))
+        chosen_refs=self.chosen_refs_to_ndarray(copy), view=self.view,
+        inter_view=bool(
+            flags & GstMotionVectors.MotionVectorMetaFlags.INTER_VIEW))
 
 
-def buffer_get_motion_vector_field(buffer, copy=False, ref_distance=None):
+def buffer_get_motion_vector_field(buffer, copy=False, ref_distance=None,
+                                   view=0):
     """A motion field of @buffer (a Gst.Buffer) as a MotionVectorField.
 
-    @ref_distance: None (default): the buffer's first field, that of the
+    @ref_distance: None (default): the first field of @view, that of the
     first reference of gpumotionest's references list (the only one with
-    the default list); an int: the field searched against the frame that
-    many frames away, -1 the previous one, +1 the next one.
+    the default list); an int: the field of @view searched against the
+    frame that many frames away, -1 the previous one, +1 the next one; 0:
+    the disparity field of @view (stereo video's second view searched
+    against the first at the same instant).
+    @view: the view of stereo video, 0 (default) the first, which is the
+    only view of other video; 1 the second.
 
-    Returns None when the buffer has no such field (and for a
-    @ref_distance of 0, which names no other frame).  Raises ImportError
-    without numpy."""
+    Returns None when the buffer has no such field: with the defaults, a
+    buffer of a frame-by-frame stream's second view (whose fields are all
+    of view 1), and for a @ref_distance of 0 every field of view 0.
+    Raises ImportError without numpy."""
+    view = _view(view)
     if ref_distance is None:
-        meta = GstMotionVectors.buffer_get_motion_vector_meta(buffer)
+        meta = next((m for m in buffer_get_motion_vector_metas(buffer)
+                     if m.view == view), None)
     else:
-        meta = GstMotionVectors.buffer_get_motion_vector_meta_for_reference(
-            buffer, _ref_distance(ref_distance))
+        meta = GstMotionVectors.buffer_get_motion_vector_meta_for_view(
+            buffer, view, _ref_distance(ref_distance))
     if meta is None:
         return None
     return meta.to_field(copy)
@@ -368,6 +384,15 @@ def _ref_distance(d):
         raise TypeError("a reference distance is an int such as -1 or 2, "
                         "not %r" % (d,))
     return d
+
+
+def _view(v):
+    """@v as the C guint view it is passed as: an int, 0 or more."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise TypeError("a view is an int, 0 or 1, not %r" % (v,))
+    if v < 0:
+        raise ValueError("a view is 0 or more (0 the first), not %d" % v)
+    return v
 
 
 def buffer_get_motion_vector_metas(buffer):
