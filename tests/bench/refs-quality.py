@@ -4,7 +4,7 @@ coder, against one reference and against x264 with several.
 
     refs-quality.py selftest
     refs-quality.py score CLIP [--frames N] [--lists=-1:-1,-2,-3,-4:-1,+1]
-                    [--configs LIST] [--choice field|in-order]
+                    [--configs LIST] [--choice element|field]
                     [--no-ref-cost] [--x264 p,b] [--x264-extra PARAMS]
                     [--preset medium] [--qp 23] [--build DIR] [--json OUT]
 
@@ -14,22 +14,24 @@ of mvquality.py, R<range>:<partitions>:<subpel>:<metric>[:qp<Q>|:l<L>]
 and builds, per frame, the field a coder with that list of reference
 pictures would code:
 
-  choice    each macroblock takes the reference whose field costs least
-            there, by the field's own cost (the cells' cost, SAD or SATD
-            plus lambda x MVD bits with a rate term; with `md`, the cost
-            of the partition decision, the chosen shape's cells plus
-            lambda x its type bits), plus lambda x the bits of the
-            ref_idx it would code (not with --no-ref-cost); the first of
-            the list on a tie.  A reference that does not exist for the
-            frame (near the ends of the clip) is not a candidate.  The
-            element decides the partitions of a buffer's first field only,
-            so the decision is made here for every field, by its rule
-            (docs/mode-decision.md), and checked against the element's on
-            every first field.  With --choice in-order (16x16 only), the
-            macroblocks are decided in decoding order by the field's
-            distortion plus lambda x the bits of the MVD against the H.264
-            prediction of the mixed field and of the ref_idx: the rule of
-            an encoder choosing among the fields' vectors.
+  choice    --choice element (the default): with `md`, the element's own
+            decision of each partition's shape and reference (modes and
+            chosen_refs on the first field, docs/references.md); at 16x16
+            alone, where the element decides nothing, its rule applied
+            here: the macroblocks in decoding order, each taking the
+            reference of least distortion (the cell's cost less its own
+            rate term) + lambda x (ref_idx bits + bits of the MVD against
+            the H.264 prediction from the macroblocks already decided),
+            checked against the element's choice in every macroblock it
+            codes 16x16 in the `md` runs.  --choice field: each macroblock
+            takes the reference whose field costs least there, by the
+            field's own cost (the cell's; with `md`, that field's
+            partition decision, docs/mode-decision.md, made here for
+            every field and checked against the element's where it
+            decides a single field), plus lambda x the ref_idx bits (not
+            with --no-ref-cost).  Either way the first of the list wins a
+            tie, and a reference that does not exist for the frame (near
+            the ends of the clip) is not a candidate.
   MC-PSNR   each block predicted from its reference's ORIGINAL frame, past
             or future, with its vector, interpolated as H.264 does
             (mvquality.py's predict()); over every pixel of the frames 1 ..
@@ -58,12 +60,12 @@ costing x264 the fewest bits, a P macroblock that could be skipped with
 reference 0).  x264's statistics file (its two-pass "stats", written
 without changing the stream) gives each frame's list 0 size and its count
 of each ref_idx, against which the inference is checked (list 1 sizes
-come from the slice headers, through FFmpeg's trace_headers); --x264-extra
-no-deblock=1 encodes without the filter, where the inference is nearly
-exact.  Intra macroblocks have no vector: the previous
+come from the slice headers, through FFmpeg's trace_headers);
+--x264-extra no-deblock=1 encodes without the filter, to see whether it
+changes the comparison.  Intra macroblocks have no vector: the previous
 frame, unmoved.  Skipped and direct macroblocks cannot be told from coded
-ones in the export and are charged as coded, as every block of our
-fields is.
+ones in the export and are charged as coded, as every block of our fields
+is.
 
 `selftest` checks the prediction with reference indices against
 mvquality.py's single-reference median on random fields and against
@@ -269,13 +271,14 @@ def mb_parts(kind_of_mb, mbr, mbc):
     return out
 
 
-def field_motion(kind_of_mb, ref_of_mb, grids, dist, mbr, mbc):
+def field_motion(kind_of_mb, ref_of_blk, grids, dist, mbr, mbc):
     """The Motion of one frame of ours: each macroblock coded with the shape
-    kind_of_mb and the reference ref_of_mb (index into `dist`, the
-    references that exist), its vectors from grids[ref][shape]."""
+    kind_of_mb, each partition with the reference ref_of_blk gives its
+    4x4 blocks (an index into `dist`, the references that exist; the same
+    over a partition, checked), its vectors from grids[ref][shape]."""
     parts, mv, ref = [], [], []
     for s, p, idx in mb_parts(kind_of_mb, mbr, mbc):
-        r = ref_of_mb[p[:, 1] // 4, p[:, 0] // 4]
+        r = ref_of_blk[p[:, 1], p[:, 0]]
         v = np.zeros((len(p), 2), np.int32)
         for k in np.unique(r):
             m = r == k
@@ -284,8 +287,12 @@ def field_motion(kind_of_mb, ref_of_mb, grids, dist, mbr, mbc):
         mv.append(v)
         ref.append(r)
     parts = np.concatenate(parts)
-    return Motion(parts, np.concatenate(mv)[None], np.concatenate(ref)[None],
-                  [list(dist)])
+    ref = np.concatenate(ref)
+    bad = int((paint(parts, ref, mbr * 4, mbc * 4, -1) != ref_of_blk).sum())
+    if bad:
+        raise SystemExit(f"{bad} 4x4 blocks whose reference is not that of "
+                         "their partition")
+    return Motion(parts, np.concatenate(mv)[None], ref[None], [list(dist)])
 
 
 # ---------------------------------------------------------------------------
@@ -468,6 +475,8 @@ def read_fields(path):
             if "modes" in d:
                 layers["modes"] = np.array([SHAPES.index(s)
                                             for s in d["modes"]])
+            if "chosen_refs" in d:
+                layers["chosen_refs"] = np.array(d["chosen_refs"], np.int32)
             fields[d["ref_distance"]] = layers
     if cur is not None:
         yield cur, fields
@@ -479,7 +488,7 @@ def check_field(name, layers, mbr, mbc):
     square grids also mvquality.py's."""
     r4, c4 = mbr * 4, mbc * 4
     for shape, g in layers.items():
-        if shape == "modes":
+        if shape not in SHAPES:
             continue
         p = uniform_parts(shape, mbr, mbc)
         mv = g["mv"].reshape(-1, 2)
@@ -616,10 +625,12 @@ def run_ours(gray, frames, cfg, refs, args, work):
         for d in have:
             check_field(f"frame {t} ref {d:+d}", fields[d], mbr, mbc)
             checked += 1
-            if cfg["md"] and "modes" in fields[d]:
-                # the element decides the partitions of a list's first
-                # field only; choose() decides every field's by the same
-                # rule, checked here against the element's
+            if (cfg["md"] and "modes" in fields[d]
+                    and "chosen_refs" not in fields[d]):
+                # a partition decision among one field's shapes (the
+                # element's where a single reference exists): choose()
+                # decides each field's alone by the same rule for the
+                # field rule, checked here against the element's
                 _, own = choose({d: fields[d]}, [d], lam, False, mbr, mbc,
                                 True)
                 bad = int((own.ravel() != fields[d]["modes"]).sum())
@@ -628,11 +639,39 @@ def run_ours(gray, frames, cfg, refs, args, work):
                                      "macroblocks whose partition differs "
                                      "from the element's decision")
                 decided += 1
-        if args.choice == "in-order":
-            ref, kind = choose_in_order(fields, have, lam, mbr, mbc)
+        if args.choice == "element" and cfg["md"]:
+            first = fields[refs[0]]
+            kind = first["modes"].reshape(mbr, mbc)
+            if "chosen_refs" in first:
+                dist = first["chosen_refs"].reshape(mbr * 4, mbc * 4)
+                ref = np.full(dist.shape, -1, np.int32)
+                for i, d in enumerate(have):
+                    ref[dist == d] = i
+                if (ref < 0).any():
+                    raise SystemExit(f"frame {t}: a chosen reference that "
+                                     "is not one of the fields")
+                decided += 1
+                if "16x16" in first:
+                    # the element weighs each shape as if the whole frame
+                    # were coded with it, so where it codes a macroblock
+                    # 16x16 its reference is that of choose_in_order()
+                    own, _ = choose_in_order(fields, have, lam, mbr, mbc)
+                    at16 = kind == 0
+                    bad = int((own[at16] != ref[::4, ::4][at16]).sum())
+                    if bad:
+                        raise SystemExit(f"frame {t}: {bad} 16x16 "
+                                         "macroblocks whose reference "
+                                         "differs from the element's rule")
+            else:
+                assert have == [refs[0]], f"frame {t}: no decision"
+                ref = np.zeros((mbr * 4, mbc * 4), np.int32)
         else:
-            ref, kind = choose(fields, have, lam, args.ref_cost, mbr, mbc,
-                               cfg["md"])
+            if args.choice == "element":
+                ref, kind = choose_in_order(fields, have, lam, mbr, mbc)
+            else:
+                ref, kind = choose(fields, have, lam, args.ref_cost, mbr,
+                                   mbc, cfg["md"])
+            ref = np.repeat(np.repeat(ref, 4, 0), 4, 1)
         motions[t] = field_motion(kind, ref, [fields[d] for d in have],
                                   have, mbr, mbc)
     os.unlink(out)
@@ -924,10 +963,9 @@ def cmd_score(args):
         lists = [parse_list(s) for s in args.lists.split(":")]
         for c in [c for c in args.configs.split(",") if c]:
             cfg = mq.parse_config(c)
-            if args.choice == "in-order" and (cfg["md"]
-                                              or cfg["parts"] != "16x16"):
-                raise SystemExit("--choice in-order: 16x16 configurations "
-                                 "only")
+            if not cfg["md"] and cfg["parts"] != "16x16":
+                raise SystemExit("without md, 16x16 configurations only: "
+                                 "the grid scored is the 16x16 one")
             for refs in lists:
                 name = f"{c} refs {','.join(f'{d:+d}' for d in refs)}"
                 sets[name], info[name] = run_ours(gray, frames, cfg, refs,
@@ -1001,8 +1039,8 @@ def cmd_score(args):
 def print_table(rep):
     print(f"\n{rep['clip']}: {rep['frames']} frames of {rep['width']}x"
           f"{rep['height']}, x264 QP {rep['qp']}, reference chosen "
-          + ("in decoding order with the H.264 MVD" if rep["choice"] ==
-             "in-order" else "by the field's cost"
+          + ("by the element's rule" if rep["choice"] == "element"
+             else "by the field's cost"
              + (" + lambda x ref_idx bits" if rep["ref_cost"] else ""))
           + "\n")
     res = rep["results"]
@@ -1135,12 +1173,12 @@ def main():
     s.add_argument("--no-ref-cost", dest="ref_cost", action="store_false",
                    help="choose the reference by the field's cost alone, "
                    "without lambda x the ref_idx bits")
-    s.add_argument("--choice", choices=("field", "in-order"),
-                   default="field",
-                   help="how a macroblock's reference is chosen: by the "
-                   "field's cost (default), or in decoding order by the "
-                   "distortion and the bits of the MVD against the H.264 "
-                   "prediction of the mixed field (16x16 only)")
+    s.add_argument("--choice", choices=("element", "field"),
+                   default="element",
+                   help="how each partition's reference is chosen: the "
+                   "element's decision (default; with md, its own, read "
+                   "from the first field; at 16x16 alone, where it makes "
+                   "none, the same rule here), or by each field's cost")
     s.add_argument("--x264-extra", default="",
                    help="more x264 parameters, colon-separated, e.g. "
                    "no-deblock=1")
