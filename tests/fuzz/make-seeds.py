@@ -186,6 +186,105 @@ def main():
         edgy(0x80000000) + u32(5) + u32(6) + edgy(3) + edgy(9) + edgy(1000)
         + cells + export)
 
+    # Several fields, stereo views and decisions (the bits above RUN_COPY).
+    SET_VIEW, SET_CHOSEN, MORE_METAS, RUN_STEREO = 4096, 8192, 16384, 32768
+    # decision_refs[] indices: -1, -2, +1, +2, -3, 0, 127, -128
+    R_M1, R_M2, R_P1, R_P2, R_0 = 0, 1, 2, 3, 5
+    # set_view(): view 0/1, the inter-view flag, ref_distance 0 or one of
+    # decision_refs
+    def set_view(view, inter=False, ref=None):
+        how = view | (2 if inter else 0)
+        if inter:
+            return u8(how | 4)
+        return u8(how | 8) + u8(ref) if ref is not None else u8(how)
+
+    def field(mask, parts=1, same=True, extra=b"", size=(64, 48)):
+        """A further field: its mask, size (or the first's), shapes,
+        cell seed, then what its mask asks for."""
+        return (u16(mask) + u16(size[0] - 1) + u16(size[1] - 1) + u8(parts)
+                + u8(same) + u32(9) + extra)
+
+    def stereo_overlay(mode, view=-1, ref=R_M1, chosen=False, colours=False):
+        # run_overlay(): the older bytes (I420 64x48 x2 wide for the
+        # halves), then how, multiview mode, view + 1, reference
+        modes = {"none": 0, "sbs": 1, "tb": 2, "fbf": 3, "rows": 4}
+        return (u8(0) + u8(127) + u8(47)
+                + bytes([0, 0, 0, 0, 1, 1, 4, 128, 0, 0]) + u8(1)
+                + u8((1 if chosen else 0) | (2 if colours else 0))
+                + u8(modes[mode]) + u8(view + 1) + u8(ref))
+
+    def decision(n_mb, modes_idx, refs_idx):
+        # set_decision() through the setters: a shape index per
+        # macroblock, a distance index per run of four 4x4 blocks
+        return (u8(0) + bytes(modes_idx[i % len(modes_idx)]
+                              for i in range(n_mb))
+                + bytes(refs_idx[i % len(refs_idx)]
+                        for i in range(4 * n_mb)))
+
+    n_mb = 4 * 3                 # 64x48
+    stereo_tail = cells + cells + scale + cells + export
+    # side-by-side: view 0 against -1, view 1 against -1, view 1's
+    # disparity; drawn in halves, each view's own, then the disparity
+    sbs_fields = (u8(1) + field(SET_VIEW, extra=set_view(1, ref=R_M1))
+                  + field(SET_VIEW, extra=set_view(1, inter=True)))
+    for name, view, ref in (("each", -1, R_M1), ("disparity", 1, R_0)):
+        m["seed-stereo-sbs-" + name] = meta_seed(
+            64, 48, 1, MORE_METAS | RUN_ALL | RUN_STEREO,
+            sbs_fields + stereo_tail + stereo_overlay("sbs", view, ref))
+    m["seed-stereo-top-bottom"] = meta_seed(
+        64, 48, 1, MORE_METAS | RUN_ALL | RUN_STEREO,
+        sbs_fields + stereo_tail + stereo_overlay("tb"))
+    # a frame-by-frame second view's buffer: view 1 fields only
+    m["seed-stereo-frame-by-frame"] = meta_seed(
+        64, 48, 1, SET_VIEW | MORE_METAS | RUN_ALL | RUN_STEREO,
+        set_view(1, ref=R_M1) + u8(0) + field(SET_VIEW, extra=set_view(
+            1, inter=True)) + stereo_tail + stereo_overlay("fbf", 1, R_0))
+    m["seed-stereo-rows"] = meta_seed(
+        64, 48, 1, MORE_METAS | RUN_OVERLAY | RUN_STEREO,
+        sbs_fields + cells + stereo_overlay("rows"))
+    # a decision of -1, -2, +1 on the first field (16x16 + 8x8), the
+    # fields it names of its size, and a field of the other view against
+    # +1 before them; exported and drawn chosen, in reference colours
+    both = 0x09
+    dec = decision(n_mb, [0, 1, 0, 0, 1], [R_M1, R_M2, R_P1, R_M1])
+    m["seed-decision-refs"] = meta_seed(
+        64, 48, both, SET_CHOSEN | MORE_METAS | RUN_ALL | RUN_STEREO,
+        dec + u8(2)
+        + field(SET_VIEW, both, extra=set_view(1, ref=R_P1))
+        + field(SET_VIEW, both, extra=set_view(0, ref=R_M2))
+        + field(SET_VIEW, both, extra=set_view(0, ref=R_P1))
+        + stereo_tail + stereo_overlay("none", chosen=True, colours=True))
+    m["seed-decision-refs-csv"] = meta_seed(
+        64, 48, both, SET_CHOSEN | MORE_METAS | RUN_EXPORT,
+        dec + u8(1) + field(SET_VIEW, both, extra=set_view(0, ref=R_M2))
+        + field(SET_VIEW, both, extra=set_view(0, ref=R_P1))
+        + cells + u8(1) + u8(0x7F) + u8(0))
+    # decisions that cannot be followed: a 0 refused by the setter, a
+    # field named of another size, raw bytes of the wrong sizes with
+    # their flags
+    m["seed-decision-zero"] = meta_seed(
+        64, 48, both, SET_CHOSEN | MORE_METAS | RUN_ALL | RUN_STEREO,
+        decision(n_mb, [1], [R_M1, R_0]) + u8(0)
+        + field(SET_VIEW, both, extra=set_view(0, ref=R_M2))
+        + stereo_tail + stereo_overlay("none", chosen=True, colours=True))
+    m["seed-decision-other-size"] = meta_seed(
+        64, 48, both, SET_CHOSEN | MORE_METAS | RUN_ALL | RUN_STEREO,
+        dec + u8(1) + field(SET_VIEW, both, same=False, size=(48, 48),
+                            extra=set_view(0, ref=R_M2))
+        + field(SET_VIEW, both, extra=set_view(0, ref=R_P1))
+        + stereo_tail + stereo_overlay("none", chosen=True, colours=True))
+    # raw: modes of the wrong size (an inconsistent meta), or of the right
+    # size with chosen references of the wrong size, flags set
+    m["seed-decision-raw"] = meta_seed(
+        64, 48, both, SET_CHOSEN | RUN_ALL | RUN_STEREO,
+        u8(1 | 2 | 4) + u16(5) + u8(3) * 5 + u16(40) + u8(R_M1) * 10
+        + stereo_tail + stereo_overlay("none", chosen=True, colours=True))
+    m["seed-decision-raw-refs-size"] = meta_seed(
+        64, 48, both, SET_CHOSEN | MORE_METAS | RUN_ALL | RUN_STEREO,
+        u8(1 | 2 | 4) + u16(n_mb) + u8(3) * n_mb + u16(40) + u8(R_M1) * 10
+        + u8(0) + field(SET_VIEW, both, extra=set_view(0, ref=R_M2))
+        + stereo_tail + stereo_overlay("none", chosen=True, colours=True))
+
     for target, files in seeds.items():
         d = os.path.join(root, target)
         os.makedirs(d, exist_ok=True)
