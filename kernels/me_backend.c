@@ -382,6 +382,31 @@ me_backend_set_in_flight (MEBackend * b, unsigned depth)
     leave (&b->options);
 }
 
+/* A frame in CUDA device memory only for a backend that reads it there. */
+static gboolean
+device_memory_ok (const MEBackend * b, const MEPlane * luma, GError ** error)
+{
+  if (luma->on_device && !b->ops->caps.cuda_device) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend cannot read frames in CUDA device memory",
+        b->ops->name);
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The submit time and field of a submission, for the stats hook. */
+static void
+note_submitted (MEBackend * b, MEField * field)
+{
+  if (b->options.stats) {
+    gint64 *t = g_new (gint64, 1);
+    *t = g_get_monotonic_time ();
+    g_queue_push_tail (&b->submitted, t);
+    g_queue_push_tail (&b->fields, field);
+  }
+}
+
 gboolean
 me_backend_submit (MEBackend * b, const MEPlane * luma,
     const MESearchParams * params, MEField * out, GError ** error)
@@ -391,24 +416,15 @@ me_backend_submit (MEBackend * b, const MEPlane * luma,
   if (!me_check_input (luma, params, out, error)
       || !me_backend_supports (b->ops, params, error))
     return FALSE;
-  if (luma->on_device && !b->ops->caps.cuda_device) {
-    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
-        "the %s backend cannot read frames in CUDA device memory",
-        b->ops->name);
+  if (!device_memory_ok (b, luma, error))
     return FALSE;
-  }
   if (!enter_or_fail (&b->options, error))
     return FALSE;
   ok = b->ops->submit (b->session, luma, params, out, error);
   leave (&b->options);
   if (!ok)
     return FALSE;
-  if (b->options.stats) {
-    gint64 *t = g_new (gint64, 1);
-    *t = g_get_monotonic_time ();
-    g_queue_push_tail (&b->submitted, t);
-    g_queue_push_tail (&b->fields, out);
-  }
+  note_submitted (b, out);
   return TRUE;
 }
 
@@ -450,25 +466,16 @@ me_backend_submit_pairs (MEBackend * b, const MEPlane * luma,
   if (luma && (!me_check_luma_size (luma, error)
           || !me_check_luma_layout (luma, error)))
     return FALSE;
-  if (luma && luma->on_device && !b->ops->caps.cuda_device) {
-    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
-        "the %s backend cannot read frames in CUDA device memory",
-        b->ops->name);
+  if (luma && !device_memory_ok (b, luma, error))
     return FALSE;
-  }
   if (!enter_or_fail (&b->options, error))
     return FALSE;
   ok = b->ops->submit_pairs (b->session, luma, params, pairs, n_pairs, error);
   leave (&b->options);
   if (!ok)
     return FALSE;
-  if (b->options.stats) {
-    gint64 *t = g_new (gint64, 1);
-    *t = g_get_monotonic_time ();
-    g_queue_push_tail (&b->submitted, t);
-    /* the first search's field stands for the submission in the stats */
-    g_queue_push_tail (&b->fields, n_pairs ? pairs[0].out : NULL);
-  }
+  /* the first search's field stands for the submission in the stats */
+  note_submitted (b, n_pairs ? pairs[0].out : NULL);
   return TRUE;
 
 invalid:
