@@ -103,6 +103,31 @@ me_check_luma_layout (const MEPlane * luma, GError ** error)
         luma->weights[1], luma->weights[2]);
     return FALSE;
   }
+  if (luma->depth != 0 && (luma->depth < 8 || luma->depth > 16)) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "luma of %u bits per sample, not 8 .. 16", luma->depth);
+    return FALSE;
+  }
+  if (me_plane_depth (luma) > 8) {
+    if (luma->kind != ME_LUMA_PLANE || luma->shift > 16 - luma->depth) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "%u-bit luma of kind %d shifted by %u: only a plane of 16-bit "
+          "words whose %u bits start at bit 0 .. %u", luma->depth,
+          (int) luma->kind, luma->shift, luma->depth, 16 - luma->depth);
+      return FALSE;
+    }
+    if (luma->stride < 2 * (ptrdiff_t) luma->width || (luma->stride & 1)
+        || ((uintptr_t) luma->data & 1)) {
+      g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+          "%u-bit luma: stride %td for %u two-byte samples, or an odd "
+          "address", luma->depth, luma->stride, luma->width);
+      return FALSE;
+    }
+  } else if (luma->shift != 0) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "8-bit luma shifted by %u", luma->shift);
+    return FALSE;
+  }
   /* Packed and RGB frames are converted while copied to the host side of
    * a backend; a device pointer is read as a plane as it is. */
   if (luma->kind != ME_LUMA_PLANE && luma->on_device) {
@@ -115,6 +140,22 @@ me_check_luma_layout (const MEPlane * luma, GError ** error)
 
 static gboolean check_params (const MESearchParams * params,
     const MEField * out, GError ** error);
+
+/* The rate term is scaled to the samples' depth (me_rate.h): the scaled
+ * lambda must stay within ME_MAX_LAMBDA, which keeps every cost within
+ * the comparison key. */
+static gboolean
+check_lambda_depth (const MESearchParams * params, unsigned depth,
+    GError ** error)
+{
+  if (params->lambda > me_max_lambda_at_depth (depth)) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "lambda %u above %u, the most at %u bits per sample",
+        params->lambda, me_max_lambda_at_depth (depth), depth);
+    return FALSE;
+  }
+  return TRUE;
+}
 
 static gboolean
 me_check_luma_size (const MEPlane * luma, GError ** error)
@@ -136,7 +177,8 @@ me_check_input (const MEPlane * luma, const MESearchParams * params,
 {
   if (!me_check_luma_size (luma, error) || !me_check_luma_layout (luma, error))
     return FALSE;
-  if (!check_params (params, out, error))
+  if (!check_params (params, out, error)
+      || !check_lambda_depth (params, me_plane_depth (luma), error))
     return FALSE;
   if (out->mb_cols != gst_motion_vector_mb_cols (luma->width)
       || out->mb_rows != gst_motion_vector_mb_rows (luma->height)) {
@@ -212,6 +254,21 @@ check_params (const MESearchParams * params, const MEField * out,
 }
 
 /* What the backend can do, against what is asked. */
+gboolean
+me_backend_supports_depth (const MEBackendOps * ops, unsigned depth,
+    GError ** error)
+{
+  const unsigned max = ops->caps.max_depth ? ops->caps.max_depth : 8;
+
+  if ((depth ? depth : 8) > max) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend searches samples of at most %u bits, not %u",
+        ops->name, max, depth);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 gboolean
 me_backend_supports (const MEBackendOps * ops, const MESearchParams * params,
     GError ** error)
@@ -386,6 +443,8 @@ me_backend_set_in_flight (MEBackend * b, unsigned depth)
 static gboolean
 device_memory_ok (const MEBackend * b, const MEPlane * luma, GError ** error)
 {
+  if (!me_backend_supports_depth (b->ops, luma->depth, error))
+    return FALSE;
   if (luma->on_device && !b->ops->caps.cuda_device) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
         "the %s backend cannot read frames in CUDA device memory",

@@ -58,7 +58,7 @@ typedef enum {
                           * (luma_rules.h) */
 } MELumaKind;
 
-/* The 8-bit luma of a frame.  `data` must stay readable until the frame
+/* The luma of a frame.  `data` must stay readable until the frame
  * has been collected; the backend never writes to it.  With `on_device` it
  * is a CUDA device pointer in the context current on the calling thread,
  * which only a backend whose caps say cuda_device can read (a frame a GPU
@@ -82,7 +82,22 @@ typedef struct {
                               * packed 4:2:2, 4 for RGB; 0 or 1 for a plane */
   uint8_t offset[3];         /* packed: the luma's byte; RGB: R, G, B */
   uint16_t weights[3];       /* RGB: wr, wg, wb, summing to 256 */
+  /* Bits per sample (docs/high-bit-depth.md): 0 or 8, one byte a sample;
+   * 9 .. 16, a plane (kind ME_LUMA_PLANE) of 16-bit words in host order,
+   * rows `stride` bytes apart, whose sample is (word >> shift) masked to
+   * `depth` bits: shift 0 for samples in the low bits (I420_10LE), 16 -
+   * depth for samples in the high bits (P010_10LE).  Costs are computed
+   * on those samples, and lambda is scaled to them (me_rate.h). */
+  unsigned depth;
+  unsigned shift;
 } MEPlane;
+
+/* The bits per sample of a plane: 8 for a zeroed depth. */
+static inline unsigned
+me_plane_depth (const MEPlane * luma)
+{
+  return luma->depth ? luma->depth : 8;
+}
 
 /* Where results go: one grid per requested shape, sized by
  * gst_motion_vector_grid_cols/rows() for mb_cols x mb_rows macroblocks, NULL
@@ -139,6 +154,9 @@ typedef struct {
   /* Frames a session keeps for submit_pairs(): the newest and the
    * window - 1 before it; 0 when it has no submit_pairs. */
   unsigned window;
+  /* The most bits per sample it searches (MEPlane.depth): 8, or 16 for
+   * every depth up to 16. */
+  unsigned max_depth;
 } MEBackendCaps;
 
 /* Per-frame measurements, handed to MEBackendOptions.stats at collect. */
@@ -310,6 +328,10 @@ void me_backend_reset (MEBackend * b);
  * the search asked for. */
 gboolean me_backend_supports (const MEBackendOps * ops,
     const MESearchParams * params, GError ** error);
+
+/* Whether the backend searches samples of `depth` bits (0: 8). */
+gboolean me_backend_supports_depth (const MEBackendOps * ops, unsigned depth,
+    GError ** error);
 
 /* The checks me_backend_submit() applies before the capabilities. */
 gboolean me_check_input (const MEPlane * luma, const MESearchParams * params,

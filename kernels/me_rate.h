@@ -18,6 +18,26 @@
  * ME_KEY_MAX_COST. */
 #define ME_MAX_LAMBDA 65535
 
+/* The rate term at `depth` bits per sample (docs/high-bit-depth.md): a
+ * difference of one step of an 8-bit sample is 2^(depth - 8) steps of a
+ * deeper one, so distortion grows by that factor and lambda is scaled by
+ * the same to keep the trade-off of the same picture at any depth:
+ * lambda is given in 8-bit units, and the search uses this. */
+ME_INLINE uint32_t
+me_lambda_at_depth (uint32_t lambda, unsigned depth)
+{
+  return depth > 8 ? lambda << (depth - 8) : lambda;
+}
+
+/* The largest lambda at `depth`: its scaled value stays <= ME_MAX_LAMBDA,
+ * so that distortion (a 16x16 SATD of 16-bit samples is below 2^26) plus
+ * the rate stays below ME_KEY_MAX_COST. */
+ME_INLINE uint32_t
+me_max_lambda_at_depth (unsigned depth)
+{
+  return depth > 8 ? ME_MAX_LAMBDA >> (depth - 8) : ME_MAX_LAMBDA;
+}
+
 ME_INLINE uint32_t
 me_se_bits (int v)
 {

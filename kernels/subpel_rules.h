@@ -14,7 +14,7 @@
  *   ME_HPEL_C   j at (x + 1/2, y + 1/2) 6-tap over the unrounded b1 of six
  *                                       rows, (j1 + 512) >> 10
  *
- * each clipped to 0..255 (Clip1).  The taps are (1, -5, 20, 20, -5, 1) on
+ * each clipped to 0..255 (Clip1; 0 .. 2^depth - 1 for deeper samples).  The taps are (1, -5, 20, 20, -5, 1) on
  * positions -2 .. +3.  Samples outside the picture are the nearest edge
  * sample (clause 8.4.2.2.1's Clip3 of the coordinates), which is what an
  * edge-replicated plane holds.
@@ -38,42 +38,82 @@
 #define ME_HPEL_V 2
 #define ME_HPEL_C 3
 
-/* 6-tap sum of p[-2*s] .. p[3*s], unrounded (b1, h1 of the standard). */
+/* The interpolation of one sample type: me_tap6_##SFX, me_clip1_##SFX and
+ * the three half samples me_hpel_{h,v,c}_##SFX over `PIXEL` samples,
+ * clipped to maxv.  8-bit samples clip to 255; deeper ones to the largest
+ * sample of their depth, maxv = 2^depth - 1, as H.264 High 10 and beyond
+ * clip to (1 << BitDepthY) - 1 (Clip1Y).  The sums of 16-bit samples stay
+ * within int: |b1| < 42 x 65535 and |j1| < 42 x 42 x 65535 < 2^27.
+ *
+ * me_hpel_h (p, stride) gives the half sample at (x + 1/2, y) of a plane
+ * whose pixel (x, y) is at p, rows `stride` samples apart, and likewise
+ * _v and _c; p[-2 .. +3] in both directions must be readable. */
+#define ME_DEFINE_HPEL(SFX, PIXEL) \
+ME_INLINE int \
+me_tap6_##SFX (const PIXEL *p, ptrdiff_t s) \
+{ \
+  return p[-2 * s] - 5 * p[-s] + 20 * p[0] + 20 * p[s] - 5 * p[2 * s] \
+      + p[3 * s]; \
+} \
+ME_INLINE PIXEL \
+me_clip1_##SFX (int v, int maxv) \
+{ \
+  return (PIXEL) (v < 0 ? 0 : v > maxv ? maxv : v); \
+} \
+ME_INLINE PIXEL \
+me_hpel_h_##SFX (const PIXEL *p, ptrdiff_t stride, int maxv) \
+{ \
+  (void) stride; \
+  return me_clip1_##SFX ((me_tap6_##SFX (p, 1) + 16) >> 5, maxv); \
+} \
+ME_INLINE PIXEL \
+me_hpel_v_##SFX (const PIXEL *p, ptrdiff_t stride, int maxv) \
+{ \
+  return me_clip1_##SFX ((me_tap6_##SFX (p, stride) + 16) >> 5, maxv); \
+} \
+ME_INLINE PIXEL \
+me_hpel_c_##SFX (const PIXEL *p, ptrdiff_t stride, int maxv) \
+{ \
+  const int j1 = me_tap6_##SFX (p - 2 * stride, 1) \
+      - 5 * me_tap6_##SFX (p - stride, 1) + 20 * me_tap6_##SFX (p, 1) \
+      + 20 * me_tap6_##SFX (p + stride, 1) \
+      - 5 * me_tap6_##SFX (p + 2 * stride, 1) \
+      + me_tap6_##SFX (p + 3 * stride, 1); \
+  return me_clip1_##SFX ((j1 + 512) >> 10, maxv); \
+}
+
+ME_DEFINE_HPEL (8, uint8_t)
+ME_DEFINE_HPEL (16, uint16_t)
+
+/* The 8-bit ones, by their first names. */
 ME_INLINE int
 me_tap6 (const uint8_t *p, ptrdiff_t s)
 {
-  return p[-2 * s] - 5 * p[-s] + 20 * p[0] + 20 * p[s] - 5 * p[2 * s]
-      + p[3 * s];
+  return me_tap6_8 (p, s);
 }
 
 ME_INLINE uint8_t
 me_clip1 (int v)
 {
-  return (uint8_t) (v < 0 ? 0 : v > 255 ? 255 : v);
+  return me_clip1_8 (v, 255);
 }
 
-/* The three half samples at (x, y) of a plane whose pixel (x, y) is at p,
- * rows `stride` bytes apart; p[-2 .. +3] in both directions must be
- * readable. */
 ME_INLINE uint8_t
 me_hpel_h (const uint8_t *p, ptrdiff_t stride)
 {
-  return me_clip1 ((me_tap6 (p, 1) + 16) >> 5);
+  return me_hpel_h_8 (p, stride, 255);
 }
 
 ME_INLINE uint8_t
 me_hpel_v (const uint8_t *p, ptrdiff_t stride)
 {
-  return me_clip1 ((me_tap6 (p, stride) + 16) >> 5);
+  return me_hpel_v_8 (p, stride, 255);
 }
 
 ME_INLINE uint8_t
 me_hpel_c (const uint8_t *p, ptrdiff_t stride)
 {
-  const int j1 = me_tap6 (p - 2 * stride, 1) - 5 * me_tap6 (p - stride, 1)
-      + 20 * me_tap6 (p, 1) + 20 * me_tap6 (p + stride, 1)
-      - 5 * me_tap6 (p + 2 * stride, 1) + me_tap6 (p + 3 * stride, 1);
-  return me_clip1 ((j1 + 512) >> 10);
+  return me_hpel_c_8 (p, stride, 255);
 }
 
 /* The two samples whose mean is the sample at fraction (fx, fy), in
@@ -133,7 +173,8 @@ me_subpel_pair (int fx, int fy)
  * sum and the halving is exact: the SATD of a larger block is the sum over
  * its 4x4 blocks, in any grouping.  The transform is orthogonal up to a
  * factor 4, so the sum is at most 4 x 4 x |d| (Euclidean) <= 16320 before
- * the halving. */
+ * the halving for 8-bit samples, 4 x 4 x 4 x 65535 < 2^22 for 16-bit ones:
+ * int holds every step. */
 ME_INLINE uint32_t
 me_satd4x4 (const int d[16])
 {
