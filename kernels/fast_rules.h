@@ -74,6 +74,14 @@ me_hier_decimate (unsigned a, unsigned b, unsigned c, unsigned d)
   return (uint8_t) ((a + b + c + d + 2) >> 2);
 }
 
+/* The same for samples deeper than 8 bits: the mean of four samples of a
+ * depth stays within that depth. */
+ME_INLINE uint16_t
+me_hier_decimate_16 (unsigned a, unsigned b, unsigned c, unsigned d)
+{
+  return (uint16_t) ((a + b + c + d + 2) >> 2);
+}
+
 /* ---- predictive ---------------------------------------------------------- */
 
 #define ME_PRED_MAX_STEPS 32    /* times the 3x3 pattern is costed, at most */

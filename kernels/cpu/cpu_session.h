@@ -2,7 +2,9 @@
  * padded planes, the worker pool, the per-thread scratch, and the pieces
  * of the search that every method uses.  backend_cpu.c holds the session,
  * the full search and the stages after the method; search_fast.c the fast
- * methods (docs/fast-search.md).
+ * methods (docs/fast-search.md).  Compiled once per sample size
+ * (bitdepth.h, included by dsp.h): `pixel` is the sample, and strides and
+ * offsets count samples.
  */
 #ifndef ME_CPU_SESSION_H
 #define ME_CPU_SESSION_H
@@ -21,22 +23,22 @@
 typedef struct PaddedPlane PaddedPlane;
 
 struct PaddedPlane {
-  guint8 *alloc;
-  size_t size;
-  guint8 *base;                 /* alloc aligned to 32: the top-left corner */
-  guint8 *origin;               /* pixel (0, 0) */
+  pixel *alloc;
+  size_t size;                  /* samples */
+  pixel *base;                  /* alloc aligned to 32: the top-left corner */
+  pixel *origin;                /* pixel (0, 0) */
   ptrdiff_t stride;
   size_t rows;                  /* rows from base */
   /* Sums of the 8x8 blocks whose top-left pixel is at each position, at the
    * same offsets from q8 as the pixels from base; for pruning. */
-  guint16 *q8;
+  q8_t *q8;
   size_t q8_size;
   gboolean q8_valid;
   /* The half-sample planes H, V and C (subpel_rules.h), one after the
    * other, each laid out as the pixels are; for sub-pel refinement.  They
    * hold the positions that a search of range hp_range reads (-1: none;
    * hpel_band_job). */
-  guint8 *hp;
+  pixel *hp;
   size_t hp_size;
   int hp_range;
   unsigned pad;                 /* border beyond whole macroblocks, pixels */
@@ -61,6 +63,11 @@ typedef struct Scratch Scratch;
 
 struct MESession {
   MEDsp dsp;
+  /* the frames' bits per sample (MEPlane.depth; 8 at BITDEPTH 8), their
+   * largest sample, and the search's lambda scaled to them (me_rate.h) */
+  unsigned depth;
+  int bitdepth_max;
+  uint32_t lambda;
   PaddedPlane planes[3];        /* current, reference, spare for repadding */
   PaddedPlane *cur, *ref, *spare;
   unsigned pad;                 /* border now in use: largest range seen */
@@ -113,9 +120,9 @@ struct MESession {
 
 /* Per-thread scratch: the SADs of one group of candidate rows. */
 struct Scratch {
-  uint16_t sad4[16 * GROUP_MAX] __attribute__((aligned (32)));
+  sad4_t sad4[16 * GROUP_MAX] __attribute__((aligned (32)));
   uint32_t sad[GROUP_MAX] __attribute__((aligned (32)));
-  guint8 cur[256] __attribute__((aligned (32)));
+  pixel cur[256] __attribute__((aligned (32)));
 };
 
 /* Where each of the ME_DSP_N_PARTS partitions goes: its shape, its
@@ -134,7 +141,7 @@ void me_cpu_run_parallel (MESession * s,
 
 /* Fills `p` with a w x h plane read from `src`, extended by edge
  * replication to mb_cols x mb_rows blocks of 16 and `pad` pixels more. */
-void me_cpu_plane_fill (PaddedPlane * p, const guint8 * src,
+void me_cpu_plane_fill (PaddedPlane * p, const pixel * src,
     ptrdiff_t src_stride, unsigned w, unsigned h, unsigned mb_cols,
     unsigned mb_rows, unsigned pad);
 /* The same from a frame's luma of any kind (me_backend.h): packed and RGB
@@ -153,7 +160,7 @@ void me_cpu_rank_table_build_rect (RankTable * t, unsigned range,
  * `cur` (stride 16) against `ref` (the candidate (0, 0), rows `stride`
  * apart), ranked with `t` (built for R). */
 void me_cpu_search_window (const MEDsp * dsp, const RankTable * t,
-    Scratch * scratch, const guint8 * cur, const guint8 * ref,
+    Scratch * scratch, const pixel * cur, const pixel * ref,
     ptrdiff_t stride, int R, gboolean only16, uint64_t * best);
 
 /* Copies macroblock (mbx, mby) of the current frame to scratch->cur. */
@@ -168,5 +175,9 @@ void me_cpu_store_mb (MESession * s, unsigned mbx, unsigned mby,
 void me_cpu_method_mods (MESession * s);
 void me_cpu_method_hierarchical (MESession * s);
 void me_cpu_method_predictive (MESession * s);
+
+/* The session's functions for this sample size, as MEBackendOps (whose
+ * caps are the CPU backend's); backend_cpu.c hands each session to one. */
+extern const MEBackendOps me_backend_cpu_impl;
 
 #endif /* ME_CPU_SESSION_H */

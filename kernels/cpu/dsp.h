@@ -9,12 +9,16 @@
  * (stride 16), against n consecutive horizontal candidates: candidate i is
  * the 16x16 reference block whose top-left pixel is ref + i.
  *
- * The search ranks candidates with 32-bit "row keys", (cost << 16) | rank,
- * where rank is the candidate's position in me_key() order among the
+ * The search ranks candidates with "row keys" (rowkey_t), (cost << 16) |
+ * rank, where rank is the candidate's position in me_key() order among the
  * candidates searched together (so it fits 16 bits) and cost, a SAD of at
- * most 256 x 255 = 65280, fits the upper half.  The smallest row key is the
- * candidate with the smallest me_key(); the backend maps rank back to (dx,
- * dy).
+ * most 256 x 255 = 65280, fits the upper half of 32 bits (of 64 for deeper
+ * samples, bitdepth.h).  The smallest row key is the candidate with the
+ * smallest me_key(); the backend maps rank back to (dx, dy).
+ *
+ * Compiled once per sample size (bitdepth.h): `pixel` is the sample, and
+ * the types and names of what widens with it follow.  "Bytes" below mean
+ * samples at 16 bits.
  */
 #ifndef ME_CPU_DSP_H
 #define ME_CPU_DSP_H
@@ -22,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gst/motionvectors/gstmotionvectortypes.h>
+
+#include "bitdepth.h"
 
 /* Levels in ascending order: each implies the ones below it, and checkasm
  * forms "this level and every one below" as flag | (flag - 1). */
@@ -39,14 +45,14 @@
 /* sad[i] = SAD of the whole block at candidate i, i < n.  Reads only the
  * 16 x 16 bytes of each candidate. */
 #define decl_sad16_row_fn(name) \
-  void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
+  void (name) (const pixel * cur, const pixel * ref, ptrdiff_t ref_stride, \
       int n, uint32_t * sad)
 
 /* sad[i] = SAD of the whole block at ref + off[i], i < n: candidates
  * scattered anywhere, as a fast method's steps leave them.  Reads only the
  * 16 x 16 bytes of each candidate. */
 #define decl_sad16_points_fn(name) \
-  void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
+  void (name) (const pixel * cur, const pixel * ref, ptrdiff_t ref_stride, \
       int n, const ptrdiff_t * off, uint32_t * sad)
 
 /* out[b * out_stride + i] = SAD of 4x4 sub-block b (= 4 * row + column) at
@@ -54,21 +60,21 @@
  * nothing else.  May read up to 32 bytes past the last candidate's bytes on
  * each of its 16 rows (the backend's planes have that slack). */
 #define decl_sad4x4_row_fn(name) \
-  void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
-      int n, uint16_t * out, ptrdiff_t out_stride)
+  void (name) (const pixel * cur, const pixel * ref, ptrdiff_t ref_stride, \
+      int n, sad4_t * out, ptrdiff_t out_stride)
 
 /* For each partition k, best[k] = min (best[k], min over i < n of
  * (cost_k(i) << 16) | rank[i]), cost_k(i) being the sum of the 4x4 SADs
  * sad4[b * stride + i] that the partition covers.  Reads nothing past n
  * (checkasm puts the arrays' ends against an unreadable page). */
 #define decl_part_min_fn(name) \
-  void (name) (const uint16_t * sad4, ptrdiff_t stride, const uint16_t * rank, \
-      int n, uint32_t best[ME_DSP_N_PARTS])
+  void (name) (const sad4_t * sad4, ptrdiff_t stride, const uint16_t * rank, \
+      int n, rowkey_t best[ME_DSP_N_PARTS])
 
-/* min over i < n of (sad[i] << 16) | rank[i], or UINT32_MAX for n = 0;
- * every sad[i] <= 65280.  Reads nothing past n. */
+/* min over i < n of (sad[i] << 16) | rank[i], or all ones for n = 0;
+ * every sad[i] <= 65535 (<= 2^24 - 1 at 16 bits).  Reads nothing past n. */
 #define decl_min_key_fn(name) \
-  uint32_t (name) (const uint32_t * sad, const uint16_t * rank, int n)
+  rowkey_t (name) (const uint32_t * sad, const uint16_t * rank, int n)
 
 /* lb[i] = sum over the four 8x8 quarters q of the block of |cq[q] -
  * q8[off_q + i]|, off_q = 8 * (q >> 1) * q8_stride + 8 * (q & 1), for i < n:
@@ -76,31 +82,32 @@
  * block's quarter sums, so lb[i] <= the 16x16 SAD at candidate i, since
  * |sum a - sum b| <= sum |a - b|.  Reads nothing past n. */
 #define decl_sea_row_fn(name) \
-  void (name) (const uint16_t * q8, ptrdiff_t q8_stride, const uint16_t cq[4], \
-      int n, uint16_t * lb)
+  void (name) (const q8_t * q8, ptrdiff_t q8_stride, const q8_t cq[4], \
+      int n, q8_t * lb)
 
 /* Cost of a w x h block (w, h multiples of 4, at most 16) of `cur` (rows
  * cur_stride apart) against the prediction (a[i] + b[i] + 1) >> 1, a and b
  * two planes with rows `stride` apart (subpel_rules.h): the SAD, or with
  * `satd` the sum of the 4x4 Hadamard SATDs (me_satd4x4). */
 #define decl_subpel_cost_fn(name) \
-  uint32_t (name) (const uint8_t * cur, ptrdiff_t cur_stride, \
-      const uint8_t * a, const uint8_t * b, ptrdiff_t stride, int w, int h, \
+  uint32_t (name) (const pixel * cur, ptrdiff_t cur_stride, \
+      const pixel * a, const pixel * b, ptrdiff_t stride, int w, int h, \
       int satd)
 
 /* The half-sample planes (subpel_rules.h) of n pixels of a row: h[i], v[i]
  * and c[i] for the pixel at src + i, whose rows are `stride` apart.  Reads
- * 2 pixels and rows before and 3 after each. */
+ * 2 pixels and rows before and 3 after each.  At 16 bits, bitdepth_max
+ * is the largest sample (2^depth - 1), where the planes clip. */
 #define decl_hpel_row_fn(name) \
-  void (name) (const uint8_t * src, ptrdiff_t stride, int n, uint8_t * h, \
-      uint8_t * v, uint8_t * c)
+  void (name) (const pixel * src, ptrdiff_t stride, int n, pixel * h, \
+      pixel * v, pixel * c HIGHBD_DECL_SUFFIX)
 
 /* sad[i] = SAD of the 8x8 block `cur` (8 bytes a row, contiguous) against
  * the one at ref + off[i] (rows `ref_stride` apart), i < n: the
  * hierarchical search's level 1, whose candidates are scattered.  Reads
  * only the 8 x 8 bytes of each candidate. */
 #define decl_sad8x8_points_fn(name) \
-  void (name) (const uint8_t * cur, const uint8_t * ref, ptrdiff_t ref_stride, \
+  void (name) (const pixel * cur, const pixel * ref, ptrdiff_t ref_stride, \
       int n, const ptrdiff_t * off, uint32_t * sad)
 
 /* dst[i] = src[i * step], i < n: the luma samples of a row of a packed
@@ -139,6 +146,7 @@ typedef struct {
   me_subpel_cost_fn subpel_cost;  /* sub-pel: one candidate's cost */
   me_luma_packed_row_fn luma_packed_row;  /* packed 4:2:2 frames' luma */
   me_luma_rgb_row_fn luma_rgb_row;        /* RGB frames' derived luma */
+  /* (8-bit only: packed and RGB frames are 8-bit; NULL at 16 bits) */
 } MEDsp;
 
 /* What this CPU supports, as ME_CPU_FLAG_* bits. */

@@ -43,12 +43,20 @@
  *
  * Buffers are allocated once and grown when a frame needs more; nothing is
  * allocated per frame once sizes are stable.
+ *
+ * Frames deeper than 8 bits live on the device as 16-bit samples
+ * (me_cuda_kernels.h), and every kernel runs its 16-bit instantiation on
+ * them.  A session holds frames of one depth at a time: a frame of another
+ * depth than the frames held starts a new sequence, as after a reset (no
+ * reference, no window, no temporal predictors); the buffers stay, grown
+ * if the samples are wider, and the rings go on as they were.
  */
 #include <cuda_runtime.h>
 #include <string.h>
 
 #include "me_backend.h"
 #include "me_cost.h"
+#include "me_rate.h"
 #include "luma_rules.h"
 #include "me_search.h"
 #include "me_cuda_host.h"
@@ -153,6 +161,9 @@ struct MESession {
   guint64 submitted, collected;
   gboolean have_ref; /* the last frame submitted can be a reference */
   unsigned ref_width, ref_height;
+  /* bits per sample of the frames held (8 for 8-bit frames): every frame
+   * in the rings that a search may read is of this depth */
+  unsigned frame_depth;
 
   double last_ms; /* of the frame collected last; < 0: none */
 };
@@ -351,6 +362,7 @@ cuda_open (const MEBackendOptions *options, GError **error)
   int device = options->device;
   s->depth = DEFAULT_DEPTH;
   s->nframes = NFRAMES;
+  s->frame_depth = 8;
   s->own_device = !options->current_cuda_context;
   if (!s->own_device) {
     /* the device of the caller's context */
@@ -625,7 +637,8 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
   default:
     CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
     /* a window off centre: the reference read from its centre */
-    CHECK (me_cuda_launch_search (cur, ref + params->offset_x, g, range,
+    CHECK (me_cuda_launch_search (cur,
+               ref + (ptrdiff_t)params->offset_x * (ptrdiff_t)g->bps, g, range,
                me_search_range_y (params), parts, sl->keys, s->sm_count, st),
         "search kernel");
     return TRUE;
@@ -678,9 +691,36 @@ begin_submit (MESession *s, GError **error)
   return TRUE;
 }
 
-/* One row of `luma` as 8-bit samples into `dst`: copied from a plane,
- * picked from packed 4:2:2, derived from RGB by the rule of luma_rules.h,
- * the very bytes the CPU backend's DSP routines give. */
+/* Bytes per device sample of frames of `depth` bits (me_plane_depth()). */
+static unsigned
+depth_bps (unsigned depth)
+{
+  return depth > 8 ? 2 : 1;
+}
+
+/* A frame of another depth than the frames held starts a new sequence: the
+ * references are forgotten, as a reset forgets them.  Nothing in flight is
+ * waited for: the rings' arithmetic, which the depth does not change, keeps
+ * every buffer a frame in flight reads from being overwritten, and buffers
+ * that must grow for wider samples wait for the streams themselves. */
+static void
+take_depth (MESession *s, const MEPlane *luma)
+{
+  const unsigned depth = me_plane_depth (luma);
+  if (depth == s->frame_depth)
+    return;
+  s->frame_depth = depth;
+  s->have_ref = FALSE;
+  s->temporal_ok = FALSE;
+  s->win_count = 0;
+  for (int i = 0; i < RING; i++)
+    s->pyramid_ok[i] = FALSE;
+}
+
+/* One row of `luma` into `dst`: copied from a plane (its 16-bit words as
+ * they are, for a frame deeper than 8 bits), picked from packed 4:2:2,
+ * derived from RGB by the rule of luma_rules.h, the very bytes the CPU
+ * backend's DSP routines give. */
 static void
 stage_row (uint8_t *dst, const MEPlane *luma, unsigned y)
 {
@@ -699,7 +739,7 @@ stage_row (uint8_t *dst, const MEPlane *luma, unsigned y)
     break;
   case ME_LUMA_PLANE:
   default:
-    memcpy (dst, s, w);
+    memcpy (dst, s, (size_t)w * depth_bps (me_plane_depth (luma)));
     break;
   }
 }
@@ -711,30 +751,54 @@ stage_row (uint8_t *dst, const MEPlane *luma, unsigned y)
  * Packed and RGB frames always take the staging copy, even when
  * page-locked: the conversion to 8-bit luma happens in it, so a quarter
  * (RGB) or half (4:2:2) of the bytes cross the bus and no kernel of its
- * own is needed. */
+ * own is needed.
+ *
+ * A frame deeper than 8 bits (g->bps 2) is converted on the device: its
+ * words cross the bus as they are, into the plane of the device frame,
+ * and me_cuda_launch_import16() shifts and masks them there in place; a
+ * frame in device memory is read by that kernel straight from where it
+ * lies.  Not on the host, because a page-locked frame is copied by DMA
+ * with no host pass at all, which a conversion would take away (and the
+ * staging copy of other frames stays a plain memcpy); on the device it is
+ * one pass over the plane, the same kernel for host and device frames. */
 static gboolean
 upload_frame (Slot *sl, const MEPlane *luma, const MECudaGeometry *g,
     uint8_t *cur, GError **error)
 {
+  const gboolean deep = g->bps == 2;
+  const size_t row_bytes = (size_t)g->width * g->bps;
+  uint8_t *plane = cur + ME_CUDA_PAD * g->pitch + ME_CUDA_PAD * g->bps;
   const gboolean src_direct = luma->kind == ME_LUMA_PLANE &&
       (luma->on_device || me_cuda_host_is_pinned (luma->data));
+
+  if (deep && luma->on_device) {
+    CHECK (me_cuda_launch_import16 (cur, g, luma->data, luma->stride,
+               luma->shift, me_plane_depth (luma), sl->stream),
+        "sample conversion kernel");
+    CHECK (me_cuda_launch_pad (cur, g, sl->stream), "border fill kernel");
+    return TRUE;
+  }
   if (!ensure_slot (
-          sl, src_direct ? 0 : (size_t)g->width * g->height, 0, 0, error))
+          sl, src_direct ? 0 : row_bytes * g->height, 0, 0, error))
     return FALSE;
   const uint8_t *src = luma->data;
   size_t spitch = luma->stride;
   if (!src_direct) {
     for (unsigned y = 0; y < g->height; y++)
-      stage_row (sl->stage + (size_t)y * g->width, luma, y);
+      stage_row (sl->stage + (size_t)y * row_bytes, luma, y);
     src = sl->stage;
-    spitch = g->width;
+    spitch = row_bytes;
   }
-  CHECK (cudaMemcpy2DAsync (cur + ME_CUDA_PAD * g->pitch + ME_CUDA_PAD,
-             g->pitch, src, spitch, g->width, g->height,
+  CHECK (cudaMemcpy2DAsync (plane, g->pitch, src, spitch, row_bytes,
+             g->height,
              luma->on_device ? cudaMemcpyDeviceToDevice
                              : cudaMemcpyHostToDevice,
              sl->stream),
       "frame upload");
+  if (deep)
+    CHECK (me_cuda_launch_import16 (cur, g, plane, g->pitch, luma->shift,
+               me_plane_depth (luma), sl->stream),
+        "sample conversion kernel");
   CHECK (me_cuda_launch_pad (cur, g, sl->stream), "border fill kernel");
   return TRUE;
 }
@@ -830,18 +894,20 @@ enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
         return FALSE;
       sl->hpel_size = hp;
     }
+    /* the window's centre, in bytes of the frames' samples */
+    const ptrdiff_t offset = (ptrdiff_t)params->offset_x * (ptrdiff_t)g->bps;
     if (params->refine != ME_REFINE_NONE)
-      CHECK (me_cuda_launch_hpel (s->frames[r] + params->offset_x, sl->hpel,
-                 g, params->search_range, st),
+      CHECK (me_cuda_launch_hpel (s->frames[r] + offset, sl->hpel, g,
+                 params->search_range, (1 << s->frame_depth) - 1, st),
           "half-sample kernel");
     if (params->lambda && !ensure_progress (sl, error))
       return FALSE;
     if (params->lambda)
       final_keys = sl->keys + sl->cells_size;
-    CHECK (me_cuda_launch_refine (s->frames[f],
-               s->frames[r] + params->offset_x, sl->hpel, g,
-               parts, params->refine, params->metric, params->search_range,
-               me_search_range_y (params), params->lambda, sl->keys,
+    CHECK (me_cuda_launch_refine (s->frames[f], s->frames[r] + offset,
+               sl->hpel, g, parts, params->refine, params->metric,
+               params->search_range, me_search_range_y (params),
+               me_lambda_at_depth (params->lambda, s->frame_depth), sl->keys,
                final_keys,
                (uint32_t *)(sl->keys + 2 * sl->cells_size), sl->progress, st),
         "refinement kernel");
@@ -900,7 +966,9 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
     const MESearchParams *params, MEField *out, GError **error)
 {
   MECudaGeometry g;
-  me_cuda_geometry_init (&g, luma->width, luma->height);
+  take_depth (s, luma);
+  me_cuda_geometry_init (
+      &g, luma->width, luma->height, depth_bps (s->frame_depth));
   const unsigned parts = params->partitions;
   const size_t ncells = slot_layout (sl, &g, parts);
 
@@ -957,7 +1025,9 @@ submit_reference_frame (MESession *s, Slot *sl, const MEPlane *luma,
     GError **error)
 {
   MECudaGeometry g;
-  me_cuda_geometry_init (&g, luma->width, luma->height);
+  take_depth (s, luma);
+  me_cuda_geometry_init (
+      &g, luma->width, luma->height, depth_bps (s->frame_depth));
   const unsigned f = s->submitted % NFRAMES;
   if (!ensure_frames (s, &g, error) ||
       !upload_frame (sl, luma, &g, s->frames[f], error))
@@ -1017,15 +1087,19 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
       params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
   const gboolean pred = params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
 
-  /* the geometry of the new frame, or else of the newest */
+  /* the geometry of the new frame, or else of the newest; a new frame of
+   * another depth empties the window first */
   MECudaGeometry g;
   if (luma)
-    me_cuda_geometry_init (&g, luma->width, luma->height);
+    take_depth (s, luma);
+  const unsigned bps = depth_bps (s->frame_depth);
+  if (luma)
+    me_cuda_geometry_init (&g, luma->width, luma->height, bps);
   else if (s->win_count)
     me_cuda_geometry_init (
-        &g, s->frame_w[s->newest], s->frame_h[s->newest]);
+        &g, s->frame_w[s->newest], s->frame_h[s->newest], bps);
   else
-    me_cuda_geometry_init (&g, 16, 16);
+    me_cuda_geometry_init (&g, 16, 16, bps);
   const size_t ncells = slot_layout (sl, &g, parts);
   if (!ensure_frames (s, &g, error) ||
       !ensure_slot (sl, 0, ncells, ncells * n_pairs, error) ||
@@ -1098,7 +1172,7 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
       const unsigned t = window_buffer (s, pairs[i].target);
       const unsigned r = window_buffer (s, pairs[i].reference);
       MECudaGeometry pg;
-      me_cuda_geometry_init (&pg, s->frame_w[t], s->frame_h[t]);
+      me_cuda_geometry_init (&pg, s->frame_w[t], s->frame_h[t], bps);
       if (!sl->outs[i].has_reference) {
         if (chain)
           s->temporal_ok = FALSE;
@@ -1247,6 +1321,7 @@ extern "C" const MEBackendOps me_backend_cuda = {
         TRUE,                                /* bit_exact */
         TRUE,                                /* cuda_device */
         ME_MAX_WINDOW,                       /* window */
+        16,                                  /* max_depth */
     },
     cuda_open,
     cuda_close,

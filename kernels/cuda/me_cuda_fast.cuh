@@ -9,6 +9,11 @@
  * current block in its registers.  BS picks what a candidate's SAD is split
  * into, as in the full search: 16 (16x16 only), 8 (four 8x8 sums: shapes
  * down to 8x8) or 4 (sixteen 4x4 sums: all seven shapes).
+ *
+ * Everything that reads samples is a template over their type `pixel`
+ * (me_cuda_pixel.cuh): a row of 16 samples is W = 16 / PW words, 4 for
+ * bytes and 8 for 16-bit samples; pointers are bytes, pitches in bytes.
+ * The sums are 32-bit for either; the keys are full me_key() values.
  */
 #ifndef ME_CUDA_FAST_CUH
 #define ME_CUDA_FAST_CUH
@@ -18,7 +23,7 @@
 
 #include "me_cost.h"
 #include "me_cuda_kernels.h"
-#include "me_cuda_vsad.cuh"
+#include "me_cuda_pixel.cuh"
 
 #define ME_FULL_MASK 0xffffffffu
 
@@ -65,67 +70,69 @@ me_fast_shape_of (int n)
                                                      : 6;
 }
 
-/* The 16x16 current block of macroblock (mbx, mby), 4 pixels a word;
+/* Words per row of 16 samples. */
+template <typename pixel>
+struct MeRow {
+  static constexpr int W = 16 / MePix<pixel>::PW;
+};
+
+/* The 16x16 current block of macroblock (mbx, mby), PW pixels a word;
  * `cur` is pixel (0, 0) of the padded frame. */
+template <typename pixel>
 static __device__ __forceinline__ void
 me_fast_load_block (const uint8_t *cur, size_t pitch, int mbx, int mby,
-    uint32_t (&c)[16][4])
+    uint32_t (&c)[16][MeRow<pixel>::W])
 {
-  const uint8_t *cb = cur + (ptrdiff_t)(16 * mby) * (ptrdiff_t)pitch + 16 * mbx;
+  const uint8_t *cb = cur + (ptrdiff_t)(16 * mby) * (ptrdiff_t)pitch +
+                      (ptrdiff_t)(16 * mbx) * (ptrdiff_t)sizeof (pixel);
 #pragma unroll
-  for (int y = 0; y < 16; y++) {
-    const uint4 v = __ldg ((const uint4 *)(cb + (size_t)y * pitch));
-    c[y][0] = v.x;
-    c[y][1] = v.y;
-    c[y][2] = v.z;
-    c[y][3] = v.w;
-  }
+  for (int y = 0; y < 16; y++)
+    me_pix_aligned_words<MeRow<pixel>::W> (cb + (size_t)y * pitch, c[y]);
 }
 
 /* Where the reference rows of a block at frame pixel (x, y) start: the
  * aligned word holding that pixel, and the byte-permute selector that
- * realigns 5 loaded words into 4.  `ref` is pixel (0, 0). */
+ * realigns W + 1 loaded words into W.  `ref` is pixel (0, 0). */
+template <typename pixel>
 static __device__ __forceinline__ const uint32_t *
 me_fast_ref_row (const uint8_t *ref, size_t pitch, int x, int y, uint32_t *sel)
 {
-  const uintptr_t addr = (uintptr_t)(ref + (ptrdiff_t)y * (ptrdiff_t)pitch + x);
-  const uint32_t shift = (uint32_t)(addr & 3);
-  *sel = 0x3210u + 0x1111u * shift;
-  return (const uint32_t *)(addr - shift);
+  return me_pix_aligned (ref + (ptrdiff_t)y * (ptrdiff_t)pitch +
+                             (ptrdiff_t)x * (ptrdiff_t)sizeof (pixel),
+      sel);
 }
 
-/* The 16 reference bytes of the row at `p` (me_fast_ref_row()), as four
- * words realigned by `sel`: 5 loads and 4 byte permutes. */
+/* The 16 reference samples of the row at `p` (me_fast_ref_row()), as W
+ * words realigned by `sel`: W + 1 loads and W byte permutes. */
+template <typename pixel>
 static __device__ __forceinline__ void
-me_fast_row16 (const uint32_t *p, uint32_t sel, uint32_t (&q)[4])
+me_fast_row16 (const uint32_t *p, uint32_t sel,
+    uint32_t (&q)[MeRow<pixel>::W])
 {
-  uint32_t w[5];
-#pragma unroll
-  for (int k = 0; k < 5; k++)
-    w[k] = __ldg (p + k);
-#pragma unroll
-  for (int k = 0; k < 4; k++)
-    q[k] = __byte_perm (w[k], w[k + 1], sel);
+  me_pix_words<MeRow<pixel>::W> (p, sel, q);
 }
 
 /* The sub-block sums of the 16x16 block whose reference rows start at
  * `row` (me_fast_ref_row). */
-template <int BS>
+template <int BS, typename pixel>
 static __device__ __forceinline__ void
-me_fast_sad (const uint32_t (&c)[16][4], const uint32_t *row, size_t wpitch,
-    uint32_t sel, uint32_t (&acc)[MeSplit<BS>::NB])
+me_fast_sad (const uint32_t (&c)[16][MeRow<pixel>::W], const uint32_t *row,
+    size_t wpitch, uint32_t sel, uint32_t (&acc)[MeSplit<BS>::NB])
 {
+  typedef MePix<pixel> Pix;
+  constexpr int W = MeRow<pixel>::W;
 #pragma unroll
   for (int b = 0; b < MeSplit<BS>::NB; b++)
     acc[b] = 0;
 #pragma unroll
   for (int y = 0; y < 16; y++) {
-    uint32_t q[4];
-    me_fast_row16 (row + (size_t)y * wpitch, sel, q);
+    uint32_t q[W];
+    me_fast_row16<pixel> (row + (size_t)y * wpitch, sel, q);
 #pragma unroll
-    for (int k = 0; k < 4; k++) {
-      const int b = (y / BS) * (16 / BS) + (k * 4) / BS;
-      acc[b] = me_vsad4 (c[y][k], q[k], acc[b]);
+    for (int k = 0; k < W; k++) {
+      /* word k holds pixels k * PW .. k * PW + PW - 1 of the row */
+      const int b = (y / BS) * (16 / BS) + (k * Pix::PW) / BS;
+      acc[b] = Pix::sad (c[y][k], q[k], acc[b]);
     }
   }
 }
@@ -183,17 +190,17 @@ me_fast_part_sums (
 
 /* Candidate (dx, dy) of macroblock (mbx, mby) for every requested shape:
  * best[n] = min (best[n], its key); returns the guide key (16x16). */
-template <int BS>
+template <int BS, typename pixel>
 static __device__ __forceinline__ uint64_t
-me_fast_visit (const uint32_t (&c)[16][4], const uint8_t *ref, size_t pitch,
-    int mbx, int mby, int dx, int dy, unsigned parts,
+me_fast_visit (const uint32_t (&c)[16][MeRow<pixel>::W], const uint8_t *ref,
+    size_t pitch, int mbx, int mby, int dx, int dy, unsigned parts,
     uint64_t (&best)[MeSplit<BS>::NI])
 {
   uint32_t sel;
   const uint32_t *row =
-      me_fast_ref_row (ref, pitch, 16 * mbx + dx, 16 * mby + dy, &sel);
+      me_fast_ref_row<pixel> (ref, pitch, 16 * mbx + dx, 16 * mby + dy, &sel);
   uint32_t acc[MeSplit<BS>::NB], s[MeSplit<BS>::NI];
-  me_fast_sad<BS> (c, row, pitch / 4, sel, acc);
+  me_fast_sad<BS, pixel> (c, row, pitch / 4, sel, acc);
   me_fast_part_sums<BS> (acc, s);
 #pragma unroll
   for (int n = 0; n < MeSplit<BS>::NI; n++) {

@@ -22,6 +22,12 @@
  * sixteen at level 0 with 4x4 shapes, where two lanes share a column, one
  * per half of the macroblock.  Keys are unique, so reductions in any order
  * agree with the CPU's loops.
+ *
+ * Every kernel is a template over the sample type (me_cuda_pixel.cuh): the
+ * levels of a 16-bit frame hold 16-bit samples, decimated by the same rule
+ * (the rounded mean of four, in int), rows are read as words of two
+ * samples instead of four, and a column's 32-bit rank becomes the same
+ * rank in 64 bits.
  */
 #include <cuda_runtime.h>
 #include <limits.h>
@@ -33,9 +39,10 @@
 #define HIER_WARPS 4  /* macroblocks per thread block */
 #define PYR_THREADS 256
 
-/* Borders of levels 1 and 2: the level's range (at most 128 and 64) plus
- * the aligned word reads around a row (3 bytes before, up to 8 after),
- * rounded up to a multiple of 16 so that block rows stay aligned. */
+/* Borders of levels 1 and 2, in samples: the level's range (at most 128
+ * and 64) plus the aligned word reads around a row (3 bytes before, up to 8
+ * after; for 16-bit samples 1 sample before, up to 2 after), rounded up to
+ * a multiple of 16 so that block rows stay aligned. */
 #define PYR_PAD1 144
 #define PYR_PAD2 80
 
@@ -48,7 +55,7 @@ me_cuda_pyramid_init (MECudaPyramid *pyr, const MECudaGeometry *g)
   for (int l = 0; l < 2; l++) {
     const size_t w = (size_t)g->mb_cols * (8 >> l);
     const size_t h = (size_t)g->mb_rows * (8 >> l);
-    pyr->pitch[l] = (w + 2 * pyr_pad[l] + 127) & ~(size_t)127;
+    pyr->pitch[l] = ((w + 2 * pyr_pad[l]) * g->bps + 127) & ~(size_t)127;
     pyr->rows[l] = h + 2 * pyr_pad[l];
     pyr->offset[l] = off;
     off += pyr->pitch[l] * pyr->rows[l];
@@ -57,14 +64,32 @@ me_cuda_pyramid_init (MECudaPyramid *pyr, const MECudaGeometry *g)
 
 /* ---- the pyramid ---------------------------------------------------------- */
 
-/* Level 1 sample (x, y), inside level 1, from level 0 (`f`: pixel (0, 0)). */
+/* One sample of the level above from the 2x2 square under it: the rule of
+ * fast_rules.h, me_hier_decimate(), for bytes; the same rounded mean, in
+ * int, for 16-bit samples (the mean of four samples of a depth stays
+ * within that depth). */
+template <typename pixel>
+static __device__ __forceinline__ unsigned
+decimate (unsigned a, unsigned b, unsigned c, unsigned d)
+{
+  if constexpr (sizeof (pixel) == 1)
+    return me_hier_decimate (a, b, c, d);
+  else
+    return (uint16_t)((a + b + c + d + 2) >> 2);
+}
+
+/* Level 1 sample (x, y), inside level 1, from level 0 (`f`: pixel (0, 0),
+ * rows `pitch` bytes apart). */
+template <typename pixel>
 static __device__ __forceinline__ unsigned
 level1 (const uint8_t *f, size_t pitch, int x, int y)
 {
-  const uint8_t *a = f + (size_t)(2 * y) * pitch + 2 * x;
-  return me_hier_decimate (a[0], a[1], a[pitch], a[pitch + 1]);
+  const pixel *a = (const pixel *)(f + (size_t)(2 * y) * pitch) + 2 * x;
+  const pixel *b = (const pixel *)((const uint8_t *)a + pitch);
+  return decimate<pixel> (a[0], a[1], b[0], b[1]);
 }
 
+template <typename pixel>
 __global__ void
 __launch_bounds__ (PYR_THREADS) pyramid_kernel (const uint8_t *__restrict__ f,
     size_t pitch, uint8_t *__restrict__ pyr, MECudaPyramid layout, int w1,
@@ -72,23 +97,26 @@ __launch_bounds__ (PYR_THREADS) pyramid_kernel (const uint8_t *__restrict__ f,
 {
   const int X = blockIdx.x * PYR_THREADS + threadIdx.x;
   const int Y = blockIdx.y;
+  /* the levels' rows in samples */
+  const int n1 = (int)(layout.pitch[0] / sizeof (pixel));
+  const int n2 = (int)(layout.pitch[1] / sizeof (pixel));
 
   /* level 1: edge replication is a clamp of the position */
-  if (X < (int)layout.pitch[0] && Y < (int)layout.rows[0]) {
+  if (X < n1 && Y < (int)layout.rows[0]) {
     const int x = min (max (X - PYR_PAD1, 0), w1 - 1);
     const int y = min (max (Y - PYR_PAD1, 0), h1 - 1);
-    pyr[layout.offset[0] + (size_t)Y * layout.pitch[0] + X] =
-        (uint8_t)level1 (f, pitch, x, y);
+    ((pixel *)(pyr + layout.offset[0] + (size_t)Y * layout.pitch[0]))[X] =
+        (pixel)level1<pixel> (f, pitch, x, y);
   }
   /* level 2, from the four level-1 samples under it */
-  if (X < (int)layout.pitch[1] && Y < (int)layout.rows[1]) {
+  if (X < n2 && Y < (int)layout.rows[1]) {
     const int x = min (max (X - PYR_PAD2, 0), w1 / 2 - 1);
     const int y = min (max (Y - PYR_PAD2, 0), h1 / 2 - 1);
-    pyr[layout.offset[1] + (size_t)Y * layout.pitch[1] + X] =
-        me_hier_decimate (level1 (f, pitch, 2 * x, 2 * y),
-            level1 (f, pitch, 2 * x + 1, 2 * y),
-            level1 (f, pitch, 2 * x, 2 * y + 1),
-            level1 (f, pitch, 2 * x + 1, 2 * y + 1));
+    ((pixel *)(pyr + layout.offset[1] + (size_t)Y * layout.pitch[1]))[X] =
+        (pixel)decimate<pixel> (level1<pixel> (f, pitch, 2 * x, 2 * y),
+            level1<pixel> (f, pitch, 2 * x + 1, 2 * y),
+            level1<pixel> (f, pitch, 2 * x, 2 * y + 1),
+            level1<pixel> (f, pitch, 2 * x + 1, 2 * y + 1));
   }
 }
 
@@ -98,12 +126,18 @@ me_cuda_launch_pyramid (const uint8_t *frame, uint8_t *pyramid,
 {
   MECudaPyramid layout;
   me_cuda_pyramid_init (&layout, g);
-  const dim3 grid (
-      (unsigned)((layout.pitch[0] + PYR_THREADS - 1) / PYR_THREADS),
+  /* a thread per sample of a level-1 row */
+  const size_t n1 = layout.pitch[0] / g->bps;
+  const dim3 grid ((unsigned)((n1 + PYR_THREADS - 1) / PYR_THREADS),
       (unsigned)layout.rows[0]);
-  pyramid_kernel<<<grid, PYR_THREADS, 0, stream>>> (
-      frame + (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD, g->pitch, pyramid,
-      layout, (int)g->mb_cols * 8, (int)g->mb_rows * 8);
+  const uint8_t *origin =
+      frame + (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD * g->bps;
+  if (g->bps == 2)
+    pyramid_kernel<uint16_t><<<grid, PYR_THREADS, 0, stream>>> (origin,
+        g->pitch, pyramid, layout, (int)g->mb_cols * 8, (int)g->mb_rows * 8);
+  else
+    pyramid_kernel<uint8_t><<<grid, PYR_THREADS, 0, stream>>> (origin,
+        g->pitch, pyramid, layout, (int)g->mb_cols * 8, (int)g->mb_rows * 8);
   return cudaGetLastError ();
 }
 
@@ -120,48 +154,68 @@ typedef struct {
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
 } HierArgs;
 
-/* Four bytes from `p` and the word after it, realigned by `sel`. */
-static __device__ __forceinline__ uint32_t
-row4 (const uint32_t *p, uint32_t sel)
+/* The smaller of two ranks (32-bit for bytes, 64-bit for 16-bit samples). */
+template <typename R>
+static __device__ __forceinline__ R
+rank_min (R a, R b)
 {
-  return __byte_perm (__ldg (p), __ldg (p + 1), sel);
+  if constexpr (sizeof (R) == 4)
+    return min (a, b);
+  else
+    return a < b ? a : b;
 }
 
 /* Level 2: the full search of the 4x4 block over [-R2, R2]^2; the smallest
- * key, in every lane. */
+ * key, in every lane.  A row of the block is W words (1 for bytes, 2 for
+ * 16-bit samples). */
+template <typename pixel>
 static __device__ __forceinline__ uint64_t
 search_level2 (const HierArgs &a, int mbx, int mby, int lane)
 {
+  typedef MePix<pixel> Pix;
+  typedef typename Pix::rank_t Rank;
+  constexpr int W = 4 / Pix::PW;
   const int R2 = me_hier_range (a.range, 2);
   const size_t wp = a.pitch2 / 4;
-  uint32_t c[4];
+  uint32_t c[4][W];
 #pragma unroll
   for (int y = 0; y < 4; y++)
-    c[y] = *(const uint32_t *)(a.cur2 + (size_t)(4 * mby + y) * a.pitch2 +
-                               4 * mbx);
+    me_pix_aligned_words<W> (a.cur2 + (size_t)(4 * mby + y) * a.pitch2 +
+                                 (size_t)(4 * mbx) * sizeof (pixel),
+        c[y]);
 
   uint64_t best = ME_KEY_NONE;
   for (int dx = -R2 + lane; dx <= R2; dx += 32) {
     uint32_t sel;
-    const uint32_t *row =
-        me_fast_ref_row (a.ref2, a.pitch2, 4 * mbx + dx, 4 * mby - R2, &sel);
-    uint32_t r0 = row4 (row, sel), r1 = row4 (row + wp, sel);
-    uint32_t r2 = row4 (row + 2 * wp, sel);
+    const uint32_t *row = me_fast_ref_row<pixel> (
+        a.ref2, a.pitch2, 4 * mbx + dx, 4 * mby - R2, &sel);
+    uint32_t r0[W], r1[W], r2[W];
+    me_pix_words<W> (row, sel, r0);
+    me_pix_words<W> (row + wp, sel, r1);
+    me_pix_words<W> (row + 2 * wp, sel, r2);
     /* within a column: (sad << 10) | 2|dy| + (dy > 0), me_key's order */
-    uint32_t col = 0xffffffffu;
+    Rank col = ~(Rank)0;
     row += 3 * wp;
     for (int dy = -R2; dy <= R2; dy++, row += wp) {
-      const uint32_t r3 = row4 (row, sel);
-      const uint32_t sad =
-          me_vsad4 (c[0], r0, me_vsad4 (c[1], r1, me_vsad4 (c[2], r2,
-                                                      me_vsad4 (c[3], r3, 0))));
-      col = min (col, (sad << 10) | (2u * (uint32_t)abs (dy) + (dy > 0)));
-      r0 = r1;
-      r1 = r2;
-      r2 = r3;
+      uint32_t r3[W];
+      me_pix_words<W> (row, sel, r3);
+      uint32_t sad = 0;
+#pragma unroll
+      for (int k = 0; k < W; k++)
+        sad = Pix::sad (c[0][k], r0[k], Pix::sad (c[1][k], r1[k],
+            Pix::sad (c[2][k], r2[k], Pix::sad (c[3][k], r3[k], sad))));
+      col = rank_min (
+          col, ((Rank)sad << 10) | (2u * (uint32_t)abs (dy) + (dy > 0)));
+#pragma unroll
+      for (int k = 0; k < W; k++) {
+        r0[k] = r1[k];
+        r1[k] = r2[k];
+        r2[k] = r3[k];
+      }
     }
     const int ady = (int)((col & 1023) >> 1);
-    const uint64_t k = me_key (col >> 10, dx, (col & 1) ? ady : -ady);
+    const uint64_t k =
+        me_key ((uint32_t)(col >> 10), dx, (col & 1) ? ady : -ady);
     best = k < best ? k : best;
   }
   return me_fast_warp_min (best);
@@ -187,6 +241,7 @@ vec_y (uint32_t v)
   return (int16_t)(v >> 16);
 }
 
+template <typename pixel>
 __global__ void
 __launch_bounds__ (HIER_WARPS * 32) hier_level2_kernel (const HierArgs a)
 {
@@ -194,7 +249,7 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level2_kernel (const HierArgs a)
   const int lane = threadIdx.x & 31;
   if (mb >= a.n_mbs)
     return; /* the whole warp */
-  const uint64_t v2 = search_level2 (a, (int)(mb % a.mb_cols),
+  const uint64_t v2 = search_level2<pixel> (a, (int)(mb % a.mb_cols),
       (int)(mb / a.mb_cols), lane);
   if (lane == 0)
     a.vec2[mb] = pack_vec (v2);
@@ -301,30 +356,39 @@ group_min (uint64_t k)
  * <= 256 fits the 10 bits, a 16x16 SAD the other 22), one instruction to
  * form and one to compare where a 64-bit key costs several; a column's
  * winners become full keys once.  col_rank() of a candidate past the run
- * is all ones, so that its key loses to every other. */
-static __device__ __forceinline__ uint32_t
+ * is all ones, so that its key loses to every other.  For 16-bit samples
+ * (Rank uint64_t) the same key in 64 bits: their 16x16 SAD takes 24 bits,
+ * and a candidate past the run is all ones in 64 bits. */
+template <typename Rank>
+static __device__ __forceinline__ Rank
 col_rank (int dy, bool kept)
 {
-  return kept ? 2u * (uint32_t)abs (dy) + (dy > 0) : 0xffffffffu;
+  return kept ? (Rank)(2u * (uint32_t)abs (dy) + (dy > 0)) : ~(Rank)0;
 }
 
+template <typename Rank>
 static __device__ __forceinline__ uint64_t
-col_full_key (uint32_t k, int dx)
+col_full_key (Rank k, int dx)
 {
   const int a = (int)((k & 1023) >> 1);
-  return me_key (k >> 10, dx, (k & 1) ? a : -a);
+  return me_key ((uint32_t)(k >> 10), dx, (k & 1) ? a : -a);
 }
 
 /* Level 1: the 8x8 block's keys down column dx from dy = lo; candidates
  * past hi are costed (the rows are there: the border covers the window
  * and 16 more rows) but not kept. */
+template <typename pixel>
 static __device__ __forceinline__ uint64_t
-level1_column (const HierArgs &a, const uint32_t (&c)[8][2], int mbx, int mby,
-    int dx, int lo, int hi)
+level1_column (const HierArgs &a,
+    const uint32_t (&c)[8][8 / MePix<pixel>::PW], int mbx, int mby, int dx,
+    int lo, int hi)
 {
+  typedef MePix<pixel> Pix;
+  typedef typename Pix::rank_t Rank;
+  constexpr int W = 8 / Pix::PW; /* words of a row of 8 samples */
   uint32_t sel;
-  const uint32_t *row =
-      me_fast_ref_row (a.ref1, a.pitch1, 8 * mbx + dx, 8 * mby + lo, &sel);
+  const uint32_t *row = me_fast_ref_row<pixel> (
+      a.ref1, a.pitch1, 8 * mbx + dx, 8 * mby + lo, &sel);
   const size_t wp = a.pitch1 / 4;
   uint32_t acc[COL_LEN];
 #pragma unroll
@@ -332,26 +396,30 @@ level1_column (const HierArgs &a, const uint32_t (&c)[8][2], int mbx, int mby,
     acc[j] = 0;
 #pragma unroll
   for (int r = 0; r < 8 + COL_LEN - 1; r++) {
-    const uint32_t *p = row + (size_t)r * wp;
-    const uint32_t w0 = __ldg (p), w1 = __ldg (p + 1), w2 = __ldg (p + 2);
-    const uint32_t q0 = __byte_perm (w0, w1, sel), q1 = __byte_perm (w1, w2, sel);
+    uint32_t q[W];
+    me_pix_words<W> (row + (size_t)r * wp, sel, q);
 #pragma unroll
     for (int j = 0; j < COL_LEN; j++) {
       const int y = r - j; /* this row's row in candidate lo + j's block */
       if (y >= 0 && y < 8)
-        acc[j] = me_vsad4 (c[y][1], q1, me_vsad4 (c[y][0], q0, acc[j]));
+#pragma unroll
+        for (int k = 0; k < W; k++)
+          acc[j] = Pix::sad (c[y][k], q[k], acc[j]);
     }
   }
-  uint32_t best = 0xffffffffu;
+  Rank best = ~(Rank)0;
 #pragma unroll
   for (int j = 0; j < COL_LEN; j++)
-    best = min (best, acc[j] << 10 | col_rank (lo + j, lo + j <= hi));
+    best = rank_min (best,
+        (Rank)acc[j] << 10 | col_rank<Rank> (lo + j, lo + j <= hi));
   return col_full_key (best, dx);
 }
 
+template <typename pixel>
 __global__ void
 __launch_bounds__ (HIER_WARPS * 32) hier_level1_kernel (const HierArgs a)
 {
+  constexpr int W = 8 / MePix<pixel>::PW;
   __shared__ uint32_t centres[HIER_WARPS * GROUP_MBS][ME_HIER_CENTRES];
   const int lane = threadIdx.x & 31, sub = lane % GROUP;
   const unsigned g = blockIdx.x * HIER_WARPS * GROUP_MBS + threadIdx.x / GROUP;
@@ -363,20 +431,18 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level1_kernel (const HierArgs a)
   const int n = valid ? level_centres (a, a.vec2, mbx, mby, list, sub == 0) : 0;
   __syncwarp ();
 
-  uint32_t c[8][2];
-  const uint8_t *cb = a.cur1 + (size_t)(8 * mby) * a.pitch1 + 8 * mbx;
+  uint32_t c[8][W];
+  const uint8_t *cb = a.cur1 + (size_t)(8 * mby) * a.pitch1 +
+                      (size_t)(8 * mbx) * sizeof (pixel);
 #pragma unroll
-  for (int y = 0; y < 8; y++) {
-    const uint2 v = *(const uint2 *)(cb + (size_t)y * a.pitch1);
-    c[y][0] = v.x;
-    c[y][1] = v.y;
-  }
+  for (int y = 0; y < 8; y++)
+    me_pix_aligned_words<W> (cb + (size_t)y * a.pitch1, c[y]);
   uint64_t best = ME_KEY_NONE;
   for (int t = sub; t < n * COL_LEN; t += GROUP) {
     int lo, hi;
     const int dx = level_column (list, t / COL_LEN, t % COL_LEN, R1, &lo, &hi);
     if (lo <= hi) {
-      const uint64_t k = level1_column (a, c, mbx, mby, dx, lo, hi);
+      const uint64_t k = level1_column<pixel> (a, c, mbx, mby, dx, lo, hi);
       best = k < best ? k : best;
     }
   }
@@ -388,16 +454,20 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level1_kernel (const HierArgs a)
 /* Level 0, shapes down to 8x8 (BS 16 or 8): every requested partition's
  * keys down column dx from dy = lo, into best (candidates past hi are
  * costed, not kept: the frame's border covers the window and 16 more). */
-template <int BS>
+template <int BS, typename pixel>
 static __device__ __forceinline__ void
-level0_column (const HierArgs &a, const uint32_t (&c)[16][4], int mbx,
-    int mby, int dx, int lo, int hi, uint64_t (&best)[MeSplit<BS>::NI])
+level0_column (const HierArgs &a, const uint32_t (&c)[16][MeRow<pixel>::W],
+    int mbx, int mby, int dx, int lo, int hi,
+    uint64_t (&best)[MeSplit<BS>::NI])
 {
   static_assert (BS == 16 || BS == 8, "sixteen 4x4 sums per candidate "
       "would not fit in registers seven times");
+  typedef MePix<pixel> Pix;
+  typedef typename Pix::rank_t Rank;
+  constexpr int W = MeRow<pixel>::W;
   uint32_t sel;
-  const uint32_t *row =
-      me_fast_ref_row (a.ref, a.pitch, 16 * mbx + dx, 16 * mby + lo, &sel);
+  const uint32_t *row = me_fast_ref_row<pixel> (
+      a.ref, a.pitch, 16 * mbx + dx, 16 * mby + lo, &sel);
   const size_t wp = a.pitch / 4;
   uint32_t acc[COL_LEN][MeSplit<BS>::NB];
 #pragma unroll
@@ -407,33 +477,33 @@ level0_column (const HierArgs &a, const uint32_t (&c)[16][4], int mbx,
       acc[j][b] = 0;
 #pragma unroll
   for (int r = 0; r < 16 + COL_LEN - 1; r++) {
-    uint32_t q[4];
-    me_fast_row16 (row + (size_t)r * wp, sel, q);
+    uint32_t q[W];
+    me_fast_row16<pixel> (row + (size_t)r * wp, sel, q);
 #pragma unroll
     for (int j = 0; j < COL_LEN; j++) {
       const int y = r - j;
       if (y < 0 || y >= 16)
         continue;
 #pragma unroll
-      for (int k = 0; k < 4; k++) {
-        const int b = (y / BS) * (16 / BS) + (k * 4) / BS;
-        acc[j][b] = me_vsad4 (c[y][k], q[k], acc[j][b]);
+      for (int k = 0; k < W; k++) {
+        const int b = (y / BS) * (16 / BS) + (k * Pix::PW) / BS;
+        acc[j][b] = Pix::sad (c[y][k], q[k], acc[j][b]);
       }
     }
   }
-  uint32_t col[MeSplit<BS>::NI];
+  Rank col[MeSplit<BS>::NI];
 #pragma unroll
   for (int n = 0; n < MeSplit<BS>::NI; n++)
-    col[n] = 0xffffffffu;
+    col[n] = ~(Rank)0;
 #pragma unroll
   for (int j = 0; j < COL_LEN; j++) {
     uint32_t s[MeSplit<BS>::NI];
     me_fast_part_sums<BS> (acc[j], s);
-    const uint32_t rank = col_rank (lo + j, lo + j <= hi);
+    const Rank rank = col_rank<Rank> (lo + j, lo + j <= hi);
 #pragma unroll
     for (int n = 0; n < MeSplit<BS>::NI; n++)
       if (a.partitions & (1u << me_fast_shape_of (n)))
-        col[n] = min (col[n], s[n] << 10 | rank);
+        col[n] = rank_min (col[n], (Rank)s[n] << 10 | rank);
   }
 #pragma unroll
   for (int n = 0; n < MeSplit<BS>::NI; n++) {
@@ -444,7 +514,7 @@ level0_column (const HierArgs &a, const uint32_t (&c)[16][4], int mbx,
   }
 }
 
-template <int BS>
+template <int BS, typename pixel>
 __global__ void
 __launch_bounds__ (HIER_WARPS * 32) hier_level0_columns_kernel (
     const HierArgs a)
@@ -463,8 +533,8 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level0_columns_kernel (
 #pragma unroll
   for (int k = 0; k < MeSplit<BS>::NI; k++)
     best[k] = ME_KEY_NONE;
-  uint32_t c[16][4];
-  me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
+  uint32_t c[16][MeRow<pixel>::W];
+  me_fast_load_block<pixel> (a.cur, a.pitch, mbx, mby, c);
   /* the columns, then the zero vector as a run of one (a candidate costed
    * twice changes no minimum, so it is not checked against the squares) */
   for (int t = sub; t < (valid ? n * COL_LEN + 1 : 0); t += GROUP) {
@@ -472,7 +542,7 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level0_columns_kernel (
     if (t < n * COL_LEN)
       dx = level_column (list, t / COL_LEN, t % COL_LEN, a.range, &lo, &hi);
     if (lo <= hi)
-      level0_column<BS> (a, c, mbx, mby, dx, lo, hi, best);
+      level0_column<BS, pixel> (a, c, mbx, mby, dx, lo, hi, best);
   }
 #pragma unroll
   for (int n = 0; n < MeSplit<BS>::NI; n++) {
@@ -521,13 +591,17 @@ half_shape (int l)
 
 /* Half h of column dx from dy = lo: its partitions' keys into best.  The
  * two lanes in `mask`, one per half, call it together. */
+template <typename pixel>
 static __device__ __forceinline__ void
-level0_half_column (const HierArgs &a, const uint32_t (&c)[8][4], int mbx,
-    int mby, int h, int dx, int lo, int hi, unsigned mask,
-    uint64_t (&best)[HALF_PARTS])
+level0_half_column (const HierArgs &a,
+    const uint32_t (&c)[8][MeRow<pixel>::W], int mbx, int mby, int h, int dx,
+    int lo, int hi, unsigned mask, uint64_t (&best)[HALF_PARTS])
 {
+  typedef MePix<pixel> Pix;
+  typedef typename Pix::rank_t Rank;
+  constexpr int W = MeRow<pixel>::W;
   uint32_t sel;
-  const uint32_t *row = me_fast_ref_row (a.ref, a.pitch, 16 * mbx + dx,
+  const uint32_t *row = me_fast_ref_row<pixel> (a.ref, a.pitch, 16 * mbx + dx,
       16 * mby + 8 * h + lo, &sel);
   const size_t wp = a.pitch / 4;
   uint32_t acc[COL_LEN][8];
@@ -538,22 +612,25 @@ level0_half_column (const HierArgs &a, const uint32_t (&c)[8][4], int mbx,
       acc[j][b] = 0;
 #pragma unroll
   for (int r = 0; r < 8 + COL_LEN - 1; r++) {
-    uint32_t q[4];
-    me_fast_row16 (row + (size_t)r * wp, sel, q);
+    uint32_t q[W];
+    me_fast_row16<pixel> (row + (size_t)r * wp, sel, q);
 #pragma unroll
     for (int j = 0; j < COL_LEN; j++) {
       const int y = r - j;
       if (y < 0 || y >= 8)
         continue;
 #pragma unroll
-      for (int k = 0; k < 4; k++)
-        acc[j][(y / 4) * 4 + k] = me_vsad4 (c[y][k], q[k], acc[j][(y / 4) * 4 + k]);
+      for (int k = 0; k < W; k++) {
+        /* the 4x4 block (row y / 4, column of pixel k * PW) */
+        const int b = (y / 4) * 4 + (k * Pix::PW) / 4;
+        acc[j][b] = Pix::sad (c[y][k], q[k], acc[j][b]);
+      }
     }
   }
-  uint32_t col[HALF_PARTS];
+  Rank col[HALF_PARTS];
 #pragma unroll
   for (int l = 0; l < HALF_PARTS; l++)
-    col[l] = 0xffffffffu;
+    col[l] = ~(Rank)0;
 #pragma unroll
   for (int j = 0; j < COL_LEN; j++) {
     uint32_t s[HALF_PARTS];
@@ -574,11 +651,11 @@ level0_half_column (const HierArgs &a, const uint32_t (&c)[8][4], int mbx,
     const uint32_t o1 = __shfl_xor_sync (mask, s[17], 8);
     s[19] = h ? s[17] + o1 : s[16] + o0;
     s[20] = s[18] + o0 + o1;
-    const uint32_t rank = col_rank (lo + j, lo + j <= hi);
+    const Rank rank = col_rank<Rank> (lo + j, lo + j <= hi);
 #pragma unroll
     for (int l = 0; l < HALF_PARTS; l++)
       if (a.partitions & (1u << half_shape (l)))
-        col[l] = min (col[l], s[l] << 10 | rank);
+        col[l] = rank_min (col[l], (Rank)s[l] << 10 | rank);
   }
 #pragma unroll
   for (int l = 0; l < HALF_PARTS; l++) {
@@ -589,10 +666,12 @@ level0_half_column (const HierArgs &a, const uint32_t (&c)[8][4], int mbx,
   }
 }
 
+template <typename pixel>
 __global__ void
 __launch_bounds__ (HIER_WARPS * 32) hier_level0_halves_kernel (
     const HierArgs a)
 {
+  constexpr int W = MeRow<pixel>::W;
   __shared__ uint32_t centres[HIER_WARPS * 2][ME_HIER_CENTRES];
   const int lane = threadIdx.x & 31, sub = lane % 16;
   const int h = sub / GROUP, s = sub % GROUP;
@@ -610,24 +689,19 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level0_halves_kernel (
 #pragma unroll
   for (int l = 0; l < HALF_PARTS; l++)
     best[l] = ME_KEY_NONE;
-  uint32_t c[8][4];
+  uint32_t c[8][W];
   const uint8_t *cb = a.cur + (ptrdiff_t)(16 * mby + 8 * h) * (ptrdiff_t)a.pitch
-      + 16 * mbx;
+      + (ptrdiff_t)(16 * mbx) * (ptrdiff_t)sizeof (pixel);
 #pragma unroll
-  for (int y = 0; y < 8; y++) {
-    const uint4 v = __ldg ((const uint4 *)(cb + (size_t)y * a.pitch));
-    c[y][0] = v.x;
-    c[y][1] = v.y;
-    c[y][2] = v.z;
-    c[y][3] = v.w;
-  }
+  for (int y = 0; y < 8; y++)
+    me_pix_aligned_words<W> (cb + (size_t)y * a.pitch, c[y]);
   /* as hier_level0_columns_kernel; both halves take the same columns */
   for (int t = s; t < (valid ? n * COL_LEN + 1 : 0); t += GROUP) {
     int dx = 0, lo = 0, hi = 0;
     if (t < n * COL_LEN)
       dx = level_column (list, t / COL_LEN, t % COL_LEN, a.range, &lo, &hi);
     if (lo <= hi)
-      level0_half_column (a, c, mbx, mby, h, dx, lo, hi, mask, best);
+      level0_half_column<pixel> (a, c, mbx, mby, h, dx, lo, hi, mask, best);
   }
 #pragma unroll
   for (int l = 0; l < HALF_PARTS; l++) {
@@ -640,6 +714,32 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level0_halves_kernel (
   }
 }
 
+template <typename pixel>
+static void
+launch_hier (const HierArgs &a, unsigned partitions, cudaStream_t stream)
+{
+  const unsigned blocks = (a.n_mbs + HIER_WARPS - 1) / HIER_WARPS;
+  const unsigned grouped =
+      (a.n_mbs + HIER_WARPS * GROUP_MBS - 1) / (HIER_WARPS * GROUP_MBS);
+  hier_level2_kernel<pixel><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+  hier_level1_kernel<pixel><<<grouped, HIER_WARPS * 32, 0, stream>>> (a);
+  switch (me_fast_split (partitions)) {
+  case 16:
+    hier_level0_columns_kernel<16, pixel>
+        <<<grouped, HIER_WARPS * 32, 0, stream>>> (a);
+    break;
+  case 8:
+    hier_level0_columns_kernel<8, pixel>
+        <<<grouped, HIER_WARPS * 32, 0, stream>>> (a);
+    break;
+  default:
+    hier_level0_halves_kernel<pixel><<<(a.n_mbs + 2 * HIER_WARPS - 1) /
+                                           (2 * HIER_WARPS),
+        HIER_WARPS * 32, 0, stream>>> (a);
+    break;
+  }
+}
+
 cudaError_t
 me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
     const uint8_t *cur_pyramid, const uint8_t *ref_pyramid,
@@ -649,11 +749,13 @@ me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
   HierArgs a;
   MECudaPyramid layout;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
-  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD;
+  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD * g->bps;
 
   me_cuda_pyramid_init (&layout, g);
-  const size_t o1 = layout.offset[0] + PYR_PAD1 * layout.pitch[0] + PYR_PAD1;
-  const size_t o2 = layout.offset[1] + PYR_PAD2 * layout.pitch[1] + PYR_PAD2;
+  const size_t o1 =
+      layout.offset[0] + PYR_PAD1 * layout.pitch[0] + PYR_PAD1 * g->bps;
+  const size_t o2 =
+      layout.offset[1] + PYR_PAD2 * layout.pitch[1] + PYR_PAD2 * g->bps;
   gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
       g->mb_cols, g->mb_rows, offsets);
   a.cur = cur + origin;
@@ -675,25 +777,9 @@ me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
     a.keys[p] = keys + offsets[p];
 
-  const unsigned blocks = (a.n_mbs + HIER_WARPS - 1) / HIER_WARPS;
-  const unsigned grouped =
-      (a.n_mbs + HIER_WARPS * GROUP_MBS - 1) / (HIER_WARPS * GROUP_MBS);
-  hier_level2_kernel<<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
-  hier_level1_kernel<<<grouped, HIER_WARPS * 32, 0, stream>>> (a);
-  switch (me_fast_split (partitions)) {
-  case 16:
-    hier_level0_columns_kernel<16><<<grouped, HIER_WARPS * 32, 0, stream>>> (
-        a);
-    break;
-  case 8:
-    hier_level0_columns_kernel<8><<<grouped, HIER_WARPS * 32, 0, stream>>> (
-        a);
-    break;
-  default:
-    hier_level0_halves_kernel<<<(a.n_mbs + 2 * HIER_WARPS - 1) /
-                                    (2 * HIER_WARPS),
-        HIER_WARPS * 32, 0, stream>>> (a);
-    break;
-  }
+  if (g->bps == 2)
+    launch_hier<uint16_t> (a, partitions, stream);
+  else
+    launch_hier<uint8_t> (a, partitions, stream);
   return cudaGetLastError ();
 }

@@ -2,10 +2,30 @@
  *
  * Device frame layout (one buffer per frame, written by the upload path):
  * the luma plane sits at (ME_CUDA_PAD, ME_CUDA_PAD) inside a buffer of
- * `pitch` x (mb_rows * 16 + 2 * ME_CUDA_PAD) bytes, and every byte around it
- * holds the nearest frame pixel (edge replication).  The current frame's
+ * `pitch` x (mb_rows * 16 + 2 * ME_CUDA_PAD) bytes, and every sample around
+ * it holds the nearest frame pixel (edge replication).  The current frame's
  * macroblock padding and the reference's extension beyond its edges both fall
  * out of that one layout, so the search reads with no bounds checks.
+ *
+ * Samples are of one of two types, MECudaGeometry.bps bytes each: one byte
+ * (8-bit frames), or one uint16_t holding the sample itself, already
+ * shifted down and masked to its depth (frames of 9 to 16 bits, whatever
+ * their words held around it: me_cuda_launch_import16()).  For either:
+ *
+ *   - `pitch` is in bytes, a multiple of 128: row y starts at byte
+ *     y * pitch, and sample x of it at byte x * bps;
+ *   - ME_CUDA_PAD, the border, is in samples (so 2 x ME_CUDA_PAD bytes of
+ *     a 16-bit row): pixel (x, y) of the frame is at byte
+ *     (ME_CUDA_PAD + y) * pitch + (ME_CUDA_PAD + x) * bps;
+ *   - a window offset or vector of dx samples moves a pointer by dx * bps
+ *     bytes, dy rows by dy * pitch bytes.
+ *
+ * Every launch function takes byte pointers and dispatches on g->bps to the
+ * kernels of its sample type; sums and keys are computed on the samples as
+ * they are (a 16x16 SAD of 16-bit samples reaches 256 x 65535, within
+ * 32 bits and the key's 28-bit cost).  The half-sample planes, pyramid
+ * levels and every other per-frame buffer hold samples of the frame's type
+ * in the same manner.
  *
  * Search results are 64-bit me_key() values, one per cell of every requested
  * grid, laid out grid after grid in shape order (only requested shapes), each
@@ -19,24 +39,29 @@
 #include <stdint.h>
 #include <gst/motionvectors/gstmotionvectortypes.h>
 
-/* Border around the plane, in pixels: the largest search range
- * (ME_MAX_RANGE = 256, the fast methods) plus what reads around a window
- * position add: the aligned 20-byte row reads of the integer search (up to
- * 3 bytes before and 4 after a row), and for stage 3 a candidate up to
- * range + 1 pixels out whose half-sample taps and aligned 4-byte loads reach
- * 8 more; every position read is at least 16 pixels inside the buffer (the
+/* Border around the plane, in pixels (samples, of either type): the largest
+ * search range (ME_MAX_RANGE = 256, the fast methods) plus what reads around
+ * a window position add: the aligned 20-byte row reads of the integer search
+ * (up to 3 bytes before and 4 after a row; 36 bytes for 16-bit samples, up
+ * to 1 sample before and 2 after), and for stage 3 a candidate up to
+ * range + 1 pixels out whose half-sample taps and aligned loads reach 8
+ * more; every position read is at least 16 pixels inside the buffer (the
  * half-sample planes are computed for positions 2 pixels in).  A multiple
- * of 16 so that every macroblock row starts 16-byte aligned. */
+ * of 16 so that every macroblock row starts 16-byte aligned (32-byte for
+ * 16-bit samples). */
 #define ME_CUDA_PAD 288
 
 typedef struct {
   unsigned width, height; /* the plane, pixels */
   unsigned mb_cols, mb_rows;
+  unsigned bps; /* bytes per sample: 1 (8-bit), 2 (9 to 16 bits) */
   size_t pitch; /* bytes per buffer row, multiple of 128 */
   size_t rows;  /* buffer rows */
 } MECudaGeometry;
 
-void me_cuda_geometry_init (MECudaGeometry *g, unsigned width, unsigned height);
+/* The layout of frames of width x height with samples of `bps` bytes. */
+void me_cuda_geometry_init (
+    MECudaGeometry *g, unsigned width, unsigned height, unsigned bps);
 
 static inline size_t
 me_cuda_frame_bytes (const MECudaGeometry *g)
@@ -47,6 +72,16 @@ me_cuda_frame_bytes (const MECudaGeometry *g)
 /* Fills the border of a frame whose plane was copied in. */
 cudaError_t me_cuda_launch_pad (
     uint8_t *frame, const MECudaGeometry *g, cudaStream_t stream);
+
+/* The plane of a 16-bit frame (g->bps 2) from words of 16 bits: sample
+ * (x, y) = (word at byte y * src_stride + 2 x of `src` >> shift) masked to
+ * `depth` bits, written at pixel (x, y) of `frame`.  `src` may be that
+ * plane itself (the words copied there as they are: each sample is read
+ * and written by one thread), or any device memory. The border is left to
+ * me_cuda_launch_pad(). */
+cudaError_t me_cuda_launch_import16 (uint8_t *frame, const MECudaGeometry *g,
+    const uint8_t *src, size_t src_stride, unsigned shift, unsigned depth,
+    cudaStream_t stream);
 
 /* Searches every macroblock of `cur` against `ref` over [-range, range] x
  * [-range_y, range_y] for the requested shapes, lowering `keys` (laid out by
@@ -68,7 +103,9 @@ cudaError_t me_cuda_launch_mods (const uint8_t *cur, const uint8_t *ref,
     uint64_t *keys, cudaStream_t stream);
 
 /* hierarchical: levels 1 and 2 of a frame, each extended by edge
- * replication of its own samples, in one buffer of me_cuda_pyramid_bytes(). */
+ * replication of its own samples, in one buffer of me_cuda_pyramid_bytes().
+ * Samples are of the frame's type (g->bps bytes); pitches and offsets are
+ * in bytes, the levels' borders in samples, as for the frame. */
 typedef struct {
   size_t pitch[2], rows[2]; /* level 1, level 2 */
   size_t offset[2];         /* of each level in the buffer */
@@ -117,12 +154,15 @@ size_t me_cuda_pred_visited_bytes (const MECudaGeometry *g);
 
 /* The half-sample planes H, V, C of `ref` into `hpel` (3 frame buffers,
  * one after the other), for sub-pel refinement (me_cuda_refine.cu) of a
- * search of range `range`: only where that reads. */
+ * search of range `range`: only where that reads.  `maxv` is the largest
+ * sample, where the interpolation clips: 255 for 8-bit frames, 2^depth - 1
+ * for deeper ones. */
 cudaError_t me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
-    const MECudaGeometry *g, unsigned range, cudaStream_t stream);
+    const MECudaGeometry *g, unsigned range, int maxv, cudaStream_t stream);
 
 /* Stage 3: refines the integer keys `keys` into `out` (MERefine,
- * MEMetric; the same array but with lambda); with lambda, then the
+ * MEMetric; the same array but with lambda, which is the one scaled to the
+ * frames' depth, me_lambda_at_depth()); with lambda, then the
  * rate-constrained choice in decoding order, which needs `zero`, one word
  * per cell (laid out as the keys), and `progress`, ME_CUDA_PROGRESS_WORDS
  * unsigned words of device memory, and leaves `keys` overwritten.  `hpel`

@@ -9,7 +9,8 @@
  *
  * Within a column x is fixed, so the thread ranks by the 32-bit key
  * (cost << 10) | 2|dy| + (dy > 0), which orders candidates as me_key() does
- * for that x (|dy| <= 256 takes 10 bits, a 16x16 SAD 16).  At the end the
+ * for that x (|dy| <= 256 takes 10 bits, a 16x16 SAD 16; the same key in 64
+ * bits for 16-bit samples, whose 16x16 SAD takes 24).  At the end the
  * minima become full me_key() values, lanes of one macroblock reduce them
  * with shuffles and the first lane lowers the key grids with atomicMin, as
  * the full search does (me_cuda_search.cu): keys are unique, so any order
@@ -33,33 +34,49 @@ typedef struct {
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
 } ModsArgs;
 
-static __device__ __forceinline__ uint32_t
+/* The column key, of the thread's rank type R (me_cuda_pixel.cuh). */
+template <typename R>
+static __device__ __forceinline__ R
 column_key (uint32_t cost, int dy)
 {
-  return (cost << 10) | (2u * (uint32_t)abs (dy) + (dy > 0));
+  return ((R)cost << 10) | (2u * (uint32_t)abs (dy) + (dy > 0));
+}
+
+template <typename R>
+static __device__ __forceinline__ R
+rank_min (R a, R b)
+{
+  if constexpr (sizeof (R) == 4)
+    return min (a, b);
+  else
+    return a < b ? a : b;
 }
 
 /* Costs (x, y) of the thread's column: lowers every requested partition's
  * minimum and returns the guide key. */
-template <int BS>
-static __device__ __forceinline__ uint32_t
-visit (const uint32_t (&c)[16][4], const uint32_t *col, size_t wpitch,
-    uint32_t sel, int y, unsigned parts, uint32_t (&best)[MeSplit<BS>::NI])
+template <int BS, typename pixel>
+static __device__ __forceinline__ typename MePix<pixel>::rank_t
+visit (const uint32_t (&c)[16][MeRow<pixel>::W], const uint32_t *col,
+    size_t wpitch, uint32_t sel, int y, unsigned parts,
+    typename MePix<pixel>::rank_t (&best)[MeSplit<BS>::NI])
 {
+  typedef typename MePix<pixel>::rank_t R;
   uint32_t acc[MeSplit<BS>::NB], s[MeSplit<BS>::NI];
-  me_fast_sad<BS> (c, col + (ptrdiff_t)y * (ptrdiff_t)wpitch, wpitch, sel, acc);
+  me_fast_sad<BS, pixel> (
+      c, col + (ptrdiff_t)y * (ptrdiff_t)wpitch, wpitch, sel, acc);
   me_fast_part_sums<BS> (acc, s);
 #pragma unroll
   for (int n = 0; n < MeSplit<BS>::NI; n++)
     if (parts & (1u << me_fast_shape_of (n)))
-      best[n] = min (best[n], column_key (s[n], y));
-  return column_key (s[0], y);
+      best[n] = rank_min (best[n], column_key<R> (s[n], y));
+  return column_key<R> (s[0], y);
 }
 
-template <int BS>
+template <int BS, typename pixel>
 __global__ void
 __launch_bounds__ (MODS_THREADS) mods_kernel (const ModsArgs a)
 {
+  typedef typename MePix<pixel>::rank_t Rank;
   const int NI = MeSplit<BS>::NI;
   const unsigned t = blockIdx.x * MODS_THREADS + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
@@ -71,25 +88,25 @@ __launch_bounds__ (MODS_THREADS) mods_kernel (const ModsArgs a)
   const int mby = active ? (int)(mb / a.mb_cols) : 0;
   const int mbx = active ? (int)(mb % a.mb_cols) : 0;
 
-  uint32_t best[NI];
+  Rank best[NI];
 #pragma unroll
   for (int n = 0; n < NI; n++)
-    best[n] = 0xffffffffu;
+    best[n] = ~(Rank)0;
 
   if (active) {
     const int R = a.range;
     const int s1 = me_mods_first_step (R), k1 = me_mods_first_reach (R, s1);
     const size_t wpitch = a.pitch / 4;
-    uint32_t c[16][4], sel;
-    me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
+    uint32_t c[16][MeRow<pixel>::W], sel;
+    me_fast_load_block<pixel> (a.cur, a.pitch, mbx, mby, c);
     const uint32_t *col =
-        me_fast_ref_row (a.ref, a.pitch, 16 * mbx + x, 16 * mby, &sel);
+        me_fast_ref_row<pixel> (a.ref, a.pitch, 16 * mbx + x, 16 * mby, &sel);
 
-    uint32_t guide = 0xffffffffu;
+    Rank guide = ~(Rank)0;
     int y = 0;
     for (int k = -k1; k <= k1; k++) {
-      const uint32_t g =
-          visit<BS> (c, col, wpitch, sel, k * s1, a.partitions, best);
+      const Rank g =
+          visit<BS, pixel> (c, col, wpitch, sel, k * s1, a.partitions, best);
       if (g < guide) {
         guide = g;
         y = k * s1;
@@ -102,8 +119,8 @@ __launch_bounds__ (MODS_THREADS) mods_kernel (const ModsArgs a)
         const int yy = y0 + d * s;
         if (yy < -R || yy > R)
           continue;
-        const uint32_t g =
-            visit<BS> (c, col, wpitch, sel, yy, a.partitions, best);
+        const Rank g =
+            visit<BS, pixel> (c, col, wpitch, sel, yy, a.partitions, best);
         if (g < guide) {
           guide = g;
           y = yy;
@@ -129,11 +146,11 @@ __launch_bounds__ (MODS_THREADS) mods_kernel (const ModsArgs a)
     const int p = me_fast_shape_of (n);
     if (!(a.partitions & (1u << p)))
       continue;
-    const uint32_t b = best[n];
+    const Rank b = best[n];
     uint64_t key = ME_KEY_NONE;
-    if (b != 0xffffffffu) {
+    if (b != ~(Rank)0) {
       const int ady = (int)((b & 1023) >> 1);
-      key = me_key (b >> 10, x, (b & 1) ? ady : -ady);
+      key = me_key ((uint32_t)(b >> 10), x, (b & 1) ? ady : -ady);
     }
 #pragma unroll
     for (int s = 0; s < 5; s++) {
@@ -148,6 +165,24 @@ __launch_bounds__ (MODS_THREADS) mods_kernel (const ModsArgs a)
   }
 }
 
+template <typename pixel>
+static void
+launch_mods (const ModsArgs &a, unsigned partitions, unsigned blocks,
+    cudaStream_t stream)
+{
+  switch (me_fast_split (partitions)) {
+  case 16:
+    mods_kernel<16, pixel><<<blocks, MODS_THREADS, 0, stream>>> (a);
+    break;
+  case 8:
+    mods_kernel<8, pixel><<<blocks, MODS_THREADS, 0, stream>>> (a);
+    break;
+  default:
+    mods_kernel<4, pixel><<<blocks, MODS_THREADS, 0, stream>>> (a);
+    break;
+  }
+}
+
 cudaError_t
 me_cuda_launch_mods (const uint8_t *cur, const uint8_t *ref,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
@@ -155,7 +190,7 @@ me_cuda_launch_mods (const uint8_t *cur, const uint8_t *ref,
 {
   ModsArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
-  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD;
+  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD * g->bps;
 
   gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
       g->mb_cols, g->mb_rows, offsets);
@@ -175,16 +210,9 @@ me_cuda_launch_mods (const uint8_t *cur, const uint8_t *ref,
 
   const unsigned blocks =
       (unsigned)((threads + MODS_THREADS - 1) / MODS_THREADS);
-  switch (me_fast_split (partitions)) {
-  case 16:
-    mods_kernel<16><<<blocks, MODS_THREADS, 0, stream>>> (a);
-    break;
-  case 8:
-    mods_kernel<8><<<blocks, MODS_THREADS, 0, stream>>> (a);
-    break;
-  default:
-    mods_kernel<4><<<blocks, MODS_THREADS, 0, stream>>> (a);
-    break;
-  }
+  if (g->bps == 2)
+    launch_mods<uint16_t> (a, partitions, blocks, stream);
+  else
+    launch_mods<uint8_t> (a, partitions, blocks, stream);
   return cudaGetLastError ();
 }

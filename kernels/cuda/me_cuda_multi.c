@@ -236,6 +236,9 @@ const MEBackendOps me_backend_cuda_multi = {
         .result_memory = ME_MEMORY_HOST_PINNED,
         .bit_exact = TRUE,
         .cuda_device = FALSE,
+        /* every session gets each frame, searched or as a reference, and
+         * forgets its references at a change of depth itself */
+        .max_depth = 16,
       },
   .open = multi_open,
   .close = multi_close,

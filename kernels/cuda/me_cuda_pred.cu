@@ -30,6 +30,10 @@
  * The guide winners of a frame are the next frame's temporal predictors:
  * the backend keeps them on the device and orders the two frames' kernels
  * (me_cuda_backend.cu).
+ *
+ * Both kernels are templates over the sample type (me_cuda_pixel.cuh): a
+ * lane's 4 rows of 16 samples are 4 words a row for bytes, 8 for 16-bit
+ * samples; sums and keys are the same 32-bit sums and full me_key() values.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -88,22 +92,24 @@ typedef struct {
 /* The guide key of this lane's candidate slot, lanes 4 s .. 4 s + 3 each
  * costing 4 rows of candidate (cx, cy) when `valid`; returns the smallest
  * key of the 8 slots, in every lane. */
+template <typename pixel>
 static __device__ __forceinline__ uint64_t
-round_min (const PredArgs &a, const uint32_t (&c)[4][4], int mbx, int mby,
-    int q, bool valid, int cx, int cy)
+round_min (const PredArgs &a, const uint32_t (&c)[4][MeRow<pixel>::W],
+    int mbx, int mby, int q, bool valid, int cx, int cy)
 {
+  constexpr int W = MeRow<pixel>::W;
   uint32_t sad = 0;
   if (valid) {
     uint32_t sel;
-    const uint32_t *row = me_fast_ref_row (
+    const uint32_t *row = me_fast_ref_row<pixel> (
         a.ref, a.pitch, 16 * mbx + cx, 16 * mby + cy + 4 * q, &sel);
 #pragma unroll
     for (int y = 0; y < 4; y++) {
-      uint32_t r[4];
-      me_fast_row16 (row + (size_t)y * (a.pitch / 4), sel, r);
+      uint32_t r[W];
+      me_fast_row16<pixel> (row + (size_t)y * (a.pitch / 4), sel, r);
 #pragma unroll
-      for (int k = 0; k < 4; k++)
-        sad = me_vsad4 (c[y][k], r[k], sad);
+      for (int k = 0; k < W; k++)
+        sad = MePix<pixel>::sad (c[y][k], r[k], sad);
     }
   }
   sad += __shfl_xor_sync (ME_FULL_MASK, sad, 1);
@@ -130,9 +136,11 @@ record (uint32_t *vis, int lane, bool rec, int cx, int cy, unsigned *n)
   *n += __popc (mask);
 }
 
+template <typename pixel>
 __global__ void
 __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
 {
+  constexpr int W = MeRow<pixel>::W;
   const int lane = threadIdx.x & 31, slot = lane >> 2, q = lane & 3;
   const int R = a.range;
   unsigned t = 0;
@@ -148,17 +156,12 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
   for (int mbx = 0; mbx < a.mb_cols; mbx++) {
     const int mb = mby * a.mb_cols + mbx;
     /* what does not depend on the row above, before waiting for it */
-    uint32_t c[4][4];
-    const uint8_t *cb =
-        a.cur + (size_t)(16 * mby + 4 * q) * a.pitch + 16 * mbx;
+    uint32_t c[4][W];
+    const uint8_t *cb = a.cur + (size_t)(16 * mby + 4 * q) * a.pitch +
+                        (size_t)(16 * mbx) * sizeof (pixel);
 #pragma unroll
-    for (int y = 0; y < 4; y++) {
-      const uint4 v = __ldg ((const uint4 *)(cb + (size_t)y * a.pitch));
-      c[y][0] = v.x;
-      c[y][1] = v.y;
-      c[y][2] = v.z;
-      c[y][3] = v.w;
-    }
+    for (int y = 0; y < 4; y++)
+      me_pix_aligned_words<W> (cb + (size_t)y * a.pitch, c[y]);
     const MEMvpredNeighbours nb =
         me_mvpred_neighbours (0, mbx, mby, a.mb_cols, a.mb_rows);
     uint32_t t0 = 0, t1 = 0, t2 = 0;
@@ -177,7 +180,7 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
     const int k = slot < 4 ? slot : slot + 1; /* skip the centre */
     const int sx = me_fast_clamp (unpack_x (left), R);
     const int sy = me_fast_clamp (unpack_y (left), R);
-    const uint64_t ring_left = round_min (a, c, mbx, mby, q,
+    const uint64_t ring_left = round_min<pixel> (a, c, mbx, mby, q,
         me_fast_inside (sx + k % 3 - 1, sy + k / 3 - 1, R), sx + k % 3 - 1,
         sy + k / 3 - 1);
 
@@ -221,7 +224,7 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
     const int px = me_fast_clamp (unpack_x (mine_p), R);
     const int py = me_fast_clamp (unpack_y (mine_p), R);
     const bool live = slot < np;
-    uint64_t best = round_min (a, c, mbx, mby, q, live, px, py);
+    uint64_t best = round_min<pixel> (a, c, mbx, mby, q, live, px, py);
 
     uint32_t *vis = a.visited ? a.visited + (size_t)mb * VISIT_STRIDE : NULL;
     unsigned nv = 0;
@@ -246,7 +249,7 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
       /* the same in every lane: best is */
       const uint64_t next = step == 0 && cx == sx && cy == sy
           ? ring_left
-          : round_min (a, c, mbx, mby, q, in, ox, oy);
+          : round_min<pixel> (a, c, mbx, mby, q, in, ox, oy);
       if (vis) {
         /* around the centre before, everything was visited already */
         const bool fresh =
@@ -282,7 +285,7 @@ typedef struct {
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
 } ShapesArgs;
 
-template <int BS>
+template <int BS, typename pixel>
 __global__ void
 __launch_bounds__ (SHAPES_WARPS * 32) shapes_kernel (const ShapesArgs a)
 {
@@ -299,11 +302,11 @@ __launch_bounds__ (SHAPES_WARPS * 32) shapes_kernel (const ShapesArgs a)
   for (int i = 0; i < MeSplit<BS>::NI; i++)
     best[i] = ME_KEY_NONE;
   if (lane < n) {
-    uint32_t c[16][4];
-    me_fast_load_block (a.cur, a.pitch, mbx, mby, c);
+    uint32_t c[16][MeRow<pixel>::W];
+    me_fast_load_block<pixel> (a.cur, a.pitch, mbx, mby, c);
     for (int i = lane; i < n; i += 32) {
       const uint32_t v = vis[1 + i];
-      me_fast_visit<BS> (c, a.ref, a.pitch, mbx, mby, unpack_x (v),
+      me_fast_visit<BS, pixel> (c, a.ref, a.pitch, mbx, mby, unpack_x (v),
           unpack_y (v), a.partitions, best);
     }
   }
@@ -318,7 +321,7 @@ me_cuda_launch_pred (const uint8_t *cur, const uint8_t *ref,
     cudaStream_t stream)
 {
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
-  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD;
+  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD * g->bps;
   /* the wavefront writes the 16x16 grid; the rest need the second pass */
   const unsigned rest = partitions & ~GST_MOTION_VECTOR_PARTITIONS_16X16;
 
@@ -341,8 +344,11 @@ me_cuda_launch_pred (const uint8_t *cur, const uint8_t *ref,
   cudaError_t e = cudaMemsetAsync (progress, 0, sizeof (unsigned), stream);
   if (e != cudaSuccess)
     return e;
-  pred_kernel<<<(g->mb_rows + PRED_WARPS - 1) / PRED_WARPS, PRED_WARPS * 32,
-      0, stream>>> (a);
+  const unsigned pred_blocks = (g->mb_rows + PRED_WARPS - 1) / PRED_WARPS;
+  if (g->bps == 2)
+    pred_kernel<uint16_t><<<pred_blocks, PRED_WARPS * 32, 0, stream>>> (a);
+  else
+    pred_kernel<uint8_t><<<pred_blocks, PRED_WARPS * 32, 0, stream>>> (a);
   e = cudaGetLastError ();
   if (e != cudaSuccess || !rest)
     return e;
@@ -358,13 +364,17 @@ me_cuda_launch_pred (const uint8_t *cur, const uint8_t *ref,
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
     b.keys[p] = keys + offsets[p];
   const unsigned blocks = (b.n_mbs + SHAPES_WARPS - 1) / SHAPES_WARPS;
-  switch (me_fast_split (rest)) {
-  case 8:
-    shapes_kernel<8><<<blocks, SHAPES_WARPS * 32, 0, stream>>> (b);
-    break;
-  default:
-    shapes_kernel<4><<<blocks, SHAPES_WARPS * 32, 0, stream>>> (b);
-    break;
+  const bool split8 = me_fast_split (rest) == 8;
+  if (g->bps == 2) {
+    if (split8)
+      shapes_kernel<8, uint16_t><<<blocks, SHAPES_WARPS * 32, 0, stream>>> (b);
+    else
+      shapes_kernel<4, uint16_t><<<blocks, SHAPES_WARPS * 32, 0, stream>>> (b);
+  } else {
+    if (split8)
+      shapes_kernel<8, uint8_t><<<blocks, SHAPES_WARPS * 32, 0, stream>>> (b);
+    else
+      shapes_kernel<4, uint8_t><<<blocks, SHAPES_WARPS * 32, 0, stream>>> (b);
   }
   return cudaGetLastError ();
 }

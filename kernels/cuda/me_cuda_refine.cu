@@ -20,6 +20,14 @@
  * holds the integer winner and its 8 half-pel neighbours, the second the 8
  * quarter-pel neighbours of the best.  The refined key replaces the integer
  * one in place; the finish kernel runs after it.
+ *
+ * Every kernel is a template over the sample type (me_cuda_pixel.cuh).  For
+ * 16-bit samples the planes are computed by me_hpel_{h,v,c}_16() clipped to
+ * the depth's largest sample, a row of four samples is two words (loaded as
+ * three aligned words and two funnel shifts), the quarter samples are the
+ * same rounded-up means per halfword, and the SATD is me_satd4x4() itself
+ * on the int differences (the packed form below needs values of 16 signed
+ * bits, which differences of 16-bit samples exceed).
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -30,6 +38,7 @@
 #include "me_search.h"
 #include "mvpred_rules.h"
 #include "subpel_rules.h"
+#include "me_cuda_pixel.cuh"
 
 #define HPEL_THREADS 256
 #define REFINE_WARPS 8 /* warps per thread block */
@@ -37,38 +46,54 @@
 
 /* ---- the half-sample planes --------------------------------------------- */
 
+/* `row` is the samples per buffer row (the pitch over the sample size);
+ * positions are in samples. */
+template <typename pixel>
 __global__ void
-__launch_bounds__ (HPEL_THREADS) hpel_kernel (const uint8_t *__restrict__ f,
-    uint8_t *__restrict__ hp, size_t pitch, size_t rows, size_t x0,
-    size_t x1, size_t y0)
+__launch_bounds__ (HPEL_THREADS) hpel_kernel (const uint8_t *__restrict__ fb,
+    uint8_t *__restrict__ hpb, size_t row, size_t rows, size_t x0,
+    size_t x1, size_t y0, int maxv)
 {
   const size_t x = (size_t)blockIdx.x * HPEL_THREADS + threadIdx.x + x0;
   const size_t y = (size_t)blockIdx.y + y0;
   if (x >= x1)
     return;
-  const size_t o = y * pitch + x, plane = pitch * rows;
-  hp[o] = me_hpel_h (f + o, (ptrdiff_t)pitch);
-  hp[plane + o] = me_hpel_v (f + o, (ptrdiff_t)pitch);
-  hp[2 * plane + o] = me_hpel_c (f + o, (ptrdiff_t)pitch);
+  const pixel *f = (const pixel *)fb;
+  pixel *hp = (pixel *)hpb;
+  const size_t o = y * row + x, plane = row * rows;
+  if constexpr (sizeof (pixel) == 1) {
+    hp[o] = me_hpel_h (f + o, (ptrdiff_t)row);
+    hp[plane + o] = me_hpel_v (f + o, (ptrdiff_t)row);
+    hp[2 * plane + o] = me_hpel_c (f + o, (ptrdiff_t)row);
+  } else {
+    hp[o] = me_hpel_h_16 (f + o, (ptrdiff_t)row, maxv);
+    hp[plane + o] = me_hpel_v_16 (f + o, (ptrdiff_t)row, maxv);
+    hp[2 * plane + o] = me_hpel_c_16 (f + o, (ptrdiff_t)row, maxv);
+  }
 }
 
 cudaError_t
 me_cuda_launch_hpel (const uint8_t *ref, uint8_t *hpel,
-    const MECudaGeometry *g, unsigned range, cudaStream_t stream)
+    const MECudaGeometry *g, unsigned range, int maxv, cudaStream_t stream)
 {
   /* buffer positions read at range R (the header comment), 8 pixels more,
-   * within those whose 6 taps lie in the buffer: 2 .. pitch - 4 */
+   * within those whose 6 taps lie in the buffer: 2 .. row - 4 (samples) */
+  const size_t row = g->pitch / g->bps;
   const size_t reach = (size_t)range + 8;
   const size_t x0 = MAX ((size_t)2, ME_CUDA_PAD - reach);
   const size_t y0 = MAX ((size_t)2, ME_CUDA_PAD - reach);
   const size_t x1 =
-      MIN (g->pitch - 3, ME_CUDA_PAD + (size_t)g->mb_cols * 16 + reach + 1);
+      MIN (row - 3, ME_CUDA_PAD + (size_t)g->mb_cols * 16 + reach + 1);
   const size_t y1 =
       MIN (g->rows - 3, ME_CUDA_PAD + (size_t)g->mb_rows * 16 + reach + 1);
   const dim3 grid ((unsigned)((x1 - x0 + HPEL_THREADS - 1) / HPEL_THREADS),
       (unsigned)(y1 - y0));
-  hpel_kernel<<<grid, HPEL_THREADS, 0, stream>>> (
-      ref, hpel, g->pitch, g->rows, x0, x1, y0);
+  if (g->bps == 2)
+    hpel_kernel<uint16_t><<<grid, HPEL_THREADS, 0, stream>>> (
+        ref, hpel, row, g->rows, x0, x1, y0, maxv);
+  else
+    hpel_kernel<uint8_t><<<grid, HPEL_THREADS, 0, stream>>> (
+        ref, hpel, row, g->rows, x0, x1, y0, maxv);
   return cudaGetLastError ();
 }
 
@@ -101,14 +126,43 @@ group_lanes (int n4)
   return n4 >= 4 ? 32 : 8 * n4;
 }
 
-/* Four bytes from any address: two aligned words and a funnel shift (the
- * planes have a border, so the word after is always readable). */
-static __device__ __forceinline__ uint32_t
-load4 (const uint8_t *p)
+/* Words of a row of four samples: 1 for bytes, 2 for 16-bit samples. */
+template <typename pixel>
+struct Row4 {
+  static constexpr int N = 4 / MePix<pixel>::PW;
+};
+
+/* Four samples from any address (of a sample): two aligned words and a
+ * funnel shift for bytes, three and two for 16-bit samples (the planes
+ * have a border, so the word after is always readable). */
+template <typename pixel>
+static __device__ __forceinline__ void
+load4 (const uint8_t *p, uint32_t (&q)[Row4<pixel>::N])
 {
   const uintptr_t a = (uintptr_t)p;
   const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
-  return __funnelshift_r (__ldg (w), __ldg (w + 1), (unsigned)(a & 3) * 8);
+  const unsigned sh = (unsigned)(a & 3) * 8;
+  if constexpr (sizeof (pixel) == 1) {
+    q[0] = __funnelshift_r (__ldg (w), __ldg (w + 1), sh);
+  } else {
+    const uint32_t w1 = __ldg (w + 1);
+    q[0] = __funnelshift_r (__ldg (w), w1, sh);
+    q[1] = __funnelshift_r (w1, __ldg (w + 2), sh);
+  }
+}
+
+/* (a + b + 1) >> 1 of every sample of the words: __vavgu4 for bytes; for
+ * halfwords (a | b) - ((a ^ b) >> 1), lane by lane (the mask drops the bit
+ * the shift moves from the high lane into the low one; the difference
+ * never borrows across lanes, as a | b >= (a ^ b) >> 1 in each). */
+template <typename pixel>
+static __device__ __forceinline__ uint32_t
+avg_up (uint32_t a, uint32_t b)
+{
+  if constexpr (sizeof (pixel) == 1)
+    return __vavgu4 (a, b);
+  else
+    return (a | b) - (((a ^ b) >> 1) & 0x7fff7fffu);
 }
 
 /* me_subpel_pair() as four words of constants, one per fy, a byte per fx:
@@ -138,14 +192,18 @@ plane_of (const RefineArgs &a, unsigned v)
                         : a.plane[ME_HPEL_H] + (size_t)(k - 1) * a.plane_step;
 }
 
-/* The current frame's 4x4 block at (x0, y0) (x0 a multiple of 4). */
+/* The current frame's 4x4 block at (x0, y0) (x0 a multiple of 4, so the
+ * row is 4-byte aligned for bytes, 8-byte aligned for 16-bit samples). */
+template <typename pixel>
 static __device__ __forceinline__ void
-load_cur (const RefineArgs &a, int x0, int y0, uint32_t (&cw)[4])
+load_cur (const RefineArgs &a, int x0, int y0,
+    uint32_t (&cw)[4][Row4<pixel>::N])
 {
-  const uint8_t *c = a.cur + y0 * (int)a.pitch + x0;
+  const uint8_t *c =
+      a.cur + y0 * (int)a.pitch + x0 * (int)sizeof (pixel);
 #pragma unroll
   for (int y = 0; y < 4; y++)
-    cw[y] = __ldg ((const uint32_t *)(c + y * (int)a.pitch));
+    me_pix_aligned_words<Row4<pixel>::N> (c + y * (int)a.pitch, cw[y]);
 }
 
 /* The prediction of the 4x4 block at (x0, y0) by the quarter-pel vector
@@ -154,29 +212,38 @@ load_cur (const RefineArgs &a, int x0, int y0, uint32_t (&cw)[4])
  * one sample twice, and the mean of a sample with itself is the sample, so
  * they read one plane: within a ring every candidate is of the same kind,
  * so the branch does not split a warp. */
+template <typename pixel>
 static __device__ __forceinline__ void
-predict4x4 (
-    const RefineArgs &a, int x0, int y0, int qx, int qy, uint32_t (&pw)[4])
+predict4x4 (const RefineArgs &a, int x0, int y0, int qx, int qy,
+    uint32_t (&pw)[4][Row4<pixel>::N])
 {
+  constexpr int N = Row4<pixel>::N;
   const unsigned v = subpel_pair (qx & 3, qy & 3);
   const unsigned va = v & 15, vb = v >> 4;
   const int p = (int)a.pitch;
+  const int bps = (int)sizeof (pixel);
   /* signed: a block near the top or the left edge reads above or left of
-   * pixel (0, 0) */
-  const int at = (y0 + (qy >> 2)) * p + x0 + (qx >> 2);
-  const uint8_t *pa =
-      plane_of (a, va) + (at + (int)ME_SP_DY (va) * p + (int)ME_SP_DX (va));
+   * pixel (0, 0); bytes, rows `p` apart and samples `bps` */
+  const int at = (y0 + (qy >> 2)) * p + (x0 + (qx >> 2)) * bps;
+  const uint8_t *pa = plane_of (a, va) +
+      (at + (int)ME_SP_DY (va) * p + (int)ME_SP_DX (va) * bps);
   if (va == vb) {
 #pragma unroll
     for (int y = 0; y < 4; y++)
-      pw[y] = load4 (pa + y * p);
+      load4<pixel> (pa + y * p, pw[y]);
     return;
   }
-  const uint8_t *pb =
-      plane_of (a, vb) + (at + (int)ME_SP_DY (vb) * p + (int)ME_SP_DX (vb));
+  const uint8_t *pb = plane_of (a, vb) +
+      (at + (int)ME_SP_DY (vb) * p + (int)ME_SP_DX (vb) * bps);
 #pragma unroll
-  for (int y = 0; y < 4; y++)
-    pw[y] = __vavgu4 (load4 (pa + y * p), load4 (pb + y * p));
+  for (int y = 0; y < 4; y++) {
+    uint32_t ra[N], rb[N];
+    load4<pixel> (pa + y * p, ra);
+    load4<pixel> (pb + y * p, rb);
+#pragma unroll
+    for (int k = 0; k < N; k++)
+      pw[y][k] = avg_up<pixel> (ra[k], rb[k]);
+  }
 }
 
 /* max(|lo|, |hi|) of the two 16-bit lanes of v (see satd4x4()). */
@@ -227,34 +294,64 @@ satd4x4 (const uint32_t (&c)[4], const uint32_t (&p)[4])
   return (uint32_t)sum;
 }
 
-/* Cost of predicted rows p against current rows c by the metric. */
+/* me_satd4x4() of 16-bit current rows c against predicted rows p (two
+ * samples a word, the first in the low half): the shared rule itself on
+ * the sixteen differences. */
 static __device__ __forceinline__ uint32_t
-cost4x4 (bool satd, const uint32_t (&c)[4], const uint32_t (&p)[4])
+satd4x4_16 (const uint32_t (&c)[4][2], const uint32_t (&p)[4][2])
 {
-  if (satd)
-    return satd4x4 (c, p);
-  uint32_t s = 0;
+  int d[16];
 #pragma unroll
   for (int y = 0; y < 4; y++)
-    s = __vsadu4 (c[y], p[y]) + s;
+#pragma unroll
+    for (int k = 0; k < 2; k++) {
+      d[4 * y + 2 * k] = (int)(c[y][k] & 0xffffu) - (int)(p[y][k] & 0xffffu);
+      d[4 * y + 2 * k + 1] = (int)(c[y][k] >> 16) - (int)(p[y][k] >> 16);
+    }
+  return me_satd4x4 (d);
+}
+
+/* Cost of predicted rows p against current rows c by the metric. */
+template <typename pixel>
+static __device__ __forceinline__ uint32_t
+cost4x4 (bool satd, const uint32_t (&c)[4][Row4<pixel>::N],
+    const uint32_t (&p)[4][Row4<pixel>::N])
+{
+  uint32_t s = 0;
+  if constexpr (sizeof (pixel) == 1) {
+    const uint32_t c1[4] = {c[0][0], c[1][0], c[2][0], c[3][0]};
+    const uint32_t p1[4] = {p[0][0], p[1][0], p[2][0], p[3][0]};
+    if (satd)
+      return satd4x4 (c1, p1);
+#pragma unroll
+    for (int y = 0; y < 4; y++)
+      s = __vsadu4 (c1[y], p1[y]) + s;
+  } else {
+    if (satd)
+      return satd4x4_16 (c, p);
+#pragma unroll
+    for (int y = 0; y < 4; y++)
+      s += __vsadu2 (c[y][0], p[y][0]) + __vsadu2 (c[y][1], p[y][1]);
+  }
   return s;
 }
 
 /* Cost of 4x4 sub-block (x0, y0) (frame pixels, x0 a multiple of 4) at
  * quarter-pel (qx, qy). */
+template <typename pixel>
 static __device__ __forceinline__ uint32_t
 sub_cost (const RefineArgs &a, int x0, int y0, int qx, int qy)
 {
-  uint32_t cw[4], pw[4];
-  load_cur (a, x0, y0, cw);
-  predict4x4 (a, x0, y0, qx, qy, pw);
-  return cost4x4 (a.satd, cw, pw);
+  uint32_t cw[4][Row4<pixel>::N], pw[4][Row4<pixel>::N];
+  load_cur<pixel> (a, x0, y0, cw);
+  predict4x4<pixel> (a, x0, y0, qx, qy, pw);
+  return cost4x4<pixel> (a.satd, cw, pw);
 }
 
 /* One lane's part of a block of grid P: the block's group of L lanes holds
  * PER candidate slots of N4 lanes, one per 4x4 sub-block (sx, sy), whose
  * current pixels the lane keeps for every candidate. */
-template <int P>
+template <int P, typename pixel>
 struct RefineLane {
   static constexpr int BW = GST_MOTION_VECTOR_PARTITION_W (P);
   static constexpr int BH = GST_MOTION_VECTOR_PARTITION_H (P);
@@ -264,15 +361,15 @@ struct RefineLane {
   bool live;
   int gi; /* candidate slot */
   int sx, sy;
-  uint32_t cw[4];
+  uint32_t cw[4][Row4<pixel>::N];
 
   /* The block's cost for (qx, qy), summed over its slot's lanes. */
   __device__ __forceinline__ uint32_t
   cost (const RefineArgs &a, int qx, int qy) const
   {
-    uint32_t pw[4];
-    predict4x4 (a, sx, sy, qx, qy, pw);
-    uint32_t s = cost4x4 (a.satd, cw, pw);
+    uint32_t pw[4][Row4<pixel>::N];
+    predict4x4<pixel> (a, sx, sy, qx, qy, pw);
+    uint32_t s = cost4x4<pixel> (a.satd, cw, pw);
 #pragma unroll
     for (int off = 1; off < N4; off <<= 1)
       s += __shfl_xor_sync (FULL_MASK, s, off);
@@ -312,11 +409,11 @@ struct RefineLane {
   }
 };
 
-template <int P>
+template <int P, typename pixel>
 static __device__ __forceinline__ void
 refine_grid (const RefineArgs &a, unsigned w, int lane)
 {
-  typedef RefineLane<P> R;
+  typedef RefineLane<P, pixel> R;
   R r;
   const unsigned i = (w - a.first[P]) * (32 / R::L) + lane / R::L;
   r.live = i < a.cells[P];
@@ -329,7 +426,7 @@ refine_grid (const RefineArgs &a, unsigned w, int lane)
   const int by = r.live ? (int)(i / cols) * R::BH : 0;
   r.sx = bx + 4 * (sub % (R::BW / 4));
   r.sy = by + 4 * (sub / (R::BW / 4));
-  load_cur (a, r.sx, r.sy, r.cw);
+  load_cur<pixel> (a, r.sx, r.sy, r.cw);
   const uint64_t k0 = r.live ? a.keys[P][i] : me_key (0, 0, 0);
 
   /* the integer winner re-costed in slot 0 and, with lambda, the zero
@@ -358,6 +455,7 @@ refine_grid (const RefineArgs &a, unsigned w, int lane)
     a.out[P][i] = best;
 }
 
+template <typename pixel>
 __global__ void
 __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
 {
@@ -369,13 +467,13 @@ __launch_bounds__ (REFINE_WARPS * 32) refine_kernel (const RefineArgs a)
   while (w >= a.first[p + 1])
     p++;
   switch (p) {
-    case 0: refine_grid<0> (a, w, lane); break;
-    case 1: refine_grid<1> (a, w, lane); break;
-    case 2: refine_grid<2> (a, w, lane); break;
-    case 3: refine_grid<3> (a, w, lane); break;
-    case 4: refine_grid<4> (a, w, lane); break;
-    case 5: refine_grid<5> (a, w, lane); break;
-    default: refine_grid<6> (a, w, lane); break;
+    case 0: refine_grid<0, pixel> (a, w, lane); break;
+    case 1: refine_grid<1, pixel> (a, w, lane); break;
+    case 2: refine_grid<2, pixel> (a, w, lane); break;
+    case 3: refine_grid<3, pixel> (a, w, lane); break;
+    case 4: refine_grid<4, pixel> (a, w, lane); break;
+    case 5: refine_grid<5, pixel> (a, w, lane); break;
+    default: refine_grid<6, pixel> (a, w, lane); break;
   }
 }
 
@@ -479,6 +577,7 @@ typedef struct {
   unsigned *ticket;
 } RateArgs;
 
+template <typename pixel>
 __global__ void
 __launch_bounds__ (32) rate_kernel (const RateArgs ra)
 {
@@ -581,7 +680,7 @@ __launch_bounds__ (32) rate_kernel (const RateArgs ra)
     if (__any_sync (FULL_MASK, need_p)) {
       if (need_p)
         for (int b = sub; b < n4; b += L)
-          dp += sub_cost (a, gx * bw + 4 * (b % (bw / 4)),
+          dp += sub_cost<pixel> (a, gx * bw + 4 * (b % (bw / 4)),
               gy * bh + 4 * (b / (bw / 4)), cx, cy);
       for (int off = 1; off < L; off <<= 1)
         dp += __shfl_xor_sync (FULL_MASK, dp, off);
@@ -630,7 +729,7 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
 {
   RefineArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
-  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD;
+  const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD * g->bps;
   const size_t plane = me_cuda_frame_bytes (g);
 
   gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
@@ -676,8 +775,13 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   }
   a.first[GST_MOTION_VECTOR_PARTITION_COUNT] = n;
   ra.warp_first[GST_MOTION_VECTOR_PARTITION_COUNT] = warps;
-  refine_kernel<<<(n + REFINE_WARPS - 1) / REFINE_WARPS, REFINE_WARPS * 32, 0,
-      stream>>> (a);
+  const unsigned refine_blocks = (n + REFINE_WARPS - 1) / REFINE_WARPS;
+  if (g->bps == 2)
+    refine_kernel<uint16_t><<<refine_blocks, REFINE_WARPS * 32, 0, stream>>> (
+        a);
+  else
+    refine_kernel<uint8_t><<<refine_blocks, REFINE_WARPS * 32, 0, stream>>> (
+        a);
   cudaError_t e = cudaGetLastError ();
   if (e != cudaSuccess || !lambda)
     return e;
@@ -691,6 +795,9 @@ me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
   e = cudaMemsetAsync (progress, 0, (warps + 1) * sizeof (unsigned), stream);
   if (e != cudaSuccess)
     return e;
-  rate_kernel<<<warps, 32, 0, stream>>> (ra);
+  if (g->bps == 2)
+    rate_kernel<uint16_t><<<warps, 32, 0, stream>>> (ra);
+  else
+    rate_kernel<uint8_t><<<warps, 32, 0, stream>>> (ra);
   return cudaGetLastError ();
 }

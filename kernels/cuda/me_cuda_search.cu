@@ -17,13 +17,19 @@
  * the full 64-bit me_key(); lanes of a warp that share a macroblock are
  * reduced with shuffles, and the first lane of each macroblock lowers the
  * global key with atomicMin.  Keys are unique, so the order never matters.
+ *
+ * 16-bit samples (me_cuda_pixel.cuh): the same kernel over words of two
+ * samples, so the current block takes 128 registers instead of 64 and a
+ * reference row 9 loads instead of 5; G is halved to leave room for that,
+ * and the per-thread key is the same (cost << 9) | tie in 64 bits, since a
+ * 16x16 SAD of 16-bit samples takes 24 bits.
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
 
 #include "me_cost.h"
 #include "me_cuda_kernels.h"
-#include "me_cuda_vsad.cuh"
+#include "me_cuda_pixel.cuh"
 
 #define FULL_MASK 0xffffffffu
 #define SEARCH_THREADS 128
@@ -51,13 +57,17 @@ shape_base (int p)
 }
 
 void
-me_cuda_geometry_init (MECudaGeometry *g, unsigned width, unsigned height)
+me_cuda_geometry_init (
+    MECudaGeometry *g, unsigned width, unsigned height, unsigned bps)
 {
   g->width = width;
   g->height = height;
   g->mb_cols = gst_motion_vector_mb_cols (width);
   g->mb_rows = gst_motion_vector_mb_rows (height);
-  g->pitch = ((size_t)g->mb_cols * 16 + 2 * ME_CUDA_PAD + 127) & ~(size_t)127;
+  g->bps = bps;
+  /* ME_CUDA_PAD samples either side, the row in bytes */
+  g->pitch =
+      (((size_t)g->mb_cols * 16 + 2 * ME_CUDA_PAD) * bps + 127) & ~(size_t)127;
   g->rows = (size_t)g->mb_rows * 16 + 2 * ME_CUDA_PAD;
 }
 
@@ -65,18 +75,22 @@ me_cuda_geometry_init (MECudaGeometry *g, unsigned width, unsigned height)
 
 /* One block per buffer row.  Rows inside the plane get their left and right
  * margins; rows above and below copy the nearest plane row, margins
- * included.  Reads only the plane, writes only the border. */
+ * included.  Reads only the plane, writes only the border.  `pitch` is in
+ * bytes, the rest in samples. */
+template <typename pixel>
 __global__ void
 pad_kernel (uint8_t *frame, size_t pitch, unsigned width, unsigned height)
 {
   const unsigned Y = blockIdx.x;
   const int y = (int)Y - ME_CUDA_PAD;
   const int sy = y < 0 ? 0 : (y >= (int)height ? (int)height - 1 : y);
-  const uint8_t *src = frame + (size_t)(sy + ME_CUDA_PAD) * pitch + ME_CUDA_PAD;
-  uint8_t *dst = frame + (size_t)Y * pitch;
+  const pixel *src =
+      (const pixel *)(frame + (size_t)(sy + ME_CUDA_PAD) * pitch) + ME_CUDA_PAD;
+  pixel *dst = (pixel *)(frame + (size_t)Y * pitch);
+  const size_t row = pitch / sizeof (pixel);
   const bool inside = y == sy;
 
-  for (size_t X = threadIdx.x; X < pitch; X += blockDim.x) {
+  for (size_t X = threadIdx.x; X < row; X += blockDim.x) {
     int x = (int)X - ME_CUDA_PAD;
     if (inside && x >= 0 && x < (int)width)
       continue;
@@ -89,8 +103,45 @@ cudaError_t
 me_cuda_launch_pad (
     uint8_t *frame, const MECudaGeometry *g, cudaStream_t stream)
 {
-  pad_kernel<<<(unsigned)g->rows, 256, 0, stream>>> (
-      frame, g->pitch, g->width, g->height);
+  if (g->bps == 2)
+    pad_kernel<uint16_t><<<(unsigned)g->rows, 256, 0, stream>>> (
+        frame, g->pitch, g->width, g->height);
+  else
+    pad_kernel<uint8_t><<<(unsigned)g->rows, 256, 0, stream>>> (
+        frame, g->pitch, g->width, g->height);
+  return cudaGetLastError ();
+}
+
+/* ---- 16-bit samples from their words ------------------------------------ */
+
+#define IMPORT_THREADS 256
+
+/* One thread per sample, a row of blocks per row: the word read and the
+ * sample written are at the same place of the plane when `src` is the
+ * plane itself, and no thread reads another's sample, so converting in
+ * place is safe (nothing is __restrict__ here for that reason). */
+__global__ void
+__launch_bounds__ (IMPORT_THREADS) import16_kernel (uint8_t *frame,
+    size_t pitch, const uint8_t *src, size_t src_stride, unsigned width,
+    unsigned shift, unsigned mask)
+{
+  const unsigned x = blockIdx.x * IMPORT_THREADS + threadIdx.x;
+  const unsigned y = blockIdx.y;
+  if (x >= width)
+    return;
+  const unsigned w = ((const uint16_t *)(src + (size_t)y * src_stride))[x];
+  ((uint16_t *)(frame + (size_t)(ME_CUDA_PAD + y) * pitch))[ME_CUDA_PAD + x] =
+      (uint16_t)((w >> shift) & mask);
+}
+
+cudaError_t
+me_cuda_launch_import16 (uint8_t *frame, const MECudaGeometry *g,
+    const uint8_t *src, size_t src_stride, unsigned shift, unsigned depth,
+    cudaStream_t stream)
+{
+  const dim3 grid ((g->width + IMPORT_THREADS - 1) / IMPORT_THREADS, g->height);
+  import16_kernel<<<grid, IMPORT_THREADS, 0, stream>>> (frame, g->pitch, src,
+      src_stride, g->width, shift, (1u << depth) - 1);
   return cudaGetLastError ();
 }
 
@@ -110,23 +161,42 @@ typedef struct {
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT]; /* per requested grid */
 } SearchArgs;
 
-static __device__ __forceinline__ void
-keep_min (uint32_t &best, uint32_t sad, uint32_t tie)
+/* A thread's keys, (cost << 9) | tie, are of type R: 32 bits for 8-bit
+ * samples, 64 for 16-bit ones (me_cuda_pixel.cuh). */
+template <typename R>
+static __device__ __forceinline__ R
+rank_min (R a, R b)
 {
-  best = min (best, (sad << 9) | tie);
+  return a < b ? a : b;
+}
+
+template <typename R>
+static __device__ __forceinline__ void
+keep_min (R &best, uint32_t sad, uint32_t tie)
+{
+  if constexpr (sizeof (R) == 4)
+    best = min (best, (sad << 9) | tie);
+  else
+    best = rank_min (best, ((R)sad << 9) | tie);
 }
 
 /* keep_min() of a sum already shifted left by 9: sums of shifted sums stay
- * shifted (a 16x16 SAD of 65280 still fits), so the shape minima cost one
- * add-and-min each, a single instruction on Hopper (VIADDMNMX). */
+ * shifted (a 16x16 SAD of 65280 still fits 32 bits, one of 16-bit samples
+ * 64), so the shape minima cost one add-and-min each, a single instruction
+ * on Hopper (VIADDMNMX) for 32-bit keys. */
+template <typename R>
 static __device__ __forceinline__ void
-keep_min9 (uint32_t &best, uint32_t sad9, uint32_t tie)
+keep_min9 (R &best, R sad9, uint32_t tie)
 {
+  if constexpr (sizeof (R) == 4) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  best = __viaddmin_u32 (sad9, tie, best);
+    best = __viaddmin_u32 (sad9, tie, best);
 #else
-  best = min (best, sad9 + tie);
+    best = min (best, sad9 + tie);
 #endif
+  } else {
+    best = rank_min (best, sad9 + tie);
+  }
 }
 
 /* Sub-blocks of BS x BS pixels per macroblock, and running minima kept. */
@@ -145,28 +215,36 @@ struct Gran<4> {
   static const int NB = 16, NI = 41, G = 4;
 };
 
+/* G for samples of `bps` bytes: halved for 16-bit samples, whose current
+ * block takes twice the registers. */
+static __host__ __device__ constexpr int
+search_group_size (int bs, int bps)
+{
+  return (bs == 16 ? 16 : bs == 8 ? 8 : 4) / bps;
+}
+
 /* Folds candidate i's sub-block sums into the running minima of every
  * requested shape. */
-template <int BS, int G>
+template <int BS, int G, typename R>
 static __device__ __forceinline__ void
 update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
-    uint32_t (&best)[Gran<BS>::NI], unsigned parts)
+    R (&best)[Gran<BS>::NI], unsigned parts)
 {
   /* below, every sum is shifted left by 9 (keep_min9()) */
-  uint32_t s8[4];
+  R s8[4];
   if constexpr (BS == 16) {
     keep_min (best[0], acc[0][i], tie);
     return;
   } else if constexpr (BS == 8) {
 #pragma unroll
     for (int b = 0; b < 4; b++)
-      s8[b] = acc[b][i] << 9;
+      s8[b] = (R)acc[b][i] << 9;
   } else {
     /* 4x4 sub-blocks, b = row * 4 + col; 8x4 and 4x8 from pairs of them */
-    uint32_t s4[16], s84[8], s48[8];
+    R s4[16], s84[8], s48[8];
 #pragma unroll
     for (int b = 0; b < 16; b++)
-      s4[b] = acc[b][i] << 9;
+      s4[b] = (R)acc[b][i] << 9;
 #pragma unroll
     for (int r = 0; r < 4; r++)
 #pragma unroll
@@ -199,8 +277,8 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
     }
   }
   if constexpr (BS != 16) {
-    const uint32_t s168[2] = {s8[0] + s8[1], s8[2] + s8[3]};
-    const uint32_t s816[2] = {s8[0] + s8[2], s8[1] + s8[3]};
+    const R s168[2] = {s8[0] + s8[1], s8[2] + s8[3]};
+    const R s816[2] = {s8[0] + s8[2], s8[1] + s8[3]};
     if (parts & GST_MOTION_VECTOR_PARTITIONS_8X8) {
 #pragma unroll
       for (int b = 0; b < 4; b++)
@@ -221,12 +299,16 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
 
 /* G consecutive candidates dy0 .. dy0 + G - 1 at the thread's dx.  `row`
  * points at the aligned word holding the reference pixel of the block's top
- * left corner for dy0; `sel` realigns 5 loaded words into 4. */
-template <int BS, int G>
+ * left corner for dy0; `sel` realigns W + 1 loaded words into the W words
+ * of a row of 16 samples (5 into 4 for bytes, 9 into 8 for 16-bit). */
+template <int BS, int G, typename pixel>
 static __device__ __forceinline__ void
-search_group (const uint32_t (&c)[16][4], const uint32_t *row, size_t wpitch,
-    uint32_t sel, int dy0, uint32_t (&best)[Gran<BS>::NI], unsigned parts)
+search_group (const uint32_t (&c)[16][16 / MePix<pixel>::PW],
+    const uint32_t *row, size_t wpitch, uint32_t sel, int dy0,
+    typename MePix<pixel>::rank_t (&best)[Gran<BS>::NI], unsigned parts)
 {
+  typedef MePix<pixel> Pix;
+  constexpr int W = 16 / Pix::PW;
   const int NB = Gran<BS>::NB;
   uint32_t acc[NB][G];
 #pragma unroll
@@ -237,23 +319,18 @@ search_group (const uint32_t (&c)[16][4], const uint32_t *row, size_t wpitch,
 
 #pragma unroll
   for (int j = 0; j < G + 15; j++) {
-    const uint32_t *p = row + (size_t)j * wpitch;
-    uint32_t w[5], r[4];
-#pragma unroll
-    for (int k = 0; k < 5; k++)
-      w[k] = __ldg (p + k);
-#pragma unroll
-    for (int k = 0; k < 4; k++)
-      r[k] = __byte_perm (w[k], w[k + 1], sel);
+    uint32_t r[W];
+    me_pix_words<W> (row + (size_t)j * wpitch, sel, r);
 #pragma unroll
     for (int i = 0; i < G; i++) {
       const int ci = j - i; /* current-block row matched to this row */
       if (ci < 0 || ci >= 16)
         continue;
 #pragma unroll
-      for (int k = 0; k < 4; k++) {
-        const int b = (ci / BS) * (16 / BS) + (k * 4) / BS;
-        acc[b][i] = me_vsad4 (c[ci][k], r[k], acc[b][i]);
+      for (int k = 0; k < W; k++) {
+        /* word k holds pixels k * PW .. k * PW + PW - 1 of the row */
+        const int b = (ci / BS) * (16 / BS) + (k * Pix::PW) / BS;
+        acc[b][i] = Pix::sad (c[ci][k], r[k], acc[b][i]);
       }
     }
   }
@@ -266,12 +343,15 @@ search_group (const uint32_t (&c)[16][4], const uint32_t *row, size_t wpitch,
   }
 }
 
-template <int BS>
+template <int BS, typename pixel>
 __global__ void
 __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
 {
+  typedef MePix<pixel> Pix;
+  typedef typename Pix::rank_t R;
+  constexpr int W = 16 / Pix::PW;
   const int NI = Gran<BS>::NI;
-  const int G = Gran<BS>::G;
+  constexpr int G = search_group_size (BS, (int)sizeof (pixel));
   const unsigned t = blockIdx.x * SEARCH_THREADS + threadIdx.x;
   const unsigned lane = threadIdx.x & 31;
   const unsigned ndx = 2 * a.range + 1;
@@ -285,60 +365,61 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
   const unsigned mby = active ? mb / a.mb_cols : 0;
   const unsigned mbx = active ? mb - mby * a.mb_cols : 0;
 
-  uint32_t best[NI];
+  R best[NI];
 #pragma unroll
   for (int k = 0; k < NI; k++)
-    best[k] = 0xffffffffu;
+    best[k] = ~(R)0;
 
   if (active) {
-    uint32_t c[16][4];
+    uint32_t c[16][W];
     const uint8_t *cb = a.cur + (size_t)(ME_CUDA_PAD + mby * 16) * a.pitch +
-                        ME_CUDA_PAD + mbx * 16;
+                        (ME_CUDA_PAD + mbx * 16) * sizeof (pixel);
 #pragma unroll
-    for (int y = 0; y < 16; y++) {
-      uint4 v = __ldg ((const uint4 *)(cb + (size_t)y * a.pitch));
-      c[y][0] = v.x;
-      c[y][1] = v.y;
-      c[y][2] = v.z;
-      c[y][3] = v.w;
-    }
+    for (int y = 0; y < 16; y++)
+      me_pix_aligned_words<W> (cb + (size_t)y * a.pitch, c[y]);
 
     int dy = -a.range_y + (int)(chunk * a.chunk_rows);
     const int dy_end = min (dy + (int)a.chunk_rows, a.range_y + 1);
-    const uintptr_t addr =
-        (uintptr_t)(a.ref +
-                    (ptrdiff_t)(ME_CUDA_PAD + (int)mby * 16 + dy) *
-                        (ptrdiff_t)a.pitch +
-                    ME_CUDA_PAD + (int)mbx * 16 + dx);
-    const uint32_t shift = (uint32_t)(addr & 3);
-    const uint32_t sel = 0x3210u + 0x1111u * shift;
+    uint32_t sel;
+    const uint32_t *row = me_pix_aligned (a.ref +
+            (ptrdiff_t)(ME_CUDA_PAD + (int)mby * 16 + dy) * (ptrdiff_t)a.pitch +
+            (ptrdiff_t)(ME_CUDA_PAD + (int)mbx * 16 + dx) *
+                (ptrdiff_t)sizeof (pixel),
+        &sel);
     const size_t wpitch = a.pitch / 4;
-    const uint32_t *row = (const uint32_t *)(addr - shift);
 
     for (; dy + G <= dy_end; dy += G, row += G * wpitch)
-      search_group<BS, G> (c, row, wpitch, sel, dy, best, a.partitions);
+      search_group<BS, G, pixel> (c, row, wpitch, sel, dy, best, a.partitions);
     /* the rest of the chunk, fewer than G candidates */
     if constexpr (G > 8) {
       if (dy_end - dy >= 8) {
-        search_group<BS, 8> (c, row, wpitch, sel, dy, best, a.partitions);
+        search_group<BS, 8, pixel> (
+            c, row, wpitch, sel, dy, best, a.partitions);
         dy += 8;
         row += 8 * wpitch;
       }
     }
     if constexpr (G > 4) {
       if (dy_end - dy >= 4) {
-        search_group<BS, 4> (c, row, wpitch, sel, dy, best, a.partitions);
+        search_group<BS, 4, pixel> (
+            c, row, wpitch, sel, dy, best, a.partitions);
         dy += 4;
         row += 4 * wpitch;
       }
     }
-    if (dy_end - dy >= 2) {
-      search_group<BS, 2> (c, row, wpitch, sel, dy, best, a.partitions);
-      dy += 2;
-      row += 2 * wpitch;
+    if constexpr (G > 2) {
+      if (dy_end - dy >= 2) {
+        search_group<BS, 2, pixel> (
+            c, row, wpitch, sel, dy, best, a.partitions);
+        dy += 2;
+        row += 2 * wpitch;
+      }
     }
-    if (dy_end - dy >= 1)
-      search_group<BS, 1> (c, row, wpitch, sel, dy, best, a.partitions);
+    if constexpr (G > 1) {
+      if (dy_end - dy >= 1)
+        search_group<BS, 1, pixel> (
+            c, row, wpitch, sel, dy, best, a.partitions);
+    }
   }
 
   /* Which lanes to the right hold the same macroblock (they are contiguous),
@@ -369,12 +450,12 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
       continue;
     const int k = n - shape_base (p);
     const unsigned sw = 16 / shape_w (p), sh = 16 / shape_h (p);
-    const uint32_t b = best[n];
+    const R b = best[n];
     uint64_t key = ME_KEY_NONE;
-    if (b != 0xffffffffu) {
-      const uint32_t tie = b & 511;
+    if (b != ~(R)0) {
+      const uint32_t tie = (uint32_t)(b & 511);
       const int ady = (int)(tie >> 1);
-      key = me_key (b >> 9, dx, (tie & 1) ? ady : -ady);
+      key = me_key ((uint32_t)(b >> 9), dx, (tie & 1) ? ady : -ady);
     }
 #pragma unroll
     for (int s = 0; s < 5; s++) {
@@ -419,7 +500,8 @@ me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
                                      GST_MOTION_VECTOR_PARTITIONS_4X4))
                      ? 4
                      : 8;
-  const unsigned group = bs == 16 ? 16 : bs == 8 ? 8 : 4;
+  /* the kernel's G: chunks are whole numbers of groups */
+  const unsigned group = (unsigned)search_group_size (bs, (int)g->bps);
 
   /* Split the dy range into chunks only when (macroblock, dx) pairs alone
    * would leave the chip short of threads; each chunk a whole number of
@@ -443,12 +525,21 @@ me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
   const unsigned blocks =
       (unsigned)((threads + SEARCH_THREADS - 1) / SEARCH_THREADS);
 
-  if (bs == 16)
-    search_kernel<16><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
-  else if (bs == 8)
-    search_kernel<8><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
-  else
-    search_kernel<4><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
+  if (g->bps == 2) {
+    if (bs == 16)
+      search_kernel<16, uint16_t><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
+    else if (bs == 8)
+      search_kernel<8, uint16_t><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
+    else
+      search_kernel<4, uint16_t><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
+  } else {
+    if (bs == 16)
+      search_kernel<16, uint8_t><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
+    else if (bs == 8)
+      search_kernel<8, uint8_t><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
+    else
+      search_kernel<4, uint8_t><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
+  }
   return cudaGetLastError ();
 }
 
@@ -458,5 +549,5 @@ extern "C" cudaError_t
 me_cuda_kernels_check (void)
 {
   cudaFuncAttributes attr;
-  return cudaFuncGetAttributes (&attr, search_kernel<16>);
+  return cudaFuncGetAttributes (&attr, search_kernel<16, uint8_t>);
 }

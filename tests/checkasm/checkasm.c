@@ -102,8 +102,10 @@ main (int argc, char **argv)
     if (r == 77)
       return 77;
   } else {
-    if (!test || !strcmp (test, "dsp"))
+    if (!test || !strcmp (test, "dsp")) {
       checkasm_check_dsp ();
+      checkasm_check_dsp16 ();
+    }
     if (!test || !strcmp (test, "search"))
       checkasm_check_search ();
     if (!test || !strcmp (test, "fast"))

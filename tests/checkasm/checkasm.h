@@ -57,6 +57,8 @@ guint8 *checkasm_make_frame (Content content, unsigned w, unsigned h,
 
 /* The groups of checks; each returns nothing and reports as it goes. */
 void checkasm_check_dsp (void);
+/* The 16-bit DSP (check_dsp16.c), against naive rules and across levels. */
+void checkasm_check_dsp16 (void);
 void checkasm_check_search (void);
 void checkasm_check_fast (void);
 /* Searches against other frames than the previous one (submit_pairs):

@@ -20,7 +20,7 @@
 typedef struct {
   const MEDsp *dsp;
   Scratch *scratch;
-  const guint8 *ref;            /* candidate (0, 0) */
+  const pixel *ref;            /* candidate (0, 0) */
   ptrdiff_t stride;
   gboolean only16;
   int R;
@@ -56,7 +56,7 @@ walk_init (Walk * w, MESession * s, Scratch * scratch, unsigned mbx,
  * 4x4 sums in the partitions' order (dsp.h: 16x16, 16x8, 8x16, 8x8, 8x4,
  * 4x8, 4x4), each kept where it beats the partition's best. */
 static uint64_t
-parts_update (Walk * w, const uint16_t * sad4, ptrdiff_t os, int dx, int dy)
+parts_update (Walk * w, const sad4_t * sad4, ptrdiff_t os, int dx, int dy)
 {
   uint32_t c[ME_DSP_N_PARTS];
   uint32_t *p16 = c, *p168 = c + 1, *p816 = c + 3, *p88 = c + 5;
@@ -93,7 +93,7 @@ parts_update (Walk * w, const uint16_t * sad4, ptrdiff_t os, int dx, int dy)
 static void
 visit_row (Walk * w, int dx0, int dy, int n, uint64_t * keys)
 {
-  const guint8 *r = w->ref + (ptrdiff_t) dy * w->stride + dx0;
+  const pixel *r = w->ref + (ptrdiff_t) dy * w->stride + dx0;
 
   if (w->only16) {
     uint32_t *sad = w->scratch->sad;
@@ -106,7 +106,7 @@ visit_row (Walk * w, int dx0, int dy, int n, uint64_t * keys)
     return;
   }
   const ptrdiff_t os = (n + 15) & ~15;
-  uint16_t *sad4 = w->scratch->sad4;
+  sad4_t *sad4 = w->scratch->sad4;
   w->dsp->sad4x4_row (w->scratch->cur, r, w->stride, n, sad4, os);
   for (int i = 0; i < n; i++)
     keys[i] = parts_update (w, sad4 + i, os, dx0 + i, dy);
@@ -117,7 +117,7 @@ visit_row (Walk * w, int dx0, int dy, int n, uint64_t * keys)
 static uint64_t
 visit (Walk * w, int dx, int dy)
 {
-  const guint8 *r = w->ref + (ptrdiff_t) dy * w->stride + dx;
+  const pixel *r = w->ref + (ptrdiff_t) dy * w->stride + dx;
   uint64_t key = ME_KEY_NONE;
 
   if (w->only16) {
@@ -128,7 +128,7 @@ visit (Walk * w, int dx, int dy)
       w->best[0] = key;
     return key;
   }
-  uint16_t *sad4 = w->scratch->sad4;
+  sad4_t *sad4 = w->scratch->sad4;
   w->dsp->sad4x4_row (w->scratch->cur, r, w->stride, 1, sad4, 16);
   return parts_update (w, sad4, 16, dx, dy);
 }
@@ -180,17 +180,18 @@ typedef struct {
 /* ---- mods ---------------------------------------------------------------- */
 
 /* 16x16 only.  Within a column dx is fixed, so its candidates are ranked
- * by a 32-bit key, cost << 10 | 2 |dy| + (dy > 0), in me_key()'s order for
- * that dx (|dy| <= 256 fits the 10 bits); the columns' winners become full
- * keys once, at the end. */
-static inline uint32_t
+ * by a key, cost << 10 | 2 |dy| + (dy > 0), in me_key()'s order for that
+ * dx (|dy| <= 256 fits the 10 bits); the columns' winners become full keys
+ * once, at the end.  A rowkey_t holds it: 32 bits for 8-bit SADs, 64 for
+ * deeper ones (bitdepth.h). */
+static inline rowkey_t
 mods_col_key (uint32_t sad, int dy)
 {
-  return sad << 10 | (uint32_t) (2 * ABS (dy) + (dy > 0));
+  return (rowkey_t) sad << 10 | (uint32_t) (2 * ABS (dy) + (dy > 0));
 }
 
 static inline int
-mods_col_dy (uint32_t key)
+mods_col_dy (rowkey_t key)
 {
   const int a = (int) (key & 1023) >> 1;
   return key & 1 ? a : -a;
@@ -204,7 +205,7 @@ mods_col_dy (uint32_t key)
  * whose key is the column's best and so changes nothing, which keeps the
  * loops regular and the reads inside the plane. */
 static void
-mods_step_16 (Walk * w, Points * pt, int step, uint32_t * best)
+mods_step_16 (Walk * w, Points * pt, int step, rowkey_t * best)
 {
   const int R = w->R, W = 2 * R + 1;
 
@@ -220,9 +221,9 @@ mods_step_16 (Walk * w, Points * pt, int step, uint32_t * best)
   w->dsp->sad16_points (w->scratch->cur, w->ref, w->stride, 2 * W, pt->off,
       pt->sad);
   for (int c = 0; c < W; c++) {
-    const uint32_t k0 = mods_col_key (pt->sad[2 * c], pt->dy[2 * c]);
-    const uint32_t k1 = mods_col_key (pt->sad[2 * c + 1], pt->dy[2 * c + 1]);
-    const uint32_t k = k0 < k1 ? k0 : k1;
+    const rowkey_t k0 = mods_col_key (pt->sad[2 * c], pt->dy[2 * c]);
+    const rowkey_t k1 = mods_col_key (pt->sad[2 * c + 1], pt->dy[2 * c + 1]);
+    const rowkey_t k = k0 < k1 ? k0 : k1;
     best[c] = k < best[c] ? k : best[c];
   }
 }
@@ -238,7 +239,7 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
   const int W = 2 * R + 1;
   uint64_t *first = g_new (uint64_t, (size_t) (2 * k1 + 1) * W);
   uint64_t *best = g_new (uint64_t, W);
-  uint32_t *col = g_new (uint32_t, W);
+  rowkey_t *col = g_new (rowkey_t, W);
   uint32_t *sad = g_new (uint32_t, W);
   int *y = g_new (int, W);
   Points pt = { g_new (ptrdiff_t, 2 * W), g_new (int, 2 * W),
@@ -251,19 +252,20 @@ mods_row (MESession * s, Scratch * scratch, unsigned mby)
     if (w.only16) {
       /* step 1 of every column: whole rows y = k s1 */
       for (int c = 0; c < W; c++)
-        col[c] = UINT32_MAX;
+        col[c] = (rowkey_t) -1;
       for (int k = -k1; k <= k1; k++) {
         w.dsp->sad16_row (scratch->cur, w.ref + (ptrdiff_t) k * s1 * w.stride
             - R, w.stride, W, sad);
         for (int c = 0; c < W; c++) {
-          const uint32_t key = mods_col_key (sad[c], k * s1);
+          const rowkey_t key = mods_col_key (sad[c], k * s1);
           col[c] = key < col[c] ? key : col[c];
         }
       }
       for (int step = s1 / 2; step >= 1; step /= 2)
         mods_step_16 (&w, &pt, step, col);
       for (int c = 0; c < W; c++) {
-        const uint64_t key = me_key (col[c] >> 10, c - R, mods_col_dy (col[c]));
+        const uint64_t key = me_key ((uint32_t) (col[c] >> 10), c - R,
+            mods_col_dy (col[c]));
         w.best[0] = key < w.best[0] ? key : w.best[0];
       }
       walk_store (&w, s, mbx, mby);
@@ -316,14 +318,14 @@ me_cpu_method_mods (MESession * s)
 
 /* dst (w x h, rows dst_stride apart) = src decimated by two. */
 static void
-decimate (const guint8 * src, ptrdiff_t src_stride, guint8 * dst,
+decimate (const pixel * src, ptrdiff_t src_stride, pixel * dst,
     ptrdiff_t dst_stride, unsigned w, unsigned h)
 {
   for (unsigned y = 0; y < h; y++) {
-    const guint8 *a = src + (ptrdiff_t) 2 * y * src_stride, *b = a + src_stride;
-    guint8 *d = dst + (ptrdiff_t) y * dst_stride;
+    const pixel *a = src + (ptrdiff_t) 2 * y * src_stride, *b = a + src_stride;
+    pixel *d = dst + (ptrdiff_t) y * dst_stride;
     for (unsigned x = 0; x < w; x++)
-      d[x] = me_hier_decimate (a[2 * x], a[2 * x + 1], b[2 * x], b[2 * x + 1]);
+      d[x] = HIER_DECIMATE (a[2 * x], a[2 * x + 1], b[2 * x], b[2 * x + 1]);
   }
 }
 
@@ -349,7 +351,7 @@ plane_levels (PaddedPlane * p, unsigned range)
   for (int l = 0; l < 2; l++) {
     const unsigned w = 16 * mb_cols >> (l + 1), h = 16 * mb_rows >> (l + 1);
     const unsigned per = 2 << l;        /* macroblocks per 16 samples */
-    guint8 *tmp = g_malloc ((size_t) w * h);
+    pixel *tmp = g_new (pixel, (size_t) w * h);
     decimate (src->origin, src->stride, tmp, w, w, h);
     if (!p->level[l])
       p->level[l] = g_new0 (PaddedPlane, 1);
@@ -376,8 +378,8 @@ coarse_row (MESession * s, Scratch * scratch, unsigned sby)
 
   for (unsigned sbx = 0; sbx < (mb_cols + 3) / 4; sbx++) {
     for (int y = 0; y < 16; y++)
-      memcpy (scratch->cur + 16 * y, cl->origin + (ptrdiff_t) (16 * sby + y)
-          * cl->stride + 16 * sbx, 16);
+      pixel_copy (scratch->cur + 16 * y, cl->origin + (ptrdiff_t) (16 * sby
+              + y) * cl->stride + 16 * sbx, 16);
     for (int k = 0; k < ME_DSP_N_PARTS; k++)
       best[k] = ME_KEY_NONE;
     me_cpu_search_window (&s->dsp, &s->coarse_ranks, scratch, scratch->cur,
@@ -520,7 +522,7 @@ setbox_build (SetBox * b, const int *cx, const int *cy, const int *d, int nc,
 }
 
 /* The smaller of `best` and the smallest key of n listed candidates
- * (xs[i], ys[i]) with costs sad[i] (at most 65280 each): the smallest cost
+ * (xs[i], ys[i]) with costs sad[i] (16x16 or 8x8 SADs): the smallest cost
  * first, by the DSP's vector minimum with every rank 0, then the keys of
  * the candidates that have it (a larger cost loses whatever the vector,
  * me_cost.h). */
@@ -532,7 +534,7 @@ best_of_points (const MEDsp * dsp, const uint32_t * sad, const int *xs,
 
   if (n == 0)
     return best;
-  const uint32_t m = dsp->min_key (sad, no_rank, n) >> 16;
+  const uint32_t m = (uint32_t) (dsp->min_key (sad, no_rank, n) >> 16);
   if (m > me_key_cost (best))
     return best;
   for (int i = 0; i < n; i++)
@@ -561,15 +563,15 @@ level1_row (MESession * s, Scratch * scratch, unsigned mby)
   vecset_init (&set, R1);
   for (unsigned mbx = 0; mbx < f->mb_cols; mbx++) {
     const size_t me = (size_t) mby * f->mb_cols + mbx;
-    const guint8 *rb = rl->origin + (ptrdiff_t) 8 * mby * rl->stride + 8 * mbx;
+    const pixel *rb = rl->origin + (ptrdiff_t) 8 * mby * rl->stride + 8 * mbx;
     int cx[ME_HIER_CENTRES], cy[ME_HIER_CENTRES], dd[ME_HIER_CENTRES];
     int nc = hier_centres (f, s->guide, mbx, mby, cx, cy);
     uint64_t best = ME_KEY_NONE;
-    guint8 c[64];
+    pixel c[64];
     int n = 0;
 
     for (int y = 0; y < 8; y++)
-      memcpy (c + 8 * y, cl->origin + ((ptrdiff_t) 8 * mby + y) * cl->stride
+      pixel_copy (c + 8 * y, cl->origin + ((ptrdiff_t) 8 * mby + y) * cl->stride
           + 8 * mbx, 8);
     for (int i = 0; i < nc; i++)
       dd[i] = i == 0 ? ME_HIER_REFINE : ME_HIER_NEIGHBOUR_REFINE;

@@ -1,5 +1,6 @@
 /* gpumotionest — C reference versions of the DSP routines: written for
- * clarity, they define what every SIMD version must return. */
+ * clarity, they define what every SIMD version must return.  Compiled once
+ * per sample size (bitdepth.h). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 static decl_sad16_row_fn (sad16_row_c)
 {
   for (int i = 0; i < n; i++) {
-    const uint8_t *r = ref + i;
+    const pixel *r = ref + i;
     uint32_t sum = 0;
     for (int y = 0; y < 16; y++, r += ref_stride)
       for (int x = 0; x < 16; x++)
@@ -28,9 +29,9 @@ static decl_sad16_points_fn (sad16_points_c)
 
 static decl_min_key_fn (min_key_c)
 {
-  uint32_t best = UINT32_MAX;
+  rowkey_t best = (rowkey_t) -1;
   for (int i = 0; i < n; i++) {
-    uint32_t key = (sad[i] << 16) | rank[i];
+    rowkey_t key = ((rowkey_t) sad[i] << 16) | rank[i];
     if (key < best)
       best = key;
   }
@@ -99,7 +100,7 @@ static decl_part_min_fn (part_min_c)
       b[j] = sad4[j * stride + i];
     part_costs (b, c);
     for (int k = 0; k < ME_DSP_N_PARTS; k++) {
-      uint32_t key = (c[k] << 16) | rank[i];
+      rowkey_t key = ((rowkey_t) c[k] << 16) | rank[i];
       if (key < best[k])
         best[k] = key;
     }
@@ -109,9 +110,9 @@ static decl_part_min_fn (part_min_c)
 static decl_hpel_row_fn (hpel_row_c)
 {
   for (int i = 0; i < n; i++) {
-    h[i] = me_hpel_h (src + i, stride);
-    v[i] = me_hpel_v (src + i, stride);
-    c[i] = me_hpel_c (src + i, stride);
+    h[i] = HPEL_H (src + i, stride, bitdepth_max);
+    v[i] = HPEL_V (src + i, stride, bitdepth_max);
+    c[i] = HPEL_C (src + i, stride, bitdepth_max);
   }
 }
 
@@ -140,7 +141,7 @@ static decl_subpel_cost_fn (subpel_cost_c)
 static decl_sad8x8_points_fn (sad8x8_points_c)
 {
   for (int i = 0; i < n; i++) {
-    const uint8_t *r = ref + off[i];
+    const pixel *r = ref + off[i];
     uint32_t sum = 0;
     for (int y = 0; y < 8; y++)
       for (int x = 0; x < 8; x++)
@@ -149,6 +150,7 @@ static decl_sad8x8_points_fn (sad8x8_points_c)
   }
 }
 
+#if BITDEPTH == 8
 static decl_luma_packed_row_fn (luma_packed_row_c)
 {
   for (int i = 0; i < n; i++)
@@ -160,6 +162,7 @@ static decl_luma_rgb_row_fn (luma_rgb_row_c)
   for (int i = 0; i < n; i++, src += step)
     dst[i] = me_luma_from_rgb (src[off[0]], src[off[1]], src[off[2]], w);
 }
+#endif
 
 void
 me_dsp_init_c (MEDsp * dsp)
@@ -173,10 +176,16 @@ me_dsp_init_c (MEDsp * dsp)
   dsp->part_min = part_min_c;
   dsp->hpel_row = hpel_row_c;
   dsp->subpel_cost = subpel_cost_c;
+#if BITDEPTH == 8
   dsp->luma_packed_row = luma_packed_row_c;
   dsp->luma_rgb_row = luma_rgb_row_c;
+#else
+  dsp->luma_packed_row = NULL;
+  dsp->luma_rgb_row = NULL;
+#endif
 }
 
+#if BITDEPTH == 8
 unsigned
 me_cpu_flags (void)
 {
@@ -196,12 +205,13 @@ me_cpu_flags (void)
   return 0;
 #endif
 }
+#endif
 
 void
 me_dsp_init (MEDsp * dsp, unsigned mask)
 {
   me_dsp_init_c (dsp);
-#if ARCH_X86
+#if ARCH_X86 && BITDEPTH == 8
   me_dsp_init_x86 (dsp, me_cpu_flags () & mask);
 #endif
 }
