@@ -15,6 +15,7 @@
 #include "checkasm.h"
 #include "me_backend.h"
 #include "me_cost.h"
+#include "me_rate.h"
 #include "mvpred_rules.h"
 
 const char *const checkasm_content_names[] = { "noise", "shift", "flat",
@@ -94,13 +95,45 @@ checkasm_make_frame (Content content, unsigned w, unsigned h, ptrdiff_t stride,
   return d;
 }
 
+/* The frame f8 (rows stride apart) at `bits` bits per sample: the clean
+ * samples (returned, rows `stride` samples apart) and the 16-bit words a
+ * frame of that format holds (*words), each sample shifted up by `shift`
+ * with random bits below it, or, unshifted, random bits above the depth:
+ * bits a backend must not read (me_backend.h).  Noise is random at the
+ * full depth; other content is the 8-bit sample spread over the depth
+ * (v << (bits - 8) | v >> (16 - bits)), which keeps its ties. */
+static guint16 *
+deepen_frame (const guint8 * f8, unsigned w, unsigned h, ptrdiff_t stride,
+    Content content, unsigned bits, unsigned shift, guint16 ** words)
+{
+  const unsigned max = (1u << bits) - 1;
+  guint16 *smp = g_new (guint16, (size_t) stride * h);
+  *words = g_new (guint16, (size_t) stride * h);
+  for (size_t i = 0; i < (size_t) stride * h; i++) {
+    const unsigned v = f8[i], r = g_rand_int (checkasm.rand);
+    smp[i] = content == CONTENT_NOISE ? r & max
+        : (v << (bits - 8) | v >> (16 - bits)) & max;
+    (*words)[i] = (guint16) (smp[i] << shift
+        | (shift ? r >> 16 & ((1u << shift) - 1) : (r >> 16) << bits));
+  }
+  return smp;
+}
+
 /* ---- 1. naive reference --------------------------------------------------- */
+
+/* The naive search's samples: bytes, or with naive_bits > 8 16-bit
+ * samples (the frames then point at uint16_t, strides count samples), the
+ * interpolation clipping to 2^naive_bits - 1 and lambda scaled by
+ * 2^(naive_bits - 8) (docs/high-bit-depth.md). */
+static unsigned naive_bits = 8;
 
 static inline int
 px (const guint8 * f, ptrdiff_t stride, unsigned w, unsigned h, int x, int y)
 {
   x = CLAMP (x, 0, (int) w - 1);
   y = CLAMP (y, 0, (int) h - 1);
+  if (naive_bits > 8)
+    return ((const guint16 *) f)[y * stride + x];
   return f[y * stride + x];
 }
 
@@ -122,7 +155,7 @@ tap6 (int e, int f, int g, int h, int i, int j)
 static int
 clip1 (int v)
 {
-  return CLAMP (v, 0, 255);
+  return CLAMP (v, 0, (1 << naive_bits) - 1);
 }
 
 /* G, and the intermediate b1 (x + 1/2, y) and h1 (x, y + 1/2): equations
@@ -286,7 +319,7 @@ naive_rate (const Pic * cur, const Pic * ref, int x0, int y0, int bw, int bh,
     const int qx = cand[k][0], qy = cand[k][1];
     const uint32_t d = k == 0 ? me_key_cost (f)
         : naive_cost (cur, ref, x0, y0, bw, bh, qx, qy, params->metric);
-    const uint64_t key = me_key_qpel (d + params->lambda
+    const uint64_t key = me_key_qpel (d + (params->lambda << (naive_bits - 8))
         * (naive_se_bits (qx - px) + naive_se_bits (qy - py)), qx, qy);
     best = MIN (best, key);
   }
@@ -499,6 +532,110 @@ checkasm_check_search (void)
   checkasm_report ("search cpu vs naive (full, sub-pel)", ok);
 }
 
+/* Samples of 10, 12 and 16 bits (P010-like words shifted up by 6, words
+ * with the samples in their low bits, 16 bits) through the CPU backend
+ * against the naive full search at that depth: every shape, refinement,
+ * metric and lambda, windows off centre; the depth changes from sequence
+ * to sequence, 8-bit frames in between. */
+void
+checkasm_check_search_deep (void)
+{
+  static const unsigned sizes[][3] = {
+    {1, 1, 20}, {7, 3, 9}, {17, 9, 5}, {33, 20, 4}, {48, 32, 12},
+  };
+  static const unsigned formats[][2] = { {10, 6}, {12, 0}, {16, 0},
+  {10, 0}, {12, 4}
+  };
+  g_autoptr (GError) error = NULL;
+  MEBackend *s = checkasm_open_backend ("cpu", &error);
+  gboolean ok = s != NULL;
+  unsigned searched = 0;
+
+  for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) * 2; i++) {
+    const unsigned w = sizes[i % 5][0], h = sizes[i % 5][1];
+    const unsigned max_range = sizes[i % 5][2];
+    const unsigned bits = formats[i % 5][0], shift = formats[i % 5][1];
+    const ptrdiff_t stride = w + g_rand_int_range (checkasm.rand, 0, 20);
+    const unsigned world_w = w + 64;
+    guint8 *world = g_malloc ((size_t) world_w * (h + 64));
+    guint16 *prev = NULL;
+
+    for (size_t k = 0; k < (size_t) world_w * (h + 64); k++)
+      world[k] = g_rand_int (checkasm.rand);
+    /* an 8-bit frame first: the change of depth is a new sequence */
+    if (i % 2) {
+      guint8 *f8 = checkasm_make_frame (CONTENT_NOISE, w, h, stride, world,
+          world_w, 0, 0);
+      MEPlane plane = { f8, stride, w, h };
+      MESearchParams params;
+      Field f;
+      me_search_params_init (&params);
+      field_alloc (&f, w, h, params.partitions);
+      ok = me_backend_submit (s, &plane, &params, &f.field, &error)
+          && me_backend_collect (s, &error);
+      g_free (f.cells);
+      g_free (f8);
+    }
+    for (int t = 0; ok && t < 6; t++) {
+      const unsigned range = t == 0 ? 1
+          : (unsigned) g_rand_int_range (checkasm.rand, 1, max_range + 1);
+      const unsigned parts = t == 1 ? GST_MOTION_VECTOR_PARTITIONS_ALL
+          : t == 2 ? GST_MOTION_VECTOR_PARTITIONS_16X16
+          : g_rand_int_range (checkasm.rand, 1, 128);
+      const Content content = (i + t) % CONTENT_COUNT;
+      MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL,
+        (MERefine) (t % 3), (MEMetric) (t / 3 % 2),
+        (unsigned) (t % 2 ? 0 : g_rand_int_range (checkasm.rand, 1,
+                1 + (int) me_max_lambda_at_depth (bits) / 64)),
+        t == 4 ? g_rand_int_range (checkasm.rand, -20, 21) : 0, 0
+      };
+      guint8 *f8 = checkasm_make_frame (content, w, h, stride, world, world_w,
+          g_rand_int_range (checkasm.rand, 0, 64),
+          g_rand_int_range (checkasm.rand, 0, 64));
+      guint16 *words, *cur = deepen_frame (f8, w, h, stride, content, bits,
+          shift, &words);
+      MEPlane plane = { (const guint8 *) words, 2 * stride, w, h,
+        .depth = bits, .shift = shift
+      };
+      Field f;
+
+      field_alloc (&f, w, h, parts);
+      ok = me_backend_submit (s, &plane, &params, &f.field, &error)
+          && me_backend_collect (s, &error);
+      if (ok && !prev) {
+        ok = !f.field.has_reference && all_zero (&f);
+        if (!ok)
+          printf ("  %ux%u %u-bit frame %d: a reference across a change of "
+              "depth, or cells not zero\n", w, h, bits, t);
+      } else if (ok) {
+        naive_bits = bits;
+        ok = f.field.has_reference && naive_compare ((const guint8 *) cur,
+            (const guint8 *) prev, stride, w, h, &params, &f, NULL);
+        naive_bits = 8;
+        searched++;
+      }
+      if (!ok)
+        printf ("  (%u bits shifted by %u, %s content, frame %d, shapes 0x%x,"
+            " R=%u, refine %d, metric %d, lambda %u)\n", bits, shift,
+            content_names[content], t, parts, range, params.refine,
+            params.metric, params.lambda);
+      g_free (f.cells);
+      g_free (f8);
+      g_free (words);
+      g_free (prev);
+      prev = cur;
+    }
+    g_free (prev);
+    g_free (world);
+  }
+  if (error)
+    printf ("  %s\n", error->message);
+  if (s)
+    me_backend_close (s);
+  printf ("  (%u searched 16-bit frames checked)\n", searched);
+  checkasm_report ("search cpu vs naive, 10 to 16 bits", ok);
+}
+
 /* The fast methods through the CPU backend against checkasm_naive_fast():
  * sequences in which one method searches most frames, with a full search
  * in the middle (which clears predictive's temporal predictors), a reset,
@@ -632,6 +769,7 @@ typedef struct {
   unsigned lambda;
   int offset;                   /* MESearchParams.offset_x */
   unsigned range_y;             /* MESearchParams.range_y */
+  unsigned bits, shift;         /* MEPlane.depth and .shift (0: 8-bit) */
 } Case;
 
 static gboolean
@@ -679,6 +817,7 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   MESearchParams params;
   guint8 *world = g_malloc ((size_t) world_w * world_h);
   guint8 *frames[4];
+  guint16 *words[4] = { NULL };
   Field want[4], got[4];
   gboolean ok = TRUE;
 
@@ -697,6 +836,9 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
     frames[i] = checkasm_make_frame (content, c->w, c->h, stride, world, world_w,
         32 + g_rand_int_range (checkasm.rand, -20, 21),
         32 + g_rand_int_range (checkasm.rand, -20, 21));
+    if (c->bits > 8)
+      g_free (deepen_frame (frames[i], c->w, c->h, stride, content, c->bits,
+              c->shift, &words[i]));
     field_alloc (&want[i], c->w, c->h, c->parts);
     checkasm_field_alloc_in (&got[i], c->w, c->h, c->parts,
         own_memory ? me_backend_get_ops (s) : NULL);
@@ -710,6 +852,9 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
   unsigned submitted = 0, collected = 0;
   for (unsigned i = 0; ok && i < n; i++) {
     MEPlane plane = { frames[i], stride, c->w, c->h };
+    if (c->bits > 8)
+      plane = (MEPlane) { (const guint8 *) words[i], 2 * stride, c->w, c->h,
+        .depth = c->bits, .shift = c->shift };
     ok = me_backend_submit (cpu_s, &plane, &params, &want[i].field, error)
         && me_backend_collect (cpu_s, error);
     if (ok && submitted - collected >= depth)
@@ -723,13 +868,15 @@ run_case (MEBackend * s, MEBackend * cpu_s, const Case * c, Content content,
     ok = compare_fields (&want[i], &got[i], c, i);
   if (!ok)
     printf ("  (%s content, depth %u, refine %d, metric %d, lambda %u, "
-        "offset %d, range_y %u)\n", content_names[content], depth,
-        c->refine, c->metric, c->lambda, c->offset, c->range_y);
+        "offset %d, range_y %u, %u bits shifted by %u)\n",
+        content_names[content], depth, c->refine, c->metric, c->lambda,
+        c->offset, c->range_y, c->bits ? c->bits : 8, c->shift);
 
   if (!ok)
     me_backend_reset (s);
   for (unsigned i = 0; i < n; i++) {
     g_free (frames[i]);
+    g_free (words[i]);
     checkasm_field_free (&want[i]);
     checkasm_field_free (&got[i]);
   }
@@ -923,6 +1070,43 @@ check_backend_method (MEBackend * s, MEBackend * cpu_s, const char *name,
   return ok;
 }
 
+/* One method on samples of 10, 12 and 16 bits (shifted words among them):
+ * sizes from one pixel to 1080p, every shape set, the stage 3 settings in
+ * turn, lambda within the depth's limit. */
+static gboolean
+check_backend_deep (MEBackend * s, MEBackend * cpu_s,
+    GstMotionVectorMethod method, GError ** error)
+{
+  static const unsigned sizes[][3] = {
+    /* w, h, range */
+    {1, 1, 7}, {17, 9, 16}, {33, 47, 32}, {176, 144, 16}, {352, 288, 64},
+    {640, 360, 16}, {1920, 1080, 8},
+  };
+  static const unsigned formats[][2] = { {10, 6}, {12, 0}, {16, 0},
+  {10, 0}, {12, 4}
+  };
+  gboolean ok = TRUE;
+
+  for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes); i++)
+    for (int t = 0; ok && t < 3; t++) {
+      Case c = { sizes[i][0], sizes[i][1], sizes[i][2],
+        t == 0 ? GST_MOTION_VECTOR_PARTITIONS_16X16
+            : t == 1 ? GST_MOTION_VECTOR_PARTITIONS_ALL
+            : (unsigned) g_rand_int_range (checkasm.rand, 1, 128), method
+      };
+      if (!method_range_ok (method, c.range))
+        continue;
+      pick_stage3 (s, cpu_s, i + t, &c);
+      c.bits = formats[(i + t) % 5][0];
+      c.shift = formats[(i + t) % 5][1];
+      c.lambda = MIN (c.lambda, me_max_lambda_at_depth (c.bits));
+      ok = run_case (s, cpu_s, &c, (i + t) % CONTENT_COUNT,
+          1 + (i + t) % MIN (4, me_backend_max_in_flight (s)), FALSE, t == 1,
+          error);
+    }
+  return ok;
+}
+
 /* The backend `name` against the CPU backend, cell by cell, for every
  * search method both of them offer. */
 int
@@ -947,6 +1131,11 @@ checkasm_check_backend (const char *name)
     if (methods & (1u << m))
       ok = check_backend_method (s, cpu_s, name, (GstMotionVectorMethod) m,
           &error);
+  /* samples of 10 to 16 bits, where both search them */
+  if (ok && me_backend_supports_depth (me_backend_get_ops (s), 16, NULL))
+    for (int m = 0; ok && m < 32; m++)
+      if (methods & (1u << m))
+        ok = check_backend_deep (s, cpu_s, (GstMotionVectorMethod) m, &error);
   /* searches against other references (check_refs.c) */
   if (ok && strcmp (name, "cpu-c") != 0)
     ok = checkasm_check_backend_refs (s, cpu_s, &error);

@@ -106,8 +106,10 @@ main (int argc, char **argv)
       checkasm_check_dsp ();
       checkasm_check_dsp16 ();
     }
-    if (!test || !strcmp (test, "search"))
+    if (!test || !strcmp (test, "search")) {
       checkasm_check_search ();
+      checkasm_check_search_deep ();
+    }
     if (!test || !strcmp (test, "fast"))
       checkasm_check_fast ();
     if (!test || !strcmp (test, "refs"))
