@@ -84,9 +84,9 @@ template <typename pixel>
 static __device__ __forceinline__ unsigned
 level1 (const uint8_t *f, size_t pitch, int x, int y)
 {
-  const pixel *a = (const pixel *)(f + (size_t)(2 * y) * pitch) + 2 * x;
-  const pixel *b = (const pixel *)((const uint8_t *)a + pitch);
-  return decimate<pixel> (a[0], a[1], b[0], b[1]);
+  const uint8_t *a = f + (size_t)(2 * y) * pitch + 2 * x * (int)sizeof (pixel);
+  const pixel *a0 = (const pixel *)a, *a1 = (const pixel *)(a + pitch);
+  return decimate<pixel> (a0[0], a0[1], a1[0], a1[1]);
 }
 
 template <typename pixel>
@@ -97,22 +97,22 @@ __launch_bounds__ (PYR_THREADS) pyramid_kernel (const uint8_t *__restrict__ f,
 {
   const int X = blockIdx.x * PYR_THREADS + threadIdx.x;
   const int Y = blockIdx.y;
-  /* the levels' rows in samples */
-  const int n1 = (int)(layout.pitch[0] / sizeof (pixel));
-  const int n2 = (int)(layout.pitch[1] / sizeof (pixel));
+  /* X is a sample: BPS bytes; the levels' rows in samples */
+  constexpr int BPS = (int)sizeof (pixel);
 
   /* level 1: edge replication is a clamp of the position */
-  if (X < n1 && Y < (int)layout.rows[0]) {
+  if (X < (int)layout.pitch[0] / BPS && Y < (int)layout.rows[0]) {
     const int x = min (max (X - PYR_PAD1, 0), w1 - 1);
     const int y = min (max (Y - PYR_PAD1, 0), h1 - 1);
-    ((pixel *)(pyr + layout.offset[0] + (size_t)Y * layout.pitch[0]))[X] =
-        (pixel)level1<pixel> (f, pitch, x, y);
+    *(pixel *)(pyr + (layout.offset[0] + (size_t)Y * layout.pitch[0] +
+                        X * BPS)) = (pixel)level1<pixel> (f, pitch, x, y);
   }
   /* level 2, from the four level-1 samples under it */
-  if (X < n2 && Y < (int)layout.rows[1]) {
+  if (X < (int)layout.pitch[1] / BPS && Y < (int)layout.rows[1]) {
     const int x = min (max (X - PYR_PAD2, 0), w1 / 2 - 1);
     const int y = min (max (Y - PYR_PAD2, 0), h1 / 2 - 1);
-    ((pixel *)(pyr + layout.offset[1] + (size_t)Y * layout.pitch[1]))[X] =
+    *(pixel *)(pyr + (layout.offset[1] + (size_t)Y * layout.pitch[1] +
+                        X * BPS)) =
         (pixel)decimate<pixel> (level1<pixel> (f, pitch, 2 * x, 2 * y),
             level1<pixel> (f, pitch, 2 * x + 1, 2 * y),
             level1<pixel> (f, pitch, 2 * x, 2 * y + 1),
@@ -165,6 +165,28 @@ rank_min (R a, R b)
     return a < b ? a : b;
 }
 
+/* A row of N words of a pyramid level's block, from an address aligned to
+ * its size (4 N bytes). */
+template <int N>
+static __device__ __forceinline__ void
+level_row (const uint8_t *p, uint32_t (&q)[N])
+{
+  static_assert (N == 1 || N == 2 || N == 4, "a row of 4 or 8 samples");
+  if constexpr (N == 1) {
+    q[0] = *(const uint32_t *)p;
+  } else if constexpr (N == 2) {
+    const uint2 v = *(const uint2 *)p;
+    q[0] = v.x;
+    q[1] = v.y;
+  } else {
+    const uint4 v = *(const uint4 *)p;
+    q[0] = v.x;
+    q[1] = v.y;
+    q[2] = v.z;
+    q[3] = v.w;
+  }
+}
+
 /* Level 2: the full search of the 4x4 block over [-R2, R2]^2; the smallest
  * key, in every lane.  A row of the block is W words (1 for bytes, 2 for
  * 16-bit samples). */
@@ -175,14 +197,14 @@ search_level2 (const HierArgs &a, int mbx, int mby, int lane)
   typedef MePix<pixel> Pix;
   typedef typename Pix::rank_t Rank;
   constexpr int W = 4 / Pix::PW;
+  constexpr int BPS = (int)sizeof (pixel);
   const int R2 = me_hier_range (a.range, 2);
   const size_t wp = a.pitch2 / 4;
   uint32_t c[4][W];
 #pragma unroll
   for (int y = 0; y < 4; y++)
-    me_pix_aligned_words<W> (a.cur2 + (size_t)(4 * mby + y) * a.pitch2 +
-                                 (size_t)(4 * mbx) * sizeof (pixel),
-        c[y]);
+    level_row<W> (
+        a.cur2 + (size_t)(4 * mby + y) * a.pitch2 + 4 * mbx * BPS, c[y]);
 
   uint64_t best = ME_KEY_NONE;
   for (int dx = -R2 + lane; dx <= R2; dx += 32) {
@@ -432,11 +454,11 @@ __launch_bounds__ (HIER_WARPS * 32) hier_level1_kernel (const HierArgs a)
   __syncwarp ();
 
   uint32_t c[8][W];
-  const uint8_t *cb = a.cur1 + (size_t)(8 * mby) * a.pitch1 +
-                      (size_t)(8 * mbx) * sizeof (pixel);
+  const uint8_t *cb =
+      a.cur1 + (size_t)(8 * mby) * a.pitch1 + 8 * mbx * (int)sizeof (pixel);
 #pragma unroll
   for (int y = 0; y < 8; y++)
-    me_pix_aligned_words<W> (cb + (size_t)y * a.pitch1, c[y]);
+    level_row<W> (cb + (size_t)y * a.pitch1, c[y]);
   uint64_t best = ME_KEY_NONE;
   for (int t = sub; t < n * COL_LEN; t += GROUP) {
     int lo, hi;

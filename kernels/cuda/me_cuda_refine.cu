@@ -141,13 +141,13 @@ load4 (const uint8_t *p, uint32_t (&q)[Row4<pixel>::N])
 {
   const uintptr_t a = (uintptr_t)p;
   const uint32_t *w = (const uint32_t *)(a & ~(uintptr_t)3);
-  const unsigned sh = (unsigned)(a & 3) * 8;
   if constexpr (sizeof (pixel) == 1) {
-    q[0] = __funnelshift_r (__ldg (w), __ldg (w + 1), sh);
+    q[0] = __funnelshift_r (__ldg (w), __ldg (w + 1), (unsigned)(a & 3) * 8);
   } else {
-    const uint32_t w1 = __ldg (w + 1);
-    q[0] = __funnelshift_r (__ldg (w), w1, sh);
-    q[1] = __funnelshift_r (w1, __ldg (w + 2), sh);
+    const uint32_t w0 = __ldg (w), w1 = __ldg (w + 1), w2 = __ldg (w + 2);
+    const unsigned sh = (unsigned)(a & 3) * 8; /* 0 or 16 */
+    q[0] = __funnelshift_r (w0, w1, sh);
+    q[1] = __funnelshift_r (w1, w2, sh);
   }
 }
 
@@ -224,7 +224,7 @@ predict4x4 (const RefineArgs &a, int x0, int y0, int qx, int qy,
   const int bps = (int)sizeof (pixel);
   /* signed: a block near the top or the left edge reads above or left of
    * pixel (0, 0); bytes, rows `p` apart and samples `bps` */
-  const int at = (y0 + (qy >> 2)) * p + (x0 + (qx >> 2)) * bps;
+  const int at = (y0 + (qy >> 2)) * p + x0 * bps + (qx >> 2) * bps;
   const uint8_t *pa = plane_of (a, va) +
       (at + (int)ME_SP_DY (va) * p + (int)ME_SP_DX (va) * bps);
   if (va == vb) {

@@ -350,6 +350,7 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
   typedef MePix<pixel> Pix;
   typedef typename Pix::rank_t R;
   constexpr int W = 16 / Pix::PW;
+  constexpr int BPS = (int)sizeof (pixel);
   const int NI = Gran<BS>::NI;
   constexpr int G = search_group_size (BS, (int)sizeof (pixel));
   const unsigned t = blockIdx.x * SEARCH_THREADS + threadIdx.x;
@@ -373,20 +374,19 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
   if (active) {
     uint32_t c[16][W];
     const uint8_t *cb = a.cur + (size_t)(ME_CUDA_PAD + mby * 16) * a.pitch +
-                        (ME_CUDA_PAD + mbx * 16) * sizeof (pixel);
+                        ME_CUDA_PAD * BPS + mbx * 16 * BPS;
 #pragma unroll
     for (int y = 0; y < 16; y++)
       me_pix_aligned_words<W> (cb + (size_t)y * a.pitch, c[y]);
 
     int dy = -a.range_y + (int)(chunk * a.chunk_rows);
     const int dy_end = min (dy + (int)a.chunk_rows, a.range_y + 1);
+    const size_t wpitch = a.pitch / 4;
     uint32_t sel;
     const uint32_t *row = me_pix_aligned (a.ref +
             (ptrdiff_t)(ME_CUDA_PAD + (int)mby * 16 + dy) * (ptrdiff_t)a.pitch +
-            (ptrdiff_t)(ME_CUDA_PAD + (int)mbx * 16 + dx) *
-                (ptrdiff_t)sizeof (pixel),
+            ME_CUDA_PAD * BPS + (int)mbx * 16 * BPS + dx * BPS,
         &sel);
-    const size_t wpitch = a.pitch / 4;
 
     for (; dy + G <= dy_end; dy += G, row += G * wpitch)
       search_group<BS, G, pixel> (c, row, wpitch, sel, dy, best, a.partitions);
