@@ -142,6 +142,9 @@ struct _GstGpuMotionEst
    * the parameters it was opened for, so that a change tries again */
   gboolean caps_fallback;
   MESearchParams opened_params;
+  /* bits per luma sample of the negotiated format (8 before caps): "auto"
+   * passes over a backend that cannot search them */
+  guint sample_depth;
 
   /* The GstCudaContext shared with the pipeline (set_context, the CONTEXT
    * query); and the one the open session lives in, streaming state like
@@ -153,10 +156,16 @@ struct _GstGpuMotionEst
 
 /* Packed 4:2:2 and RGB are read in system memory only (docs/formats.md):
  * they are converted to 8-bit luma in the host-side copy every backend
- * makes of such frames, which memory on a GPU does not go through. */
-#define FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8 }"
+ * makes of such frames, which memory on a GPU does not go through.  The
+ * 10- to 16-bit formats (docs/high-bit-depth.md) are searched at their
+ * depth, from either memory. */
+#define DEEP_FORMATS "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, " \
+    "I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, GRAY16_LE"
+#define FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, " \
+    DEEP_FORMATS " }"
 #define SYSTEM_FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, " \
-    "YUY2, UYVY, YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR }"
+    "YUY2, UYVY, YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR, " \
+    DEEP_FORMATS " }"
 #define CAPS_STR GST_VIDEO_CAPS_MAKE (SYSTEM_FORMATS) \
     ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
 
@@ -482,7 +491,9 @@ open_backend (GstGpuMotionEst * self, GstBuffer * first)
       g_set_error (&error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
           "this build has no %s backend", reg[i].name);
     } else if (choice == 0
-        && !me_backend_supports (reg[i].ops, &params, &error)) {
+        && (!me_backend_supports (reg[i].ops, &params, &error)
+            || !me_backend_supports_depth (reg[i].ops, self->sample_depth,
+                &error))) {
       caps_fallback = TRUE;
     } else {
       GstObject *ctx = NULL;
@@ -737,7 +748,9 @@ auto_choice_stale (GstGpuMotionEst * self, const MESearchParams * params)
 {
   if (!self->backend)
     return TRUE;
-  if (!me_backend_supports (me_backend_get_ops (self->backend), params, NULL))
+  if (!me_backend_supports (me_backend_get_ops (self->backend), params, NULL)
+      || !me_backend_supports_depth (me_backend_get_ops (self->backend),
+          self->sample_depth, NULL))
     return TRUE;
   return self->caps_fallback
       && (params->method != self->opened_params.method
@@ -1543,6 +1556,16 @@ gst_gpu_motion_est_set_caps (GstBaseTransform * trans, GstCaps * incaps,
     return FALSE;
   }
   self->views = views;
+  /* a backend chosen by name must search the format's samples; under
+   * "auto" the next frame reopens one that can (auto_choice_stale) */
+  self->sample_depth = GST_VIDEO_INFO_COMP_DEPTH (&info, GST_VIDEO_COMP_Y);
+  if (self->backend && self->backend_choice != 0
+      && !me_backend_supports_depth (me_backend_get_ops (self->backend),
+          self->sample_depth, &error)) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("%s", error->message),
+        ("caps %" GST_PTR_FORMAT, incaps));
+    return FALSE;
+  }
 
   GST_DEBUG_OBJECT (self, "caps %" GST_PTR_FORMAT, incaps);
   GST_OBJECT_LOCK (self);
@@ -1569,6 +1592,7 @@ gst_gpu_motion_est_start (GstBaseTransform * trans)
   GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
 
   gst_video_info_init (&self->info);
+  self->sample_depth = 8;
   return open_backend (self, NULL);
 }
 

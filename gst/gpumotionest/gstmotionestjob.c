@@ -95,6 +95,11 @@ describe_luma (MEPlane * luma, const GstVideoFrame * frame)
     luma->offset[2] = GST_VIDEO_FRAME_COMP_POFFSET (frame, GST_VIDEO_COMP_B);
     me_luma_weights (gst_motion_est_luma_is_bt709 (&frame->info.colorimetry),
         luma->weights);
+  } else if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, GST_VIDEO_COMP_Y) > 8) {
+    /* 16-bit words holding `depth` bits from bit `shift` (P010_10LE:
+     * 10 from bit 6; I420_10LE: 10 from bit 0): searched as they are */
+    luma->depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, GST_VIDEO_COMP_Y);
+    luma->shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, GST_VIDEO_COMP_Y);
   } else if (GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y) > 1) {
     luma->kind = ME_LUMA_PACKED;
     luma->step = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, GST_VIDEO_COMP_Y);
@@ -154,8 +159,8 @@ gst_motion_est_job_new (GstBuffer * buffer, const GstVideoInfo * info,
     return NULL;
   }
 
-  /* Every supported format has its 8-bit luma, or the R, G and B it is
-   * derived from, in plane 0. */
+  /* Every supported format has its luma (8 bits, or 16-bit words), or the
+   * R, G and B it is derived from, in plane 0. */
   job->luma.data = GST_VIDEO_FRAME_PLANE_DATA (&job->frame, 0);
   job->luma.stride = GST_VIDEO_FRAME_PLANE_STRIDE (&job->frame, 0);
   describe_luma (&job->luma, &job->frame);
@@ -259,6 +264,7 @@ gst_motion_est_job_finish (GstMotionEstJob * job, GQueue * followers,
       m->search_range = job->inter_view_range;
     }
     m->luma = luma_of (&job->luma);
+    m->bit_depth = me_plane_depth (&job->luma);
     if (job->luma.kind == ME_LUMA_RGB)
       m->flags |= GST_MOTION_VECTOR_META_FLAG_DERIVED_LUMA;
     if (i == 0)
