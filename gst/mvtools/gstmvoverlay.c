@@ -131,9 +131,13 @@ typedef struct
   gint view;
 } Settings;
 
-/* Every format gpumotionest takes, and 24-bit RGB. */
+/* Every format gpumotionest takes, and 24-bit RGB.  The deep ones (9 to
+ * 16 bits in little-endian words) are drawn at their own depth
+ * (mvdraw.h). */
 #define VIDEO_FORMATS "{ I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, YUY2, " \
-    "UYVY, YVYU, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR }"
+    "UYVY, YVYU, RGBA, BGRA, ARGB, ABGR, RGBx, BGRx, xRGB, xBGR, RGB, BGR, " \
+    "P010_10LE, P012_LE, P016_LE, I420_10LE, I420_12LE, I422_10LE, " \
+    "I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, GRAY16_LE }"
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
     GST_PAD_SINK, GST_PAD_ALWAYS,

@@ -7,18 +7,56 @@
 
 #include "mvdraw.h"
 
+/* The byte offset of component @c's sample in its pixel.  GStreamer's
+ * format table (1.22 at least) gives the V of P010, P012 and P016 a
+ * poffset of 1, which counts 16-bit words where every other entry counts
+ * bytes: V is the second word of each UV pair, 2 bytes in, and
+ * GST_VIDEO_FRAME_COMP_DATA() points one byte short of it.  A 16-bit
+ * sample's byte offset is even, so an odd one can only be such a count. */
+static guint
+word_poffset (const GstVideoFormatInfo * finfo, guint c)
+{
+  guint off = GST_VIDEO_FORMAT_INFO_POFFSET (finfo, c);
+
+  return off & 1 ? 2 * off : off;
+}
+
+/* Whether every sample of component @c, 2 bytes from @data on, lies in
+ * its plane's memory.  The checks made before drawing counted the table's
+ * offset, so the last word of a component moved by word_poffset() may
+ * reach one byte further than they did. */
+static gboolean
+words_in_memory (GstVideoFrame * frame, guint c, const guint8 * data)
+{
+  guint plane = GST_VIDEO_FORMAT_INFO_PLANE (frame->info.finfo, c);
+  const GstMapInfo *map = frame->meta ? &frame->map[plane] : &frame->map[0];
+  gint64 w = GST_VIDEO_FRAME_COMP_WIDTH (frame, c);
+  gint64 h = GST_VIDEO_FRAME_COMP_HEIGHT (frame, c);
+  gint64 stride = GST_VIDEO_FRAME_COMP_STRIDE (frame, c);
+  gint64 start, first, last;
+
+  if (w < 1 || h < 1)
+    return TRUE;
+  if (!map->data || data < map->data || data > map->data + map->size)
+    return FALSE;
+  start = data - map->data;
+  first = start + MIN (0, (h - 1) * stride);
+  last = start + MAX (0, (h - 1) * stride)
+      + (w - 1) * GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c) + 2;
+  return first >= 0 && last <= (gint64) map->size;
+}
+
 gboolean
 mv_painter_init (MvPainter * p, GstVideoFrame * frame)
 {
   const GstVideoFormatInfo *finfo = frame->info.finfo;
   guint i;
 
-  if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0) != 8)
-    return FALSE;
-
   /* Packed 4:2:2 needs nothing of its own: Y, U and V are components with
    * their own offsets, pixel strides (2, 4, 4) and horizontal subsampling,
-   * which put_pixel() and mv_fill_rect() already honour.  Grey has one. */
+   * which put_pixel() and mv_fill_rect() already honour.  Grey has one.
+   * So does semi-planar 16-bit (P010): U and V are components of one
+   * plane, 2 bytes apart, with a pixel stride of 4. */
   p->n_comp = GST_VIDEO_FORMAT_INFO_IS_GRAY (finfo) ? 1 : 3;
   if (GST_VIDEO_FORMAT_INFO_N_COMPONENTS (finfo) < p->n_comp)
     return FALSE;
@@ -27,6 +65,8 @@ mv_painter_init (MvPainter * p, GstVideoFrame * frame)
       p->data[i] = NULL;
       p->stride[i] = p->pstride[i] = 0;
       p->wsub[i] = p->hsub[i] = 0;
+      p->depth[i] = 8;
+      p->shift[i] = 0;
       continue;
     }
     p->data[i] = GST_VIDEO_FRAME_COMP_DATA (frame, i);
@@ -34,6 +74,24 @@ mv_painter_init (MvPainter * p, GstVideoFrame * frame)
     p->pstride[i] = GST_VIDEO_FRAME_COMP_PSTRIDE (frame, i);
     p->wsub[i] = GST_VIDEO_FORMAT_INFO_W_SUB (finfo, i);
     p->hsub[i] = GST_VIDEO_FORMAT_INFO_H_SUB (finfo, i);
+    p->depth[i] = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, i);
+    p->shift[i] = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, i);
+    if (p->depth[i] == 8)
+      continue;
+    /* A deep component must sit whole in a little-endian 16-bit word of
+     * its own: that rules out big-endian words and the packed 10-bit
+     * layouts (v210, Y410, 10-bit RGB), whose samples share 32-bit
+     * words; and any other depth (RGB16's 5 and 6 bits). */
+    if (!GST_VIDEO_FORMAT_INFO_IS_LE (finfo) || p->depth[i] < 9
+        || p->depth[i] > 16 || p->shift[i] + p->depth[i] > 16
+        || p->pstride[i] < 2)
+      return FALSE;
+    if (word_poffset (finfo, i) != GST_VIDEO_FORMAT_INFO_POFFSET (finfo, i)) {
+      p->data[i] = (guint8 *) GST_VIDEO_FRAME_PLANE_DATA (frame,
+          GST_VIDEO_FORMAT_INFO_PLANE (finfo, i)) + word_poffset (finfo, i);
+      if (!words_in_memory (frame, i, p->data[i]))
+        return FALSE;
+    }
   }
   p->x0 = p->y0 = 0;
   p->width = GST_VIDEO_FRAME_WIDTH (frame);
@@ -123,6 +181,26 @@ mv_hsv_to_rgb (gdouble h, gdouble s, gdouble v, guint8 * r, guint8 * g,
   *b = clamp_u8 (255.0 * (bf + m));
 }
 
+/* Component @i's sample at @s, @v: a byte, or @v's depth bits at the
+ * component's shift in a little-endian word (the bits outside cleared). */
+static inline void
+put_sample (const MvPainter * p, guint i, guint8 * s, guint v)
+{
+  if (p->depth[i] == 8)
+    *s = (guint8) v;
+  else
+    GST_WRITE_UINT16_LE (s, v << p->shift[i]);
+}
+
+/* Component @i's sample at @s, in 0 .. 2^depth - 1. */
+static inline guint
+get_sample (const MvPainter * p, guint i, const guint8 * s)
+{
+  if (p->depth[i] == 8)
+    return *s;
+  return (GST_READ_UINT16_LE (s) >> p->shift[i]) & ((1u << p->depth[i]) - 1);
+}
+
 /* One opaque pixel at (@x, @y) of the area; the caller has checked the
  * bounds. */
 static inline void
@@ -133,8 +211,9 @@ put_pixel (const MvPainter * p, gint x, gint y, const MvColor * color)
   x += p->x0;
   y += p->y0;
   for (i = 0; i < p->n_comp; i++)
-    p->data[i][(y >> p->hsub[i]) * p->stride[i]
-        + (x >> p->wsub[i]) * p->pstride[i]] = color->c[i];
+    put_sample (p, i, p->data[i] + (y >> p->hsub[i]) * p->stride[i]
+        + (x >> p->wsub[i]) * p->pstride[i],
+        mv_widen (color->c[i], p->depth[i]));
 }
 
 void
@@ -260,14 +339,17 @@ mv_fill_rect (const MvPainter * p, gint x, gint y, gint w, gint h,
      * rectangle (rounded outwards for partially covered samples). */
     gint cx0 = x >> p->wsub[i], cx1 = (xe - 1) >> p->wsub[i];
     gint cy0 = y >> p->hsub[i], cy1 = (ye - 1) >> p->hsub[i];
-    guint v = color->c[i];
+    /* blended at the component's own depth: a 16-bit sample times 256
+     * still fits a guint */
+    guint v = mv_widen (color->c[i], p->depth[i]);
     gint cx, cy;
 
     for (cy = cy0; cy <= cy1; cy++) {
       guint8 *row = p->data[i] + cy * p->stride[i];
       for (cx = cx0; cx <= cx1; cx++) {
         guint8 *s = row + cx * p->pstride[i];
-        *s = (guint8) ((*s * (256 - alpha) + v * alpha + 128) >> 8);
+        put_sample (p, i, s,
+            (get_sample (p, i, s) * (256 - alpha) + v * alpha + 128) >> 8);
       }
     }
   }

@@ -254,6 +254,365 @@ GST_START_TEST (test_overlay_arrow_rgba)
 
 GST_END_TEST;
 
+/* Deep formats: 9 to 16 bits per sample in little-endian 16-bit words.
+ * The colours are the 8-bit ones above widened to the depth by repeating
+ * their top bits (v << (depth - 8) | v >> (16 - depth)) and stored at the
+ * format's shift: P01x in the top bits of the word, the planar ones in the
+ * low bits. */
+
+/* The 16-bit word of component @comp at pixel (@x, @y).  Every sample of
+ * the deep formats starts its pixel's bytes, but for P01x's V, the second
+ * word of each UV pair (GStreamer's table gives it a poffset of 1, a count
+ * of words, so GST_VIDEO_FRAME_COMP_DATA() is of no use here). */
+static guint
+word_at (GstVideoInfo * info, GstBuffer * buf, guint comp, guint x, guint y)
+{
+  GstVideoFrame frame;
+  const GstVideoFormatInfo *f = info->finfo;
+  gboolean second = GST_VIDEO_INFO_N_PLANES (info) == 2 && comp == 2;
+  const guint8 *s;
+  guint v;
+
+  fail_unless (gst_video_frame_map (&frame, info, buf, GST_MAP_READ));
+  s = (const guint8 *) GST_VIDEO_FRAME_PLANE_DATA (&frame,
+      GST_VIDEO_FORMAT_INFO_PLANE (f, comp)) + (second ? 2 : 0)
+      + (y >> GST_VIDEO_FORMAT_INFO_H_SUB (f, comp))
+      * GST_VIDEO_FRAME_COMP_STRIDE (&frame, comp)
+      + (x >> GST_VIDEO_FORMAT_INFO_W_SUB (f, comp))
+      * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, comp);
+  v = GST_READ_UINT16_LE (s);
+  gst_video_frame_unmap (&frame);
+  return v;
+}
+
+/* The two bytes at @offset of plane @plane, as a little-endian word: the
+ * layout read without GstVideoFrame's component offsets. */
+static guint
+plane_word (GstVideoInfo * info, GstBuffer * buf, guint plane, gsize offset)
+{
+  guint8 b[2];
+
+  fail_unless_equals_int (gst_buffer_extract (buf,
+          GST_VIDEO_INFO_PLANE_OFFSET (info, plane) + offset, b, 2), 2);
+  return b[0] | b[1] << 8;
+}
+
+/* A frame of @format, @W x @H, whose every 16-bit word is @word. */
+static GstBuffer *
+make_word_buffer (GstVideoFormat format, GstVideoInfo * info, guint16 word)
+{
+  GstBuffer *buf;
+  GstMapInfo map;
+  gsize i;
+
+  fail_unless (gst_video_info_set_format (info, format, W, H));
+  buf = gst_buffer_new_allocate (NULL, info->size, NULL);
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (i = 0; i + 1 < map.size; i += 2)
+    GST_WRITE_UINT16_LE (map.data + i, word);
+  gst_buffer_unmap (buf, &map);
+  return buf;
+}
+
+/* Per deep format, the words mvoverlay writes for the I420 test's colours
+ * (Y 120, U 100, V 212 on the shaft, Y 16 on its outline), and for GREY
+ * (128), which every sample of the test frames holds.  At 10 bits
+ * 120 -> 120 << 2 | 120 >> 6 = 481, at 12 bits 120 << 4 | 120 >> 4 = 1927,
+ * at 16 bits 120 * 257 = 30840; P010 shifts by 6 (481 << 6 = 30784), P012
+ * by 4.  GRAY16_LE is full range like GRAY8: Y 121 * 257, outline 0. */
+typedef struct
+{
+  GstVideoFormat format;
+  guint grey, y, u, v, outline;
+} DeepWords;
+
+static const DeepWords deep_words[] = {
+  {GST_VIDEO_FORMAT_P010_10LE, 32896, 30784, 25664, 54464, 4096},
+  {GST_VIDEO_FORMAT_P012_LE, 32896, 30832, 25696, 54480, 4112},
+  {GST_VIDEO_FORMAT_P016_LE, 32896, 30840, 25700, 54484, 4112},
+  {GST_VIDEO_FORMAT_I420_10LE, 514, 481, 401, 851, 64},
+  {GST_VIDEO_FORMAT_I420_12LE, 2056, 1927, 1606, 3405, 257},
+  {GST_VIDEO_FORMAT_I422_10LE, 514, 481, 401, 851, 64},
+  {GST_VIDEO_FORMAT_I422_12LE, 2056, 1927, 1606, 3405, 257},
+  {GST_VIDEO_FORMAT_Y444_10LE, 514, 481, 401, 851, 64},
+  {GST_VIDEO_FORMAT_Y444_12LE, 2056, 1927, 1606, 3405, 257},
+  {GST_VIDEO_FORMAT_Y444_16LE, 32896, 30840, 25700, 54484, 4112},
+  {GST_VIDEO_FORMAT_GRAY16_LE, 32896, 31097, 0, 0, 0},
+};
+
+/* Every component's word of every pixel of [x0, x1) x [y0, y1) is
+ * @grey. */
+static void
+assert_region_words (GstVideoInfo * info, GstBuffer * buf, guint grey,
+    guint x0, guint y0, guint x1, guint y1)
+{
+  guint n = GST_VIDEO_INFO_IS_GRAY (info) ? 1 : 3, x, y, c;
+
+  for (y = y0; y < y1; y++)
+    for (x = x0; x < x1; x++)
+      for (c = 0; c < n; c++)
+        fail_unless_equals_int (word_at (info, buf, c, x, y), grey);
+}
+
+/* The I420 test's arrow on each deep format: the same colours at the
+ * component's depth and shift, and the rest of the frame untouched. */
+GST_START_TEST (test_overlay_arrow_deep)
+{
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (deep_words); f++) {
+    const DeepWords *e = &deep_words[f];
+    GstVideoInfo info;
+    GstBuffer *in = make_word_buffer (e->format, &info, e->grey), *out;
+    guint x;
+
+    GST_INFO ("%s", gst_video_format_to_string (e->format));
+    add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+    out = run_overlay ("mvoverlay", &info, in);
+
+    for (x = 25; x <= 31; x++)
+      fail_if (word_at (&info, out, 0, x, 24) == e->grey);
+    fail_unless_equals_int (word_at (&info, out, 0, 27, 24), e->y);
+    fail_unless_equals_int (word_at (&info, out, 0, 27, 23), e->outline);
+    if (!GST_VIDEO_INFO_IS_GRAY (&info)) {
+      fail_unless_equals_int (word_at (&info, out, 1, 26, 24), e->u);
+      fail_unless_equals_int (word_at (&info, out, 2, 26, 24), e->v);
+    }
+    /* behind the start, the zero-vector blocks, above and below */
+    assert_region_words (&info, out, e->grey, 0, 0, 22, H);
+    assert_region_words (&info, out, e->grey, 0, 48, W, H);
+    assert_region_words (&info, out, e->grey, 48, 0, W, H);
+    assert_region_words (&info, out, e->grey, 0, 0, W, 20);
+    assert_region_words (&info, out, e->grey, 0, 29, W, H);
+    gst_buffer_unref (out);
+  }
+}
+
+GST_END_TEST;
+
+/* The byte layout itself, read from the planes: P010's luma word at
+ * (27, 24) is 30784 = 0x7840, stored 0x40 0x78; its UV plane interleaves
+ * U and V words, the chroma sample (13, 12) holding U 0x6440 then V
+ * 0xd4c0 at byte 13 * 4 of row 12.  I420_10LE's luma 481 = 0x01e1 sits in
+ * the low bits, at byte 27 * 2 of row 24. */
+GST_START_TEST (test_overlay_deep_layout)
+{
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  gint ys, uvs;
+
+  in = make_word_buffer (GST_VIDEO_FORMAT_P010_10LE, &info, 32896);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay", &info, in);
+  ys = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+  uvs = GST_VIDEO_INFO_PLANE_STRIDE (&info, 1);
+  fail_unless_equals_int (GST_VIDEO_INFO_N_PLANES (&info), 2);
+  fail_unless_equals_int (plane_word (&info, out, 0, 24 * ys + 27 * 2),
+      0x7840);
+  fail_unless_equals_int (plane_word (&info, out, 1, 12 * uvs + 13 * 4),
+      0x6440);
+  fail_unless_equals_int (plane_word (&info, out, 1, 12 * uvs + 13 * 4 + 2),
+      0xd4c0);
+  /* the chroma sample left of the arrow's outline: untouched */
+  fail_unless_equals_int (plane_word (&info, out, 1, 12 * uvs + 5 * 4),
+      32896);
+  fail_unless_equals_int (plane_word (&info, out, 1, 12 * uvs + 5 * 4 + 2),
+      32896);
+  gst_buffer_unref (out);
+
+  in = make_word_buffer (GST_VIDEO_FORMAT_I420_10LE, &info, 514);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+  out = run_overlay ("mvoverlay", &info, in);
+  ys = GST_VIDEO_INFO_PLANE_STRIDE (&info, 0);
+  fail_unless_equals_int (plane_word (&info, out, 0, 24 * ys + 27 * 2),
+      0x01e1);
+  fail_unless_equals_int (plane_word (&info, out, 0, 24 * ys + 10 * 2), 514);
+  gst_buffer_unref (out);
+}
+
+GST_END_TEST;
+
+/* Blending at the sample's depth: mode=cost opacity=0.5 (alpha 128 of
+ * 256) fills the costly block (2, 2) with white and the rest with black,
+ * out = (grey * 128 + colour * 128 + 128) >> 8 on the depth's values:
+ * I420, the 8-bit reference: white Y 235 -> (128 + 235) / 2 = 182, black
+ * Y 16 -> 72 (72.5 rounded down), chroma 128 kept.  At 10 bits grey 514,
+ * white 943, black 64 -> 729 and 289; at 12 bits 2056, 3774, 257 -> 2915
+ * and 1157; at 16 bits 32896, 60395, 4112 -> 46646 and 18504; GRAY16_LE
+ * (full range) 65535 and 0 -> 49216 and 16448.  The samples' bits outside
+ * the depth (P010's low 6, I420_10LE's high 6) are set in the input:
+ * blending ignores them and clears them. */
+GST_START_TEST (test_overlay_blend_deep)
+{
+  static const struct
+  {
+    GstVideoFormat format;
+    guint in, white, black, chroma;
+  } cases[] = {
+    {GST_VIDEO_FORMAT_P010_10LE, 32896 | 0x3f, 729 << 6, 289 << 6, 514 << 6},
+    {GST_VIDEO_FORMAT_P012_LE, 32896 | 0xf, 2915 << 4, 1157 << 4, 2056 << 4},
+    {GST_VIDEO_FORMAT_P016_LE, 32896, 46646, 18504, 32896},
+    {GST_VIDEO_FORMAT_I420_10LE, 514 | 0xfc00, 729, 289, 514},
+    {GST_VIDEO_FORMAT_I420_12LE, 2056 | 0xf000, 2915, 1157, 2056},
+    {GST_VIDEO_FORMAT_Y444_16LE, 32896, 46646, 18504, 32896},
+    {GST_VIDEO_FORMAT_GRAY16_LE, 32896, 49216, 16448, 0},
+  };
+  GstVideoInfo info;
+  GstBuffer *in, *out;
+  guint f;
+
+  in = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+  add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      GST_MOTION_VECTOR_PARTITION_16X16, 2, 2, 0, 0, 1000);
+  out = run_overlay ("mvoverlay mode=cost opacity=0.5", &info, in);
+  fail_unless_equals_int (comp_at (&info, out, 0, 40, 40), 182);
+  fail_unless_equals_int (comp_at (&info, out, 0, 8, 8), 72);
+  fail_unless_equals_int (comp_at (&info, out, 1, 40, 40), GREY);
+  fail_unless_equals_int (comp_at (&info, out, 2, 8, 8), GREY);
+  gst_buffer_unref (out);
+
+  for (f = 0; f < G_N_ELEMENTS (cases); f++) {
+    GST_INFO ("%s", gst_video_format_to_string (cases[f].format));
+    in = make_word_buffer (cases[f].format, &info, cases[f].in);
+    add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 2, 2, 0, 0, 1000);
+    out = run_overlay ("mvoverlay mode=cost opacity=0.5", &info, in);
+    fail_unless_equals_int (word_at (&info, out, 0, 40, 40), cases[f].white);
+    fail_unless_equals_int (word_at (&info, out, 0, 47, 47), cases[f].white);
+    fail_unless_equals_int (word_at (&info, out, 0, 8, 8), cases[f].black);
+    fail_unless_equals_int (word_at (&info, out, 0, 63, 63), cases[f].black);
+    if (!GST_VIDEO_INFO_IS_GRAY (&info)) {
+      fail_unless_equals_int (word_at (&info, out, 1, 40, 40),
+          cases[f].chroma);
+      fail_unless_equals_int (word_at (&info, out, 2, 8, 8), cases[f].chroma);
+    }
+    gst_buffer_unref (out);
+  }
+}
+
+GST_END_TEST;
+
+/* P010 with a GstVideoMeta whose UV plane ends one byte short of the last
+ * V word: the layout check measures V from GStreamer's poffset of 1 and
+ * lets it through, so the drawing must see for itself that V's last word
+ * (2 bytes in) does not fit, and leave the frame alone rather than write
+ * past the buffer.  A byte more and it draws. */
+GST_START_TEST (test_overlay_deep_uv_plane_short)
+{
+  gsize offsets[GST_VIDEO_MAX_PLANES] = { 0, W * 2 * H };
+  gint strides[GST_VIDEO_MAX_PLANES] = { W * 2, W * 2 };
+  /* the UV plane's last row starts at (H / 2 - 1) strides and holds W / 2
+   * pairs of 4 bytes */
+  gsize full = offsets[1] + (H / 2 - 1) * W * 2 + W / 2 * 4;
+  guint extra;
+
+  for (extra = 0; extra < 2; extra++) {
+    GstVideoInfo info;
+    gsize size = full - 1 + extra;
+    GstBuffer *in, *out;
+    GstMapInfo map;
+    guint8 *before;
+    gsize i;
+
+    fail_unless (gst_video_info_set_format (&info, GST_VIDEO_FORMAT_P010_10LE,
+            W, H));
+    in = gst_buffer_new_allocate (NULL, size, NULL);
+    gst_buffer_memset (in, 0, GREY, size);
+    gst_buffer_add_video_meta_full (in, GST_VIDEO_FRAME_FLAG_NONE,
+        GST_VIDEO_FORMAT_P010_10LE, W, H, 2, offsets, strides);
+    add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+    before = g_malloc (size);
+    gst_buffer_extract (in, 0, before, size);
+    out = run_overlay ("mvoverlay mode=flow opacity=1", &info, in);
+    fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
+    fail_unless_equals_uint64 (map.size, size);
+    for (i = 0; i < size && map.data[i] == before[i]; i++);
+    if (extra)
+      fail_unless (i < size, "the whole plane fits: drawn");
+    else
+      fail_unless (i == size, "byte %" G_GSIZE_FORMAT " changed", i);
+    gst_buffer_unmap (out, &map);
+    gst_buffer_unref (out);
+    g_free (before);
+  }
+}
+
+GST_END_TEST;
+
+/* The flow fill, grid and colour wheel on the deep formats at an odd size,
+ * every sample written at its own depth: the only words the drawing can
+ * leave are those of the depth's values at its shift, so none has a bit
+ * outside them set, though the input had all set. */
+GST_START_TEST (test_overlay_deep_everything_in_range)
+{
+  guint f;
+
+  for (f = 0; f < G_N_ELEMENTS (deep_words); f++) {
+    GstVideoFormat format = deep_words[f].format;
+    const GstVideoFormatInfo *finfo = gst_video_format_get_info (format);
+    guint depth = GST_VIDEO_FORMAT_INFO_DEPTH (finfo, 0);
+    guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (finfo, 0);
+    guint16 outside = (guint16) ~(((1u << depth) - 1) << shift);
+    GstVideoInfo info;
+    GstBuffer *in, *out;
+    GstVideoFrame frame;
+    guint plane, x, y, words = 0;
+
+    GST_INFO ("%s", gst_video_format_to_string (format));
+    if (!outside)
+      continue;                 /* 16 bits: no bit outside */
+    fail_unless (gst_video_info_set_format (&info, format, 61, 45));
+    in = gst_buffer_new_allocate (NULL, info.size, NULL);
+    gst_buffer_memset (in, 0, 0xff, info.size);
+    {
+      GstMotionVectorGrid grids[GST_MOTION_VECTOR_PARTITION_COUNT];
+      guint n = gst_motion_vector_layout (61, 45,
+          GST_MOTION_VECTOR_PARTITIONS_16X16, grids), i;
+      GstMotionVectorCell *cells = g_new0 (GstMotionVectorCell, n);
+      GBytes *data;
+
+      for (i = 0; i < n; i++) {
+        cells[i].mv_x = (gint) (i * 13 % 41) - 20;
+        cells[i].mv_y = (gint) (i * 7 % 29) - 14;
+      }
+      data = g_bytes_new_take (cells, n * sizeof (GstMotionVectorCell));
+      fail_unless (gst_buffer_add_motion_vector_meta (in, 61, 45,
+              GST_MOTION_VECTOR_PARTITIONS_16X16, data) != NULL);
+      g_bytes_unref (data);
+    }
+    out = run_overlay ("mvoverlay mode=flow opacity=1 grid=true legend=true",
+        &info, in);
+    fail_unless (gst_video_frame_map (&frame, &info, out, GST_MAP_READ));
+    for (plane = 0; plane < GST_VIDEO_FRAME_N_PLANES (&frame); plane++) {
+      const guint8 *row = GST_VIDEO_FRAME_PLANE_DATA (&frame, plane);
+      gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&frame, plane);
+      gint comp[GST_VIDEO_MAX_COMPONENTS];
+      guint row_words, rows;
+
+      gst_video_format_info_component (finfo, plane, comp);
+      row_words = GST_VIDEO_FRAME_COMP_WIDTH (&frame, comp[0])
+          * (comp[1] >= 0 ? 2 : 1);
+      rows = GST_VIDEO_FRAME_COMP_HEIGHT (&frame, comp[0]);
+      for (y = 0; y < rows; y++, row += stride)
+        for (x = 0; x < row_words; x++) {
+          guint w = GST_READ_UINT16_LE (row + 2 * x);
+          fail_unless_equals_int (w & outside, 0);
+          words++;
+        }
+    }
+    /* the luma alone has 61 x 45 words, all of them 0xffff before */
+    fail_unless (words > 61 * 45);
+    gst_video_frame_unmap (&frame);
+    gst_buffer_unref (out);
+  }
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_overlay_arrow_clipped)
 {
   /* A vector pointing far outside the frame is drawn up to the edge. */
@@ -3132,6 +3491,11 @@ mvtools_suite (void)
   tcase_add_test (tc, test_overlay_arrow_rgba);
   tcase_add_test (tc, test_overlay_arrow_packed_422);
   tcase_add_test (tc, test_overlay_arrow_gray8);
+  tcase_add_test (tc, test_overlay_arrow_deep);
+  tcase_add_test (tc, test_overlay_deep_layout);
+  tcase_add_test (tc, test_overlay_blend_deep);
+  tcase_add_test (tc, test_overlay_deep_everything_in_range);
+  tcase_add_test (tc, test_overlay_deep_uv_plane_short);
   tcase_add_test (tc, test_overlay_arrow_clipped);
   tcase_add_test (tc, test_overlay_direction_backward);
   tcase_add_test (tc, test_overlay_max_magnitude);
