@@ -211,7 +211,7 @@ void
 me_dsp_init (MEDsp * dsp, unsigned mask)
 {
   me_dsp_init_c (dsp);
-#if ARCH_X86 && BITDEPTH == 8
+#if ARCH_X86
   me_dsp_init_x86 (dsp, me_cpu_flags () & mask);
 #endif
 }

@@ -23,9 +23,13 @@
  * GPU); its "kernel" column is one GPU's rate, the depth columns are the
  * whole.
  *
+ * --bits 10 (up to 16) times frames of that many bits per sample (16-bit
+ * words, the sample in the low bits): the same content, its samples
+ * spread over the depth with the extra low bits from the texture.
+ *
  * Usage: gpumotionest-bench [--backend NAME] [--quick] [--seconds S]
  *                           [--depth-sweep] [--method NAME] [--ranges LIST]
- *                           [--shapes 16x16|all] [--devices LIST]
+ *                           [--shapes 16x16|all] [--devices LIST] [--bits N]
  */
 #include "config.h"
 
@@ -41,6 +45,9 @@
 #endif
 
 #define NFRAMES 16        /* the deepest depth timed */
+
+/* --bits: bits per sample of the frames (8: one byte a sample) */
+static unsigned bench_bits = 8;
 
 typedef struct {
   const MEBackendOps *ops;
@@ -86,9 +93,18 @@ bench_setup (Bench * b, unsigned width, unsigned height)
   b->width = width;
   b->height = height;
   for (int k = 0; k < NFRAMES; k++) {
-    b->frames[k] = bench_alloc (b, (size_t) width * height);
+    const size_t n = (size_t) width * height;
+    b->frames[k] = bench_alloc (b, n * (bench_bits > 8 ? 2 : 1));
     bench_frame (b->frames[k], width, width, height, BENCH_CONTENT_MOVING, k,
         rand);
+    if (bench_bits > 8) {
+      /* in place, from the end: v << (bits - 8), the low bits from the
+       * neighbour sample, so that they carry texture too */
+      uint16_t *w = (uint16_t *) b->frames[k];
+      for (size_t i = n; i-- > 0;)
+        w[i] = (uint16_t) (b->frames[k][i] << (bench_bits - 8)
+            | (b->frames[k][i + (i + 1 < n)] & ((1u << (bench_bits - 8)) - 1)));
+    }
     MEField *f = &b->fields[k];
     memset (f, 0, sizeof (*f));
     f->mb_cols = gst_motion_vector_mb_cols (width);
@@ -120,6 +136,10 @@ submit_one (Bench * b, const MESearchParams * params, guint64 n)
   GError *error = NULL;
   unsigned k = n % NFRAMES;
   MEPlane plane = { b->frames[k], b->width, b->width, b->height };
+  if (bench_bits > 8) {
+    plane.stride = 2 * (ptrdiff_t) b->width;
+    plane.depth = bench_bits;
+  }
   if (!me_backend_submit (b->backend, &plane, params, &b->fields[k],
           &error)) {
     fprintf (stderr, "submit: %s\n", error->message);
@@ -214,6 +234,8 @@ main (int argc, char **argv)
       backend = argv[++i];
     else if (!strcmp (argv[i], "--quick"))
       quick = TRUE;
+    else if (!strcmp (argv[i], "--bits") && i + 1 < argc)
+      bench_bits = (unsigned) atoi (argv[++i]);
     else if (!strcmp (argv[i], "--depth-sweep"))
       sweep = TRUE;
     else if (!strcmp (argv[i], "--seconds") && i + 1 < argc)
@@ -260,12 +282,16 @@ main (int argc, char **argv)
     else {
       fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
           "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd] "
-          "[--lambda N] [--method NAME] [--ranges R1,R2,..] [--shapes 16x16|all] [--devices LIST]\n",
+          "[--lambda N] [--method NAME] [--ranges R1,R2,..] [--shapes 16x16|all] [--devices LIST] [--bits N]\n",
           argv[0]);
       return 2;
     }
   }
 
+  if (bench_bits < 8 || bench_bits > 16) {
+    fprintf (stderr, "--bits %u: 8 to 16\n", bench_bits);
+    return 2;
+  }
   Bench b = { 0 };
   b.ops = me_backend_find (backend);
   if (!b.ops) {
@@ -326,11 +352,12 @@ main (int argc, char **argv)
   }
 
   static const char *const refine_names[] = { "none", "half", "quarter" };
-  printf ("\nbackend %s, method %s, subpel %s, metric %s, lambda %u, frames "
-      "per second (kernel = device time of the search kernels only; depth N = "
-      "wall clock with N frames in flight)\n", backend, method_name,
-      refine_names[bench_refine],
-      bench_metric == ME_METRIC_SATD ? "satd" : "sad", bench_lambda);
+  printf ("\nbackend %s, method %s, subpel %s, metric %s, lambda %u, %u-bit "
+      "samples, frames per second (kernel = device time of the search kernels "
+      "only; depth N = wall clock with N frames in flight)\n", backend,
+      method_name, refine_names[bench_refine],
+      bench_metric == ME_METRIC_SATD ? "satd" : "sad", bench_lambda,
+      bench_bits);
   printf ("%-10s %4s %-6s %10s %10s %10s %9s\n", "size", "R", "shapes",
       "kernel", "depth 1", "depth", "of ceil");
   for (unsigned si = 0; si < G_N_ELEMENTS (sizes); si++) {

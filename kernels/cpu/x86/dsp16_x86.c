@@ -1,0 +1,352 @@
+/* gpumotionest — x86 SIMD versions of the 16-bit DSP routines (samples of
+ * 9 to 16 bits, bitdepth.h), compiled with BITDEPTH 16.
+ *
+ * There is no psadbw for words, and a difference of 16-bit samples needs
+ * 17 bits with its sign, so the routines work in 32-bit lanes: eight
+ * candidates side by side.  Candidate i's pixel (x, y) is ref[y * stride +
+ * i + x], so for a fixed (x, y) the eight candidates' samples are eight
+ * consecutive words: one zero-extending load (vpmovzxwd), a subtraction
+ * from the current pixel broadcast, an absolute value and an add per pixel
+ * per eight candidates, every sum exact in 32 bits (at most 256 x 65535).
+ * A row of fewer than eight candidates left at the end is computed at the
+ * eight candidates ending there, which rewrites some with the same values.
+ */
+#include "config.h"
+
+#include <immintrin.h>
+#include <string.h>
+
+#include "../dsp.h"
+
+#if BITDEPTH != 16
+#error "dsp16_x86.c is the 16-bit SIMD"
+#endif
+
+#define TARGET(t) __attribute__((target (t)))
+
+/* |cur pixel - the eight candidates' pixels| added to acc. */
+TARGET ("avx2")
+static inline __m256i
+acc_pixel (__m256i acc, const pixel * r, __m256i c)
+{
+  const __m256i v = _mm256_cvtepu16_epi32 (_mm_loadu_si128 ((const __m128i *)
+          r));
+  return _mm256_add_epi32 (acc, _mm256_abs_epi32 (_mm256_sub_epi32 (c, v)));
+}
+
+/* The sixteen 4x4 SADs of the eight candidates at ref: out4[b] for
+ * sub-block b = 4 * row + column. */
+TARGET ("avx2")
+static inline void
+sad4x4_8 (const pixel * cur, const pixel * ref, ptrdiff_t stride,
+    __m256i out4[16])
+{
+  for (int b = 0; b < 16; b++) {
+    const int bx = 4 * (b & 3), by = 4 * (b >> 2);
+    __m256i acc = _mm256_setzero_si256 ();
+    for (int y = by; y < by + 4; y++)
+      for (int x = bx; x < bx + 4; x++)
+        acc = acc_pixel (acc, ref + y * stride + x,
+            _mm256_set1_epi32 (cur[16 * y + x]));
+    out4[b] = acc;
+  }
+}
+
+/* The start of each group of eight: 0, 8, ..., and for a last partial
+ * group the eight ending at n (n >= 8). */
+static inline int
+group_start (int i, int n)
+{
+  return i + 8 <= n ? i : n - 8;
+}
+
+TARGET ("avx2")
+static decl_sad16_row_fn (sad16_row_avx2)
+{
+  if (n < 8) {
+    /* the C rule, for short rows */
+    for (int i = 0; i < n; i++) {
+      uint32_t sum = 0;
+      for (int y = 0; y < 16; y++)
+        for (int x = 0; x < 16; x++) {
+          const int d = cur[16 * y + x] - ref[y * ref_stride + i + x];
+          sum += d < 0 ? -d : d;
+        }
+      sad[i] = sum;
+    }
+    return;
+  }
+  for (int i0 = 0; i0 < n; i0 += 8) {
+    const int i = group_start (i0, n);
+    __m256i acc = _mm256_setzero_si256 ();
+    for (int y = 0; y < 16; y++)
+      for (int x = 0; x < 16; x++)
+        acc = acc_pixel (acc, ref + y * ref_stride + i + x,
+            _mm256_set1_epi32 (cur[16 * y + x]));
+    _mm256_storeu_si256 ((__m256i *) (sad + i), acc);
+  }
+}
+
+TARGET ("avx2")
+static decl_sad4x4_row_fn (sad4x4_row_avx2)
+{
+  if (n < 8) {
+    for (int b = 0; b < 16; b++) {
+      const int bx = 4 * (b & 3), by = 4 * (b >> 2);
+      for (int i = 0; i < n; i++) {
+        uint32_t sum = 0;
+        for (int y = by; y < by + 4; y++)
+          for (int x = bx; x < bx + 4; x++) {
+            const int d = cur[16 * y + x] - ref[y * ref_stride + i + x];
+            sum += d < 0 ? -d : d;
+          }
+        out[b * out_stride + i] = sum;
+      }
+    }
+    return;
+  }
+  for (int i0 = 0; i0 < n; i0 += 8) {
+    const int i = group_start (i0, n);
+    __m256i s4[16];
+    sad4x4_8 (cur, ref + i, ref_stride, s4);
+    for (int b = 0; b < 16; b++)
+      _mm256_storeu_si256 ((__m256i *) (out + b * out_stride + i), s4[b]);
+  }
+}
+
+/* One candidate at a time, a row of sixteen words per load: the absolute
+ * differences of a row fit 16 bits, and each pair of them is summed into
+ * 32 bits (the low word plus the high word of every dword). */
+TARGET ("avx2")
+static inline uint32_t
+sad_block_16 (const pixel * cur, const pixel * r, ptrdiff_t stride, int h)
+{
+  const __m256i lo = _mm256_set1_epi32 (0xffff);
+  __m256i acc = _mm256_setzero_si256 ();
+  for (int y = 0; y < h; y++, r += stride) {
+    const __m256i a = _mm256_loadu_si256 ((const __m256i *) (cur + 16 * y));
+    const __m256i b = _mm256_loadu_si256 ((const __m256i *) r);
+    const __m256i d = _mm256_or_si256 (_mm256_subs_epu16 (a, b),
+        _mm256_subs_epu16 (b, a));
+    acc = _mm256_add_epi32 (acc, _mm256_add_epi32 (_mm256_and_si256 (d, lo),
+            _mm256_srli_epi32 (d, 16)));
+  }
+  __m128i s = _mm_add_epi32 (_mm256_castsi256_si128 (acc),
+      _mm256_extracti128_si256 (acc, 1));
+  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0x4e));
+  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0xb1));
+  return (uint32_t) _mm_cvtsi128_si32 (s);
+}
+
+TARGET ("avx2")
+static decl_sad16_points_fn (sad16_points_avx2)
+{
+  for (int i = 0; i < n; i++)
+    sad[i] = sad_block_16 (cur, ref + off[i], ref_stride, 16);
+}
+
+/* 8x8: two rows of eight words per 256-bit vector; `cur` holds its rows
+ * eight words apart, so 16 words are two of them. */
+TARGET ("avx2")
+static decl_sad8x8_points_fn (sad8x8_points_avx2)
+{
+  const __m256i lo = _mm256_set1_epi32 (0xffff);
+  __m256i c[4];
+  for (int y = 0; y < 4; y++)
+    c[y] = _mm256_loadu_si256 ((const __m256i *) (cur + 16 * y));
+  for (int i = 0; i < n; i++) {
+    const pixel *r = ref + off[i];
+    __m256i acc = _mm256_setzero_si256 ();
+    for (int y = 0; y < 4; y++) {
+      const __m256i b = _mm256_set_m128i (
+          _mm_loadu_si128 ((const __m128i *) (r + (2 * y + 1) * ref_stride)),
+          _mm_loadu_si128 ((const __m128i *) (r + 2 * y * ref_stride)));
+      const __m256i d = _mm256_or_si256 (_mm256_subs_epu16 (c[y], b),
+          _mm256_subs_epu16 (b, c[y]));
+      acc = _mm256_add_epi32 (acc, _mm256_add_epi32 (_mm256_and_si256 (d,
+                  lo), _mm256_srli_epi32 (d, 16)));
+    }
+    __m128i s = _mm_add_epi32 (_mm256_castsi256_si128 (acc),
+        _mm256_extracti128_si256 (acc, 1));
+    s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0x4e));
+    s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0xb1));
+    sad[i] = (uint32_t) _mm_cvtsi128_si32 (s);
+  }
+}
+
+/* The smaller of two vectors of four 64-bit keys, each below 2^63. */
+TARGET ("avx2")
+static inline __m256i
+min_epu64 (__m256i a, __m256i b)
+{
+  return _mm256_blendv_epi8 (a, b, _mm256_cmpgt_epi64 (a, b));
+}
+
+TARGET ("avx2")
+static inline uint64_t
+hmin_epu64 (__m256i v)
+{
+  uint64_t k[4];
+  _mm256_storeu_si256 ((__m256i *) k, v);
+  uint64_t m = k[0];
+  for (int j = 1; j < 4; j++)
+    m = k[j] < m ? k[j] : m;
+  return m;
+}
+
+/* The keys (cost << 16) | rank of eight candidates as two vectors of
+ * four, lowered into best (four lanes each). */
+TARGET ("avx2")
+static inline void
+keys_min (__m256i cost, __m128i rank8, __m256i best[2])
+{
+  const __m256i r = _mm256_cvtepu16_epi32 (rank8);
+  for (int h = 0; h < 2; h++) {
+    const __m128i c = h ? _mm256_extracti128_si256 (cost, 1)
+        : _mm256_castsi256_si128 (cost);
+    const __m128i rr = h ? _mm256_extracti128_si256 (r, 1)
+        : _mm256_castsi256_si128 (r);
+    const __m256i key = _mm256_or_si256 (_mm256_slli_epi64
+        (_mm256_cvtepu32_epi64 (c), 16), _mm256_cvtepu32_epi64 (rr));
+    best[h] = min_epu64 (best[h], key);
+  }
+}
+
+/* Eight candidates at a time: the 41 partitions' costs as sums of the
+ * 4x4 SADs in 32-bit lanes, then their keys in 64-bit lanes.  A last
+ * partial group goes through the C loop: it must not read past n. */
+TARGET ("avx2")
+static decl_part_min_fn (part_min_avx2)
+{
+  __m256i acc[ME_DSP_N_PARTS][2];
+  const __m256i none = _mm256_set1_epi64x (INT64_MAX);
+  int i = 0;
+
+  for (int k = 0; k < ME_DSP_N_PARTS; k++)
+    acc[k][0] = acc[k][1] = none;
+  for (; i + 8 <= n; i += 8) {
+    __m256i b[16], q[4], c;
+    int k = 0;
+    for (int j = 0; j < 16; j++)
+      b[j] = _mm256_loadu_si256 ((const __m256i *) (sad4 + j * stride + i));
+    const __m128i r8 = _mm_loadu_si128 ((const __m128i *) (rank + i));
+#define ADD(x, y) _mm256_add_epi32 (x, y)
+    q[0] = ADD (ADD (b[0], b[1]), ADD (b[4], b[5]));
+    q[1] = ADD (ADD (b[2], b[3]), ADD (b[6], b[7]));
+    q[2] = ADD (ADD (b[8], b[9]), ADD (b[12], b[13]));
+    q[3] = ADD (ADD (b[10], b[11]), ADD (b[14], b[15]));
+    c = ADD (ADD (q[0], q[1]), ADD (q[2], q[3]));
+    keys_min (c, r8, acc[k++]);         /* 16x16 */
+    keys_min (ADD (q[0], q[1]), r8, acc[k++]);  /* 16x8 */
+    keys_min (ADD (q[2], q[3]), r8, acc[k++]);
+    keys_min (ADD (q[0], q[2]), r8, acc[k++]);  /* 8x16 */
+    keys_min (ADD (q[1], q[3]), r8, acc[k++]);
+    for (int j = 0; j < 4; j++)         /* 8x8 */
+      keys_min (q[j], r8, acc[k++]);
+    for (int y = 0; y < 4; y++)         /* 8x4 */
+      for (int x = 0; x < 4; x += 2)
+        keys_min (ADD (b[4 * y + x], b[4 * y + x + 1]), r8, acc[k++]);
+    for (int y = 0; y < 4; y += 2)      /* 4x8 */
+      for (int x = 0; x < 4; x++)
+        keys_min (ADD (b[4 * y + x], b[4 * y + x + 4]), r8, acc[k++]);
+    for (int j = 0; j < 16; j++)        /* 4x4 */
+      keys_min (b[j], r8, acc[k++]);
+#undef ADD
+  }
+  for (int k = 0; i >= 8 && k < ME_DSP_N_PARTS; k++) {
+    const uint64_t m = hmin_epu64 (min_epu64 (acc[k][0], acc[k][1]));
+    if (m < best[k])
+      best[k] = m;
+  }
+  for (; i < n; i++) {
+    uint32_t b[16], c[ME_DSP_N_PARTS];
+    int k = 0;
+    for (int j = 0; j < 16; j++)
+      b[j] = sad4[j * stride + i];
+    const uint32_t q0 = b[0] + b[1] + b[4] + b[5], q1 = b[2] + b[3] + b[6]
+        + b[7], q2 = b[8] + b[9] + b[12] + b[13], q3 = b[10] + b[11] + b[14]
+        + b[15];
+    c[k++] = q0 + q1 + q2 + q3;
+    c[k++] = q0 + q1;
+    c[k++] = q2 + q3;
+    c[k++] = q0 + q2;
+    c[k++] = q1 + q3;
+    c[k++] = q0;
+    c[k++] = q1;
+    c[k++] = q2;
+    c[k++] = q3;
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 4; x += 2)
+        c[k++] = b[4 * y + x] + b[4 * y + x + 1];
+    for (int y = 0; y < 4; y += 2)
+      for (int x = 0; x < 4; x++)
+        c[k++] = b[4 * y + x] + b[4 * y + x + 4];
+    for (int j = 0; j < 16; j++)
+      c[k++] = b[j];
+    for (k = 0; k < ME_DSP_N_PARTS; k++) {
+      const uint64_t key = (uint64_t) c[k] << 16 | rank[i];
+      if (key < best[k])
+        best[k] = key;
+    }
+  }
+}
+
+TARGET ("avx2")
+static decl_min_key_fn (min_key_avx2)
+{
+  __m256i acc[2] = { _mm256_set1_epi64x (INT64_MAX),
+    _mm256_set1_epi64x (INT64_MAX)
+  };
+  uint64_t best = UINT64_MAX;
+  int i = 0;
+  for (; i + 8 <= n; i += 8)
+    keys_min (_mm256_loadu_si256 ((const __m256i *) (sad + i)),
+        _mm_loadu_si128 ((const __m128i *) (rank + i)), acc);
+  if (i > 0)
+    best = hmin_epu64 (min_epu64 (acc[0], acc[1]));
+  for (; i < n; i++) {
+    const uint64_t key = (uint64_t) sad[i] << 16 | rank[i];
+    best = key < best ? key : best;
+  }
+  return best;
+}
+
+/* Eight lower bounds at a time, in 32-bit lanes. */
+TARGET ("avx2")
+static decl_sea_row_fn (sea_row_avx2)
+{
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    __m256i acc = _mm256_setzero_si256 ();
+    for (int q = 0; q < 4; q++) {
+      const __m256i v = _mm256_loadu_si256 ((const __m256i *) (q8
+              + 8 * (q >> 1) * q8_stride + 8 * (q & 1) + i));
+      acc = _mm256_add_epi32 (acc, _mm256_abs_epi32 (_mm256_sub_epi32
+              (_mm256_set1_epi32 ((int) cq[q]), v)));
+    }
+    _mm256_storeu_si256 ((__m256i *) (lb + i), acc);
+  }
+  for (; i < n; i++) {
+    uint32_t sum = 0;
+    for (int q = 0; q < 4; q++) {
+      const int64_t d = (int64_t) cq[q] - (int64_t) q8[8 * (q >> 1)
+          * q8_stride + 8 * (q & 1) + i];
+      sum += (uint32_t) (d < 0 ? -d : d);
+    }
+    lb[i] = sum;
+  }
+}
+
+void
+me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
+{
+  if (flags & ME_CPU_FLAG_AVX2) {
+    dsp->sad16_row = sad16_row_avx2;
+    dsp->sad16_points = sad16_points_avx2;
+    dsp->sad8x8_points = sad8x8_points_avx2;
+    dsp->sad4x4_row = sad4x4_row_avx2;
+    dsp->part_min = part_min_avx2;
+    dsp->min_key = min_key_avx2;
+    dsp->sea_row = sea_row_avx2;
+  }
+}
