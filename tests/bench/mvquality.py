@@ -123,30 +123,31 @@ def tap6(a, axis):
     return np.moveaxis(s, 0, axis)
 
 
-def halfpel_planes(ref):
+def halfpel_planes(ref, maxv=255):
     """The full-sample plane and the three half-sample planes of `ref`
-    (H x W uint8), each (H + 2 PAD) x (W + 2 PAD), index i <-> coordinate
-    i - PAD, outside the picture as if every coordinate were clamped.
-    Returned as int32, stacked F, H (b), V (h), C (j)."""
+    (H x W samples), each (H + 2 PAD) x (W + 2 PAD), index i <-> coordinate
+    i - PAD, outside the picture as if every coordinate were clamped, the
+    half samples clipped to 0 .. maxv (255, or 2^depth - 1 for deeper
+    samples).  Returned as int32, stacked F, H (b), V (h), C (j)."""
     g = np.pad(ref.astype(np.int32), ((PAD + 2, PAD + 3), (PAD + 2, PAD + 3)),
                mode="edge")
     full = g[2:-3, 2:-3]
     b1 = tap6(g[2:-3, :], 1)
     h1 = tap6(g[:, 2:-3], 0)
     j1 = tap6(tap6(g, 1), 0)
-    b = np.clip((b1 + 16) >> 5, 0, 255)
-    h = np.clip((h1 + 16) >> 5, 0, 255)
-    j = np.clip((j1 + 512) >> 10, 0, 255)
+    b = np.clip((b1 + 16) >> 5, 0, maxv)
+    h = np.clip((h1 + 16) >> 5, 0, maxv)
+    j = np.clip((j1 + 512) >> 10, 0, maxv)
     return np.stack([full, b, h, j])
 
 
-def quarter_planes(ref):
+def quarter_planes(ref, maxv=255):
     """All 16 fractional sample planes of `ref`: q[fy * 4 + fx][i, k] is the
     sample at (k - PAD + fx / 4, i - PAD + fy / 4).  The last row and column
     of each are not meaningful (never read, see predict())."""
-    p = halfpel_planes(ref)
+    p = halfpel_planes(ref, maxv)
     hp, wp = p.shape[1:]
-    out = np.empty((16, hp, wp), np.uint8)
+    out = np.empty((16, hp, wp), np.uint8 if maxv <= 255 else np.uint16)
     for f, ((pa, xa, ya), (pb, xb, yb)) in enumerate(PAIRS):
         a = p[pa, ya:, xa:]
         b = p[pb, yb:, xb:]
