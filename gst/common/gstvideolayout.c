@@ -49,6 +49,11 @@ plane_extent (const GstVideoFrame * frame, guint plane, gint64 * rows,
     end = GST_VIDEO_FRAME_COMP_POFFSET (frame, c)
         + (w - 1) * ABS (GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c))
         + (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) + 7) / 8;
+    /* Samples of 16-bit words fill their pixel's stride: GStreamer 1.22
+     * gives V of P010, P012 and P016 a byte offset of 1 where the word
+     * starts at 2, so the end is taken from the stride, not the offset. */
+    if (GST_VIDEO_FORMAT_INFO_DEPTH (finfo, c) > 8)
+      end = MAX (end, w * ABS (GST_VIDEO_FRAME_COMP_PSTRIDE (frame, c)));
     *rows = MAX (*rows, h);
     *row_bytes = MAX (*row_bytes, end);
   }

@@ -525,16 +525,22 @@ GST_START_TEST (test_overlay_deep_uv_plane_short)
         GST_VIDEO_FORMAT_P010_10LE, W, H, 2, offsets, strides);
     add_meta (in, GST_MOTION_VECTOR_PARTITIONS_16X16,
         GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 500);
+    if (!extra) {
+      /* one byte short: the layout check refuses the buffer before
+       * anything is drawn (gstvideolayout.c) */
+      GstHarness *h = overlay_harness ("mvoverlay mode=flow opacity=1",
+          &info);
+      fail_unless_equals_int (gst_harness_push (h, in), GST_FLOW_ERROR);
+      gst_harness_teardown (h);
+      continue;
+    }
     before = g_malloc (size);
     gst_buffer_extract (in, 0, before, size);
     out = run_overlay ("mvoverlay mode=flow opacity=1", &info, in);
     fail_unless (gst_buffer_map (out, &map, GST_MAP_READ));
     fail_unless_equals_uint64 (map.size, size);
     for (i = 0; i < size && map.data[i] == before[i]; i++);
-    if (extra)
-      fail_unless (i < size, "the whole plane fits: drawn");
-    else
-      fail_unless (i == size, "byte %" G_GSIZE_FORMAT " changed", i);
+    fail_unless (i < size, "the whole plane fits: drawn");
     gst_buffer_unmap (out, &map);
     gst_buffer_unref (out);
     g_free (before);
