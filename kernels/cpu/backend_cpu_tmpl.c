@@ -861,6 +861,7 @@ cpu_open (const MEBackendOptions * options, GError ** error)
   /* options->simd: the ME_CPU_FLAG_* levels allowed (0: the C reference
    * alone), for comparisons and benchmarks. */
   me_dsp_init (&s->dsp, options->simd);
+  s->simd = options->simd;
   /* exhaustive: no early-out, the plain loops over every candidate */
   s->prune = !options->exhaustive;
   s->n_workers = options->threads;
@@ -895,9 +896,10 @@ cpu_open (const MEBackendOptions * options, GError ** error)
 static void
 set_depth (MESession * s, const MEPlane * luma)
 {
-  if (luma) {
+  if (luma && me_plane_depth (luma) != s->depth) {
     s->depth = me_plane_depth (luma);
     s->bitdepth_max = (1 << s->depth) - 1;
+    me_dsp_init_depth (&s->dsp, s->simd, s->depth);
   }
 }
 

@@ -68,6 +68,7 @@ struct MESession {
   unsigned depth;
   int bitdepth_max;
   uint32_t lambda;
+  unsigned simd;                /* MEBackendOptions.simd: the DSP's levels */
   PaddedPlane planes[3];        /* current, reference, spare for repadding */
   PaddedPlane *cur, *ref, *spare;
   unsigned pad;                 /* border now in use: largest range seen */

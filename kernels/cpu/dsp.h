@@ -156,7 +156,12 @@ unsigned me_cpu_flags (void);
  * CPU supports; mask 0 gives the C reference alone. */
 void me_dsp_init (MEDsp * dsp, unsigned mask);
 
+/* The same for samples of at most `depth` bits: at 16 bits, routines
+ * that are faster where sums of narrower samples fit narrower lanes. */
+void me_dsp_init_depth (MEDsp * dsp, unsigned mask, unsigned depth);
+
 void me_dsp_init_c (MEDsp * dsp);
 void me_dsp_init_x86 (MEDsp * dsp, unsigned flags);
+void me_dsp_init_x86_depth (MEDsp * dsp, unsigned flags, unsigned depth);
 
 #endif /* ME_CPU_DSP_H */

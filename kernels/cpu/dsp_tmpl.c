@@ -208,6 +208,15 @@ me_cpu_flags (void)
 #endif
 
 void
+me_dsp_init_depth (MEDsp * dsp, unsigned mask, unsigned depth)
+{
+  me_dsp_init (dsp, mask);
+#if ARCH_X86 && BITDEPTH == 16
+  me_dsp_init_x86_depth (dsp, me_cpu_flags () & mask, depth);
+#endif
+}
+
+void
 me_dsp_init (MEDsp * dsp, unsigned mask)
 {
   me_dsp_init_c (dsp);

@@ -315,16 +315,21 @@ check_subpel (const MEDsp * d, unsigned depth, int t)
   return TRUE;
 }
 
+/* The table of levels `mask` for each depth (me_dsp_init_depth: narrower
+ * lanes where the depth allows), on that depth's samples. */
 static gboolean
-check_table (const MEDsp * d)
+check_table (unsigned mask)
 {
-  for (unsigned k = 0; k < G_N_ELEMENTS (depths); k++)
+  for (unsigned k = 0; k < G_N_ELEMENTS (depths); k++) {
+    MEDsp table, *d = &table;
+    me_dsp_init_depth (d, mask, depths[k]);
     for (int t = 0; t < N_TRIES; t++) {
       fill (t, depths[k]);
       if (!check_sads (d, depths[k], t) || !check_keys (d, depths[k], t)
           || !check_subpel (d, depths[k], t))
         return FALSE;
     }
+  }
   return TRUE;
 }
 
@@ -332,20 +337,19 @@ void
 checkasm_check_dsp16 (void)
 {
   const unsigned have = me_cpu_flags ();
-  MEDsp d;
 
-  me_dsp_init (&d, 0);
-  checkasm_report ("dsp16_c (naive rules, depths 10 12 16)", check_table (&d));
+  checkasm_report ("dsp16_c (naive rules, depths 10 12 16)", check_table (0));
   for (int l = 0; l < (int) G_N_ELEMENTS (levels); l++) {
     MEDsp o, below;
     char name[64];
     if (!(have & levels[l].flag))
       continue;
-    me_dsp_init (&o, levels[l].flag | (levels[l].flag - 1));
-    me_dsp_init (&below, levels[l].flag - 1);
+    me_dsp_init_depth (&o, levels[l].flag | (levels[l].flag - 1), 10);
+    me_dsp_init_depth (&below, levels[l].flag - 1, 10);
     if (!memcmp (&o, &below, sizeof (o)))
       continue;                 /* nothing of this level at 16 bits */
     g_snprintf (name, sizeof (name), "dsp16_%s", levels[l].name);
-    checkasm_report (name, check_table (&o));
+    checkasm_report (name, check_table (levels[l].flag
+            | (levels[l].flag - 1)));
   }
 }

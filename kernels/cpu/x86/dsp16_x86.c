@@ -114,6 +114,85 @@ static decl_sad4x4_row_fn (sad4x4_row_avx2)
   }
 }
 
+/* ---- samples of at most 12 bits ------------------------------------------
+ *
+ * Sixteen |differences| of 12-bit samples sum to at most 16 x 4095 =
+ * 65520: a 4x4 block's SAD, or one row of a 16x16 block's, fits a word.
+ * So these take sixteen candidates per vector in 16-bit lanes (the
+ * difference as two saturating subtractions), and widen once per block or
+ * row: two thirds of the instructions of the 32-bit lanes above.  Chosen
+ * by me_dsp_init_depth() for depths up to 12. */
+
+/* |cur pixel - the sixteen candidates' pixels| added to acc, in words. */
+TARGET ("avx2")
+static inline __m256i
+acc_pixel16 (__m256i acc, const pixel * r, __m256i c)
+{
+  const __m256i v = _mm256_loadu_si256 ((const __m256i *) r);
+  return _mm256_add_epi16 (acc, _mm256_or_si256 (_mm256_subs_epu16 (c, v),
+          _mm256_subs_epu16 (v, c)));
+}
+
+/* The sixteen words of v widened and stored at out[0 .. 15]. */
+TARGET ("avx2")
+static inline void
+store_widened (uint32_t * out, __m256i v)
+{
+  _mm256_storeu_si256 ((__m256i *) out,
+      _mm256_cvtepu16_epi32 (_mm256_castsi256_si128 (v)));
+  _mm256_storeu_si256 ((__m256i *) (out + 8),
+      _mm256_cvtepu16_epi32 (_mm256_extracti128_si256 (v, 1)));
+}
+
+TARGET ("avx2")
+static decl_sad4x4_row_fn (sad4x4_row_12_avx2)
+{
+  if (n < 16) {
+    sad4x4_row_avx2 (cur, ref, ref_stride, n, out, out_stride);
+    return;
+  }
+  for (int i0 = 0; i0 < n; i0 += 16) {
+    const int i = i0 + 16 <= n ? i0 : n - 16;
+    for (int b = 0; b < 16; b++) {
+      const int bx = 4 * (b & 3), by = 4 * (b >> 2);
+      __m256i acc = _mm256_setzero_si256 ();
+      for (int y = by; y < by + 4; y++)
+        for (int x = bx; x < bx + 4; x++)
+          acc = acc_pixel16 (acc, ref + y * ref_stride + i + x,
+              _mm256_set1_epi16 ((short) cur[16 * y + x]));
+      store_widened (out + b * out_stride + i, acc);
+    }
+  }
+}
+
+TARGET ("avx2")
+static decl_sad16_row_fn (sad16_row_12_avx2)
+{
+  if (n < 16) {
+    sad16_row_avx2 (cur, ref, ref_stride, n, sad);
+    return;
+  }
+  const __m256i zero = _mm256_setzero_si256 ();
+  for (int i0 = 0; i0 < n; i0 += 16) {
+    const int i = i0 + 16 <= n ? i0 : n - 16;
+    __m256i lo = zero, hi = zero;
+    for (int y = 0; y < 16; y++) {
+      __m256i acc = zero;
+      for (int x = 0; x < 16; x++)
+        acc = acc_pixel16 (acc, ref + y * ref_stride + i + x,
+            _mm256_set1_epi16 ((short) cur[16 * y + x]));
+      /* a row's sums widened into the 32-bit totals: candidates 0-3 and
+       * 8-11 in lo, 4-7 and 12-15 in hi (unpack works per 128-bit lane) */
+      lo = _mm256_add_epi32 (lo, _mm256_unpacklo_epi16 (acc, zero));
+      hi = _mm256_add_epi32 (hi, _mm256_unpackhi_epi16 (acc, zero));
+    }
+    _mm256_storeu_si256 ((__m256i *) (sad + i),
+        _mm256_permute2x128_si256 (lo, hi, 0x20));
+    _mm256_storeu_si256 ((__m256i *) (sad + i + 8),
+        _mm256_permute2x128_si256 (lo, hi, 0x31));
+  }
+}
+
 /* One candidate at a time, a row of sixteen words per load: the absolute
  * differences of a row fit 16 bits, and each pair of them is summed into
  * 32 bits (the low word plus the high word of every dword). */
@@ -212,49 +291,83 @@ keys_min (__m256i cost, __m128i rank8, __m256i best[2])
   }
 }
 
+/* Per lane, the smaller of (cost, rank) and (*mc, *mr), compared as the
+ * key (cost << 16) | rank is: by cost, then by rank.  Costs and ranks are
+ * below 2^31, so the signed comparisons order them. */
+TARGET ("avx2")
+static inline void
+lane_min (__m256i c, __m256i r, __m256i * mc, __m256i * mr)
+{
+  const __m256i take = _mm256_or_si256 (_mm256_cmpgt_epi32 (*mc, c),
+      _mm256_and_si256 (_mm256_cmpeq_epi32 (*mc, c),
+          _mm256_cmpgt_epi32 (*mr, r)));
+  *mc = _mm256_blendv_epi8 (*mc, c, take);
+  *mr = _mm256_blendv_epi8 (*mr, r, take);
+}
+
+/* The smallest key of the eight lanes of (mc, mr). */
+TARGET ("avx2")
+static inline uint64_t
+lanes_key (__m256i mc, __m256i mr)
+{
+  uint32_t c[8], r[8];
+  uint64_t m = UINT64_MAX;
+  _mm256_storeu_si256 ((__m256i *) c, mc);
+  _mm256_storeu_si256 ((__m256i *) r, mr);
+  for (int j = 0; j < 8; j++) {
+    const uint64_t key = (uint64_t) c[j] << 16 | r[j];
+    m = key < m ? key : m;
+  }
+  return m;
+}
+
 /* Eight candidates at a time: the 41 partitions' costs as sums of the
- * 4x4 SADs in 32-bit lanes, then their keys in 64-bit lanes.  A last
- * partial group goes through the C loop: it must not read past n. */
+ * 4x4 SADs in 32-bit lanes, each partition's smallest (cost, rank) kept
+ * per lane, and the keys formed once at the end.  A last partial group
+ * goes through the C loop: it must not read past n. */
 TARGET ("avx2")
 static decl_part_min_fn (part_min_avx2)
 {
-  __m256i acc[ME_DSP_N_PARTS][2];
-  const __m256i none = _mm256_set1_epi64x (INT64_MAX);
+  __m256i mc[ME_DSP_N_PARTS], mr[ME_DSP_N_PARTS];
   int i = 0;
 
-  for (int k = 0; k < ME_DSP_N_PARTS; k++)
-    acc[k][0] = acc[k][1] = none;
+  for (int k = 0; k < ME_DSP_N_PARTS; k++) {
+    mc[k] = _mm256_set1_epi32 (INT32_MAX);
+    mr[k] = _mm256_set1_epi32 (INT32_MAX);
+  }
   for (; i + 8 <= n; i += 8) {
-    __m256i b[16], q[4], c;
+    __m256i b[16], q[4];
     int k = 0;
     for (int j = 0; j < 16; j++)
       b[j] = _mm256_loadu_si256 ((const __m256i *) (sad4 + j * stride + i));
-    const __m128i r8 = _mm_loadu_si128 ((const __m128i *) (rank + i));
+    const __m256i r = _mm256_cvtepu16_epi32 (_mm_loadu_si128 ((const __m128i *)
+            (rank + i)));
 #define ADD(x, y) _mm256_add_epi32 (x, y)
+#define KEEP(c) lane_min (c, r, &mc[k], &mr[k]), k++
     q[0] = ADD (ADD (b[0], b[1]), ADD (b[4], b[5]));
     q[1] = ADD (ADD (b[2], b[3]), ADD (b[6], b[7]));
     q[2] = ADD (ADD (b[8], b[9]), ADD (b[12], b[13]));
     q[3] = ADD (ADD (b[10], b[11]), ADD (b[14], b[15]));
-    c = ADD (ADD (q[0], q[1]), ADD (q[2], q[3]));
-    keys_min (c, r8, acc[k++]);         /* 16x16 */
-    keys_min (ADD (q[0], q[1]), r8, acc[k++]);  /* 16x8 */
-    keys_min (ADD (q[2], q[3]), r8, acc[k++]);
-    keys_min (ADD (q[0], q[2]), r8, acc[k++]);  /* 8x16 */
-    keys_min (ADD (q[1], q[3]), r8, acc[k++]);
-    for (int j = 0; j < 4; j++)         /* 8x8 */
-      keys_min (q[j], r8, acc[k++]);
-    for (int y = 0; y < 4; y++)         /* 8x4 */
+    KEEP (ADD (ADD (q[0], q[1]), ADD (q[2], q[3])));      /* 16x16 */
+    KEEP (ADD (q[0], q[1]));     /* 16x8 */
+    KEEP (ADD (q[2], q[3]));
+    KEEP (ADD (q[0], q[2]));     /* 8x16 */
+    KEEP (ADD (q[1], q[3]));
+    for (int j = 0; j < 4; j++) /* 8x8 */
+      KEEP (q[j]);
+    for (int y = 0; y < 4; y++) /* 8x4 */
       for (int x = 0; x < 4; x += 2)
-        keys_min (ADD (b[4 * y + x], b[4 * y + x + 1]), r8, acc[k++]);
+        KEEP (ADD (b[4 * y + x], b[4 * y + x + 1]));
     for (int y = 0; y < 4; y += 2)      /* 4x8 */
       for (int x = 0; x < 4; x++)
-        keys_min (ADD (b[4 * y + x], b[4 * y + x + 4]), r8, acc[k++]);
+        KEEP (ADD (b[4 * y + x], b[4 * y + x + 4]));
     for (int j = 0; j < 16; j++)        /* 4x4 */
-      keys_min (b[j], r8, acc[k++]);
+      KEEP (b[j]);
+#undef KEEP
 #undef ADD
   }
   for (int k = 0; i >= 8 && k < ME_DSP_N_PARTS; k++) {
-    const uint64_t m = hmin_epu64 (min_epu64 (acc[k][0], acc[k][1]));
+    const uint64_t m = lanes_key (mc[k], mr[k]);
     if (m < best[k])
       best[k] = m;
   }
@@ -334,6 +447,15 @@ static decl_sea_row_fn (sea_row_avx2)
       sum += (uint32_t) (d < 0 ? -d : d);
     }
     lb[i] = sum;
+  }
+}
+
+void
+me_dsp_init_x86_depth (MEDsp * dsp, unsigned flags, unsigned depth)
+{
+  if ((flags & ME_CPU_FLAG_AVX2) && depth <= 12) {
+    dsp->sad16_row = sad16_row_12_avx2;
+    dsp->sad4x4_row = sad4x4_row_12_avx2;
   }
 }
 
