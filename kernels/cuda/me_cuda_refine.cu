@@ -331,7 +331,8 @@ cost4x4 (bool satd, const uint32_t (&c)[4][Row4<pixel>::N],
       return satd4x4_16 (c, p);
 #pragma unroll
     for (int y = 0; y < 4; y++)
-      s += __vsadu2 (c[y][0], p[y][0]) + __vsadu2 (c[y][1], p[y][1]);
+      s = MePix<uint16_t>::sad (c[y][1], p[y][1],
+          MePix<uint16_t>::sad (c[y][0], p[y][0], s));
   }
   return s;
 }
