@@ -13,7 +13,8 @@
  *  - a script pushed through a GstHarness: starts, a DISCONT buffer, a
  *    flushing seek with frames in flight, caps changes to other formats
  *    and sizes (NV12, then UYVY and BGRx, whose luma each backend reads
- *    from the packed pixels), EOS;
+ *    from the packed pixels, then P010_10LE and GRAY16_LE, searched at 10
+ *    and 16 bits), EOS;
  *  - a real pipeline, videotestsrc ! gpumotionest ! appsink, with a
  *    flushing seek while playing.
  *
@@ -94,7 +95,15 @@ make_frame (GstVideoFormat format, guint w, guint h, guint i)
       gint v = world[((oy + y) % WORLD_H) * WORLD_W + (ox + x) % WORLD_W];
       v += (gint) (g_rand_int (rand) % 5) - 2;
       v = CLAMP (v, 0, 255);
-      if (GST_VIDEO_INFO_IS_RGB (&info)) {
+      if (GST_VIDEO_INFO_COMP_DEPTH (&info, 0) > 8) {
+        /* 16-bit words: the sample spread over the depth, the bits below
+         * the eighth from the noise, at the format's shift */
+        const guint depth = GST_VIDEO_INFO_COMP_DEPTH (&info, 0);
+        const guint shift = GST_VIDEO_FORMAT_INFO_SHIFT (info.finfo, 0);
+        const guint s = (guint) v << (depth - 8)
+            | (g_rand_int (rand) & ((1u << (depth - 8)) - 1));
+        GST_WRITE_UINT16_LE (row + 2 * x, s << shift);
+      } else if (GST_VIDEO_INFO_IS_RGB (&info)) {
         /* three different channels, so that the derived luma weighs them */
         guint8 *p = row + x * GST_VIDEO_FRAME_COMP_PSTRIDE (&frame, 0);
         p[GST_VIDEO_FRAME_COMP_POFFSET (&frame, GST_VIDEO_COMP_R)] = v;
@@ -415,6 +424,15 @@ run_script (const gchar * backend, guint depth, gboolean * usable)
       "height=67,framerate=30/1");
   for (; i < 80; i++)
     push (h, out, make_frame (GST_VIDEO_FORMAT_BGRx, 99, 67, i));
+  /* 10 and 16 bits, searched at their depth (docs/high-bit-depth.md) */
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=P010_10LE,width=120,"
+      "height=68,framerate=30/1");
+  for (; i < 88; i++)
+    push (h, out, make_frame (GST_VIDEO_FORMAT_P010_10LE, 120, 68, i));
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=GRAY16_LE,width=90,"
+      "height=50,framerate=30/1");
+  for (; i < 96; i++)
+    push (h, out, make_frame (GST_VIDEO_FORMAT_GRAY16_LE, 90, 50, i));
   event (h, out, gst_event_new_eos ());
   gst_harness_teardown (h);
   return out;
@@ -522,9 +540,9 @@ main (int argc, char **argv)
   g_assert (usable);
   /* the reference itself: every frame out, once, in order */
   /* (the flush drops the frames held for a future reference) */
-  if (ref->len != 12 + 12 + 24 + 16 - future_references ()) {
+  if (ref->len != 12 + 12 + 24 + 32 - future_references ()) {
     g_printerr ("reference: %u frames out of %u\n", ref->len,
-        64 - future_references ());
+        80 - future_references ());
     return 1;
   }
   pref = run_pipeline ("cpu", 1);
