@@ -1,7 +1,8 @@
 /* gpumotionest — the CPU backend's session, shared by its files: the
  * padded planes, the worker pool, the per-thread scratch, and the pieces
- * of the search that every method uses.  backend_cpu.c holds the session,
- * the full search and the stages after the method; search_fast.c the fast
+ * of the search that every method uses.  backend_cpu_tmpl.c holds the
+ * session, the full search and the stages after the method;
+ * search_fast_tmpl.c the fast
  * methods (docs/fast-search.md).  Compiled once per sample size
  * (bitdepth.h, included by dsp.h): `pixel` is the sample, and strides and
  * offsets count samples.
@@ -79,7 +80,7 @@ struct MESession {
   /* the search's window offset (MESearchParams.offset_x): reference
    * reads of stages 1 to 3 start this many pixels across */
   ptrdiff_t ref_shift;
-  /* The fast methods (search_fast.c): the coarsest level's rank table; the
+  /* The fast methods (search_fast_tmpl.c): the coarsest level's rank table; the
    * guide winners (dx, dy per macroblock) of this frame and of the one
    * before (predictive's temporal predictors, when temporal_valid), and
    * hierarchical's level-1 winners (its level-2 ones go to guide); the
@@ -172,7 +173,7 @@ void me_cpu_load_mb (const MESession * s, Scratch * scratch, unsigned mbx,
 void me_cpu_store_mb (MESession * s, unsigned mbx, unsigned mby,
     gboolean only16, const uint64_t * best);
 
-/* Stages 1 and 2 of the fast methods (search_fast.c). */
+/* Stages 1 and 2 of the fast methods (search_fast_tmpl.c). */
 void me_cpu_method_mods (MESession * s);
 void me_cpu_method_hierarchical (MESession * s);
 void me_cpu_method_predictive (MESession * s);
