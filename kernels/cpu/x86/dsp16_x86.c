@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../dsp.h"
+#include "subpel_rules.h"
 
 #if BITDEPTH != 16
 #error "dsp16_x86.c is the 16-bit SIMD"
@@ -450,6 +451,145 @@ static decl_sea_row_fn (sea_row_avx2)
   }
 }
 
+/* ---- sub-pel ------------------------------------------------------------ */
+
+/* The 6-tap sums (1, -5, 20, 20, -5, 1) of eight 32-bit lanes whose taps
+ * are p[k * s], k = -2 .. 3: (p0 + p5) - 5 (p1 + p4) + 20 (p2 + p3). */
+TARGET ("avx2")
+static inline __m256i
+tap6_8 (const pixel * p, ptrdiff_t s)
+{
+#define LD(k) _mm256_cvtepu16_epi32 (_mm_loadu_si128 ((const __m128i *) \
+        (p + (k) * s)))
+  const __m256i e = _mm256_add_epi32 (LD (-2), LD (3));
+  const __m256i f = _mm256_add_epi32 (LD (-1), LD (2));
+  const __m256i g = _mm256_add_epi32 (LD (0), LD (1));
+#undef LD
+  return _mm256_add_epi32 (_mm256_sub_epi32 (e, _mm256_add_epi32 (f,
+              _mm256_slli_epi32 (f, 2))), _mm256_add_epi32 (_mm256_slli_epi32
+          (g, 4), _mm256_slli_epi32 (g, 2)));
+}
+
+/* The same over eight lanes of sums already in registers, rows r[0..5]. */
+TARGET ("avx2")
+static inline __m256i
+tap6_regs (const __m256i r[6])
+{
+  const __m256i e = _mm256_add_epi32 (r[0], r[5]);
+  const __m256i f = _mm256_add_epi32 (r[1], r[4]);
+  const __m256i g = _mm256_add_epi32 (r[2], r[3]);
+  return _mm256_add_epi32 (_mm256_sub_epi32 (e, _mm256_add_epi32 (f,
+              _mm256_slli_epi32 (f, 2))), _mm256_add_epi32 (_mm256_slli_epi32
+          (g, 4), _mm256_slli_epi32 (g, 2)));
+}
+
+/* (v + round) >> bits, clipped to 0 .. max, packed to eight words. */
+TARGET ("avx2")
+static inline __m128i
+round_clip (__m256i v, int round, int bits, __m256i max)
+{
+  v = _mm256_srai_epi32 (_mm256_add_epi32 (v, _mm256_set1_epi32 (round)),
+      bits);
+  v = _mm256_min_epi32 (_mm256_max_epi32 (v, _mm256_setzero_si256 ()), max);
+  return _mm_packus_epi32 (_mm256_castsi256_si128 (v),
+      _mm256_extracti128_si256 (v, 1));
+}
+
+/* Eight pixels at a time in 32-bit lanes (the centre sample's sums reach
+ * 2^27); a last partial group is the eight ending at n, rewritten with
+ * the same values. */
+TARGET ("avx2")
+static decl_hpel_row_fn (hpel_row_avx2)
+{
+  const __m256i max = _mm256_set1_epi32 (bitdepth_max);
+  if (n < 8) {
+    for (int i = 0; i < n; i++) {
+      h[i] = me_hpel_h_16 (src + i, stride, bitdepth_max);
+      v[i] = me_hpel_v_16 (src + i, stride, bitdepth_max);
+      c[i] = me_hpel_c_16 (src + i, stride, bitdepth_max);
+    }
+    return;
+  }
+  for (int i0 = 0; i0 < n; i0 += 8) {
+    const int i = i0 + 8 <= n ? i0 : n - 8;
+    const pixel *p = src + i;
+    __m256i b1[6];
+    for (int r = 0; r < 6; r++)
+      b1[r] = tap6_8 (p + (r - 2) * stride, 1);
+    _mm_storeu_si128 ((__m128i *) (h + i), round_clip (b1[2], 16, 5, max));
+    _mm_storeu_si128 ((__m128i *) (v + i), round_clip (tap6_8 (p, stride),
+            16, 5, max));
+    _mm_storeu_si128 ((__m128i *) (c + i), round_clip (tap6_regs (b1), 512,
+            10, max));
+  }
+}
+
+/* Sum of |x| over the four 32-bit lanes of each of a, b, c, d. */
+TARGET ("avx2")
+static inline uint32_t
+sum_abs4 (__m128i a, __m128i b, __m128i c, __m128i d)
+{
+  __m128i s = _mm_add_epi32 (_mm_add_epi32 (_mm_abs_epi32 (a),
+          _mm_abs_epi32 (b)), _mm_add_epi32 (_mm_abs_epi32 (c),
+          _mm_abs_epi32 (d)));
+  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0x4e));
+  s = _mm_add_epi32 (s, _mm_shuffle_epi32 (s, 0xb1));
+  return (uint32_t) _mm_cvtsi128_si32 (s);
+}
+
+/* One 4x4 block: the differences of `cur` and the rounded-up mean of a and
+ * b (pavgw is exactly (a + b + 1) >> 1), as 32-bit lanes, a row each;
+ * then the SAD, or the Hadamard transform down the columns, a transpose
+ * and the transform along the rows: H D H^T, whose halved sum of |.| is
+ * me_satd4x4's (the same coefficients, whichever direction goes first). */
+TARGET ("avx2")
+static inline uint32_t
+cost4x4_16 (const pixel * cur, ptrdiff_t cur_stride, const pixel * a,
+    const pixel * b, ptrdiff_t stride, int satd)
+{
+  __m128i d[4];
+  for (int y = 0; y < 4; y++) {
+    const __m128i pa = _mm_loadl_epi64 ((const __m128i *) (a + y * stride));
+    const __m128i pb = _mm_loadl_epi64 ((const __m128i *) (b + y * stride));
+    const __m128i pc = _mm_loadl_epi64 ((const __m128i *) (cur
+            + y * cur_stride));
+    d[y] = _mm_sub_epi32 (_mm_cvtepu16_epi32 (pc),
+        _mm_cvtepu16_epi32 (_mm_avg_epu16 (pa, pb)));
+  }
+  if (!satd)
+    return sum_abs4 (d[0], d[1], d[2], d[3]);
+  __m128i a0 = _mm_add_epi32 (d[0], d[1]), a1 = _mm_sub_epi32 (d[0], d[1]);
+  __m128i a2 = _mm_add_epi32 (d[2], d[3]), a3 = _mm_sub_epi32 (d[2], d[3]);
+  __m128i t0 = _mm_add_epi32 (a0, a2), t1 = _mm_add_epi32 (a1, a3);
+  __m128i t2 = _mm_sub_epi32 (a0, a2), t3 = _mm_sub_epi32 (a1, a3);
+  /* transpose: rows of columns */
+  const __m128i u0 = _mm_unpacklo_epi32 (t0, t1), u1 = _mm_unpackhi_epi32 (t0,
+      t1);
+  const __m128i u2 = _mm_unpacklo_epi32 (t2, t3), u3 = _mm_unpackhi_epi32 (t2,
+      t3);
+  t0 = _mm_unpacklo_epi64 (u0, u2);
+  t1 = _mm_unpackhi_epi64 (u0, u2);
+  t2 = _mm_unpacklo_epi64 (u1, u3);
+  t3 = _mm_unpackhi_epi64 (u1, u3);
+  a0 = _mm_add_epi32 (t0, t1);
+  a1 = _mm_sub_epi32 (t0, t1);
+  a2 = _mm_add_epi32 (t2, t3);
+  a3 = _mm_sub_epi32 (t2, t3);
+  return sum_abs4 (_mm_add_epi32 (a0, a2), _mm_add_epi32 (a1, a3),
+      _mm_sub_epi32 (a0, a2), _mm_sub_epi32 (a1, a3)) >> 1;
+}
+
+TARGET ("avx2")
+static decl_subpel_cost_fn (subpel_cost_avx2)
+{
+  uint32_t sum = 0;
+  for (int by = 0; by < h; by += 4)
+    for (int bx = 0; bx < w; bx += 4)
+      sum += cost4x4_16 (cur + by * cur_stride + bx, cur_stride,
+          a + by * stride + bx, b + by * stride + bx, stride, satd);
+  return sum;
+}
+
 void
 me_dsp_init_x86_depth (MEDsp * dsp, unsigned flags, unsigned depth)
 {
@@ -470,5 +610,7 @@ me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
     dsp->part_min = part_min_avx2;
     dsp->min_key = min_key_avx2;
     dsp->sea_row = sea_row_avx2;
+    dsp->hpel_row = hpel_row_avx2;
+    dsp->subpel_cost = subpel_cost_avx2;
   }
 }
