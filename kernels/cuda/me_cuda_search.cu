@@ -297,17 +297,64 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
   }
 }
 
+/* 16x16 blocks of 16-bit samples, by |a - b| = a + b - 2 min (a, b): a
+ * candidate's SAD is the current block's sum `csum` (once per thread)
+ * plus the candidate block's sum (each reference row summed once, shared
+ * by the G candidates that use it) minus twice the sum of the halfwords'
+ * minima.  Per word, one min and one two-way dot product instead of the
+ * max, min, subtraction and dot product of MePix<uint16_t>::sad; exact in
+ * 32 bits (each sum below 2^24, twice the minima below 2^25). */
+template <int G>
+static __device__ __forceinline__ void
+search_group_16x16_min (const uint32_t (&c)[16][8], uint32_t csum,
+    const uint32_t *row, size_t wpitch, uint32_t sel, int dy0,
+    uint64_t (&best)[1])
+{
+  uint32_t accm[G], accr[G];
+#pragma unroll
+  for (int i = 0; i < G; i++)
+    accm[i] = accr[i] = 0;
+#pragma unroll
+  for (int j = 0; j < G + 15; j++) {
+    uint32_t r[8], rs = 0;
+    me_pix_words<8> (row + (size_t)j * wpitch, sel, r);
+#pragma unroll
+    for (int k = 0; k < 8; k++)
+      rs = __dp2a_lo (r[k], 0x0101u, rs);
+#pragma unroll
+    for (int i = 0; i < G; i++) {
+      const int ci = j - i;
+      if (ci < 0 || ci >= 16)
+        continue;
+      accr[i] += rs;
+#pragma unroll
+      for (int k = 0; k < 8; k++)
+        accm[i] = __dp2a_lo (__vminu2 (c[ci][k], r[k]), 0x0101u, accm[i]);
+    }
+  }
+#pragma unroll
+  for (int i = 0; i < G; i++) {
+    const int dy = dy0 + i;
+    const uint32_t tie = 2u * (uint32_t)abs (dy) + (dy > 0);
+    keep_min (best[0], csum + accr[i] - 2u * accm[i], tie);
+  }
+}
+
 /* G consecutive candidates dy0 .. dy0 + G - 1 at the thread's dx.  `row`
  * points at the aligned word holding the reference pixel of the block's top
  * left corner for dy0; `sel` realigns W + 1 loaded words into the W words
  * of a row of 16 samples (5 into 4 for bytes, 9 into 8 for 16-bit). */
 template <int BS, int G, typename pixel>
 static __device__ __forceinline__ void
-search_group (const uint32_t (&c)[16][16 / MePix<pixel>::PW],
+search_group (const uint32_t (&c)[16][16 / MePix<pixel>::PW], uint32_t csum,
     const uint32_t *row, size_t wpitch, uint32_t sel, int dy0,
     typename MePix<pixel>::rank_t (&best)[Gran<BS>::NI], unsigned parts)
 {
   typedef MePix<pixel> Pix;
+  if constexpr (BS == 16 && sizeof (pixel) == 2) {
+    search_group_16x16_min<G> (c, csum, row, wpitch, sel, dy0, best);
+    return;
+  }
   constexpr int W = 16 / Pix::PW;
   const int NB = Gran<BS>::NB;
   uint32_t acc[NB][G];
@@ -378,6 +425,15 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
 #pragma unroll
     for (int y = 0; y < 16; y++)
       me_pix_aligned_words<W> (cb + (size_t)y * a.pitch, c[y]);
+    /* the block's sum, for search_group_16x16_min */
+    uint32_t csum = 0;
+    if constexpr (BS == 16 && sizeof (pixel) == 2) {
+#pragma unroll
+      for (int y = 0; y < 16; y++)
+#pragma unroll
+        for (int k = 0; k < W; k++)
+          csum = __dp2a_lo (c[y][k], 0x0101u, csum);
+    }
 
     int dy = -a.range_y + (int)(chunk * a.chunk_rows);
     const int dy_end = min (dy + (int)a.chunk_rows, a.range_y + 1);
@@ -389,12 +445,12 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
         &sel);
 
     for (; dy + G <= dy_end; dy += G, row += G * wpitch)
-      search_group<BS, G, pixel> (c, row, wpitch, sel, dy, best, a.partitions);
+      search_group<BS, G, pixel> (c, csum, row, wpitch, sel, dy, best, a.partitions);
     /* the rest of the chunk, fewer than G candidates */
     if constexpr (G > 8) {
       if (dy_end - dy >= 8) {
         search_group<BS, 8, pixel> (
-            c, row, wpitch, sel, dy, best, a.partitions);
+            c, csum, row, wpitch, sel, dy, best, a.partitions);
         dy += 8;
         row += 8 * wpitch;
       }
@@ -402,7 +458,7 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
     if constexpr (G > 4) {
       if (dy_end - dy >= 4) {
         search_group<BS, 4, pixel> (
-            c, row, wpitch, sel, dy, best, a.partitions);
+            c, csum, row, wpitch, sel, dy, best, a.partitions);
         dy += 4;
         row += 4 * wpitch;
       }
@@ -410,7 +466,7 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
     if constexpr (G > 2) {
       if (dy_end - dy >= 2) {
         search_group<BS, 2, pixel> (
-            c, row, wpitch, sel, dy, best, a.partitions);
+            c, csum, row, wpitch, sel, dy, best, a.partitions);
         dy += 2;
         row += 2 * wpitch;
       }
@@ -418,7 +474,7 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
     if constexpr (G > 1) {
       if (dy_end - dy >= 1)
         search_group<BS, 1, pixel> (
-            c, row, wpitch, sel, dy, best, a.partitions);
+            c, csum, row, wpitch, sel, dy, best, a.partitions);
     }
   }
 
