@@ -222,11 +222,21 @@ agrees (const Model * m, const Block * b)
       && ABS ((gint64) b->vy * T_ONE - py) <= lim;
 }
 
+/* One 8-bit grey level in the units of the meta's costs: costs of samples
+ * of d bits are 2^(d - 8) times those of the same picture at 8 bits
+ * (docs/high-bit-depth.md), so the levels below scale with them. */
+static guint32
+grey_level (const GstMotionVectorMeta * meta)
+{
+  return meta->bit_depth > 8 && meta->bit_depth <= 16
+      ? 1u << (meta->bit_depth - 8) : 1u;
+}
+
 static gboolean
-unmatched (const Block * b, guint32 median_cost)
+unmatched (const Block * b, guint32 median_cost, guint32 level)
 {
   return (guint64) b->cost > (guint64) UNMATCHED_FACTOR * median_cost
-      + UNMATCHED_LEVELS * T_ONE;
+      + (guint64) UNMATCHED_LEVELS * level * T_ONE;
 }
 
 /* Positions are in half pixels of the meta's frame: up to 2^17 keeps
@@ -591,7 +601,7 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
   /* the matched blocks, which alone enter the fit: copied together, so
    * that the passes below walk one array */
   for (i = 0; i < n; i++)
-    if (!unmatched (&b[i], (guint32) med))
+    if (!unmatched (&b[i], (guint32) med, grey_level (meta)))
       b[n_matched++] = b[i];
 
   /* half-diagonal^2 = (W^2 + H^2) in half pixels; "far" is beyond a
@@ -654,7 +664,8 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
 
     if (med > prev)
       out->scene_change = 100.0 * (gdouble) (med - prev)
-          / (gdouble) (med + prev + SCENE_FLOOR_LEVELS * T_ONE);
+          / (gdouble) (med + prev + (gint64) SCENE_FLOOR_LEVELS
+          * grey_level (meta) * T_ONE);
     if (out->scene_change >= GST_MOTION_VECTOR_SUMMARY_SCENE_CHANGE_THRESHOLD)
       out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_SCENE_CHANGE;
   } else {
@@ -791,7 +802,8 @@ gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
     for (c = 0; c < cols; c++) {
       const Block *bl = &b[(gsize) r * cols + c];
 
-      if (!unmatched (bl, summary->_reserved[PRIV_MEDIAN]) && !agrees (&m, bl))
+      if (!unmatched (bl, summary->_reserved[PRIV_MEDIAN], grey_level (meta))
+          && !agrees (&m, bl))
         mask[(gsize) (r / down) * mbc + c / across]++;
     }
   }

@@ -310,6 +310,56 @@ GST_START_TEST (test_scene_change)
 
 GST_END_TEST;
 
+/* A 10-bit field: its costs are 4 times the 8-bit ones of the same
+ * picture, and the levels of the unmatched test and of the scene score's
+ * floor scale with them, so the same picture gives the same shares and
+ * score, its cost levels 4 times as high. */
+GST_START_TEST (test_deep_costs)
+{
+  Field f = { 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 * 256 };
+  Field f10 = { 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8 * 256 };
+  Field cut = { 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 25 * 256 };
+  Field cut10 = { 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 100 * 256 };
+  GstBuffer *b8 = make_buffer (320, 240, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      &f);
+  GstBuffer *b10 = make_buffer (320, 240, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      &f10);
+  GstBuffer *c8 = make_buffer (320, 240, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      &cut);
+  GstBuffer *c10 = make_buffer (320, 240, GST_MOTION_VECTOR_PARTITIONS_16X16,
+      &cut10);
+  GstMotionVectorSummary s8, s10, t8, t10;
+  guint i;
+
+  meta_of (b10)->bit_depth = 10;
+  meta_of (c10)->bit_depth = 10;
+  /* 24 levels at 8 bits is still matched, 25 is not (test_unmatched); at
+   * 10 bits 96 and 100 */
+  for (i = 1; i <= 30; i++) {
+    set_cell (b8, i % 20, i / 20, 200, -200, i % 2 ? 24 * 256 : 25 * 256);
+    set_cell (b10, i % 20, i / 20, 200, -200, i % 2 ? 96 * 256 : 100 * 256);
+  }
+  fail_unless (gst_motion_vector_summary_compute (meta_of (b8), NULL, &s8));
+  fail_unless (gst_motion_vector_summary_compute (meta_of (b10), NULL, &s10));
+  fail_unless_equals_float (s8.unmatched_share, 15.0 / 300);
+  fail_unless_equals_float (s10.unmatched_share, 15.0 / 300);
+  fail_unless_equals_float (s10.median_cost, 4 * s8.median_cost);
+  fail_unless_equals_float (s10.mean_cost, 4 * s8.mean_cost);
+  /* the scene score, whose floor of 4 levels is 16 at 10 bits */
+  fail_unless (gst_motion_vector_summary_compute (meta_of (c8), &s8, &t8));
+  fail_unless (gst_motion_vector_summary_compute (meta_of (c10), &s10, &t10));
+  fail_unless_equals_float (t8.scene_change,
+      100.0 * (25 - 2) / (25 + 2 + 4));
+  fail_unless_equals_float (t10.scene_change, t8.scene_change);
+  fail_unless_equals_int (t10.flags, t8.flags);
+  gst_buffer_unref (b8);
+  gst_buffer_unref (b10);
+  gst_buffer_unref (c8);
+  gst_buffer_unref (c10);
+}
+
+GST_END_TEST;
+
 /* Only 8x8 present: the summary uses it, and a macroblock moves when two
  * of its four blocks do. */
 GST_START_TEST (test_fine_grid_mask)
@@ -482,6 +532,7 @@ summary_suite (void)
   tcase_add_test (tc, test_rotation_outliers);
   tcase_add_test (tc, test_unmatched);
   tcase_add_test (tc, test_scene_change);
+  tcase_add_test (tc, test_deep_costs);
   tcase_add_test (tc, test_fine_grid_mask);
   tcase_add_test (tc, test_tiny_frames);
   tcase_add_test (tc, test_deterministic);
