@@ -57,10 +57,10 @@
 #include "me_backend.h"
 #include "me_cost.h"
 #include "me_rate.h"
-#include "luma_rules.h"
 #include "me_search.h"
 #include "me_cuda_host.h"
 #include "me_cuda_kernels.h"
+#include "cpu/luma_rows.h"
 
 #define SLOTS 8         /* most frames in flight */
 #define DEFAULT_DEPTH 4 /* measured: docs/cuda-backend.md */
@@ -725,17 +725,12 @@ static void
 stage_row (uint8_t *dst, const MEPlane *luma, unsigned y)
 {
   const uint8_t *s = luma->data + (size_t)y * luma->stride;
-  const unsigned w = luma->width, step = luma->step;
+  const unsigned w = luma->width;
   switch (luma->kind) {
   case ME_LUMA_PACKED:
-    s += luma->offset[0];
-    for (unsigned x = 0; x < w; x++)
-      dst[x] = s[(size_t)x * step];
-    break;
   case ME_LUMA_RGB:
-    for (unsigned x = 0; x < w; x++, s += step)
-      dst[x] = me_luma_from_rgb (s[luma->offset[0]], s[luma->offset[1]],
-          s[luma->offset[2]], luma->weights);
+    /* the CPU backend's SIMD rows (the same rule, checked by checkasm) */
+    me_luma_row (dst, luma, y);
     break;
   case ME_LUMA_PLANE:
   default:
