@@ -926,25 +926,6 @@ cpu_close (MESession * s)
   g_free (s);
 }
 
-static unsigned
-cpu_max_in_flight (MESession * s)
-{
-  return ME_CPU_MAX_IN_FLIGHT;
-}
-
-/* Searching happens in submit(): holding frames back gains nothing. */
-static unsigned
-cpu_default_in_flight (MESession * s,
-    const MESearchParams * params G_GNUC_UNUSED)
-{
-  return 1;
-}
-
-static void
-cpu_set_in_flight (MESession * s, unsigned depth)
-{
-}
-
 static gboolean
 cpu_submit (MESession * s, const MEPlane * luma, const MESearchParams * params,
     MEField * out, GError ** error)
@@ -1132,28 +1113,12 @@ cpu_reset (MESession * s)
   s->temporal_valid = FALSE;
 }
 
+/* The session's functions alone: the caps and the depth of frames in
+ * flight are backend_cpu.c's, which collects every submission at once. */
 const MEBackendOps me_backend_cpu_impl = {
   .name = "cpu",
-  .caps = {
-    .methods = 1u << GST_MOTION_VECTOR_METHOD_FULL
-        | 1u << GST_MOTION_VECTOR_METHOD_MODS
-        | 1u << GST_MOTION_VECTOR_METHOD_HIERARCHICAL
-        | 1u << GST_MOTION_VECTOR_METHOD_PREDICTIVE,
-    .refinements = 1u << ME_REFINE_NONE | 1u << ME_REFINE_HALF
-        | 1u << ME_REFINE_QUARTER,
-    .metrics = 1u << ME_METRIC_SAD | 1u << ME_METRIC_SATD,
-    .rate = TRUE,
-    .max_range = ME_MAX_RANGE,
-    .frame_memory = ME_MEMORY_SYSTEM,
-    .result_memory = ME_MEMORY_SYSTEM,
-    .bit_exact = TRUE,
-    .window = ME_MAX_WINDOW,
-  },
   .open = cpu_open,
   .close = cpu_close,
-  .max_in_flight = cpu_max_in_flight,
-  .default_in_flight = cpu_default_in_flight,
-  .set_in_flight = cpu_set_in_flight,
   .submit = cpu_submit,
   .collect = cpu_collect,
   .reset = cpu_reset,

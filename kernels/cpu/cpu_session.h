@@ -19,7 +19,6 @@
 /* Borders grow in steps of this many pixels (a multiple of 32 keeps rows
  * aligned) so that a range creeping up does not re-pad every frame. */
 #define ME_CPU_PAD_STEP 32
-#define ME_CPU_MAX_IN_FLIGHT 16
 
 typedef struct PaddedPlane PaddedPlane;
 
@@ -178,8 +177,9 @@ void me_cpu_method_mods (MESession * s);
 void me_cpu_method_hierarchical (MESession * s);
 void me_cpu_method_predictive (MESession * s);
 
-/* The session's functions for this sample size, as MEBackendOps (whose
- * caps are the CPU backend's); backend_cpu.c hands each session to one. */
+/* The session's functions for this sample size, as MEBackendOps (open,
+ * close, submit, submit_pairs, collect, reset); backend_cpu.c hands each
+ * stream to one. */
 extern const MEBackendOps me_backend_cpu_impl;
 
 #endif /* ME_CPU_SESSION_H */

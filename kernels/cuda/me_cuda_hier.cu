@@ -154,17 +154,6 @@ typedef struct {
   uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
 } HierArgs;
 
-/* The smaller of two ranks (32-bit for bytes, 64-bit for 16-bit samples). */
-template <typename R>
-static __device__ __forceinline__ R
-rank_min (R a, R b)
-{
-  if constexpr (sizeof (R) == 4)
-    return min (a, b);
-  else
-    return a < b ? a : b;
-}
-
 /* A row of N words of a pyramid level's block, from an address aligned to
  * its size (4 N bytes). */
 template <int N>

@@ -42,16 +42,6 @@ column_key (uint32_t cost, int dy)
   return ((R)cost << 10) | (2u * (uint32_t)abs (dy) + (dy > 0));
 }
 
-template <typename R>
-static __device__ __forceinline__ R
-rank_min (R a, R b)
-{
-  if constexpr (sizeof (R) == 4)
-    return min (a, b);
-  else
-    return a < b ? a : b;
-}
-
 /* Costs (x, y) of the thread's column: lowers every requested partition's
  * minimum and returns the guide key. */
 template <int BS, typename pixel>

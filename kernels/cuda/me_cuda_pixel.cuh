@@ -52,6 +52,18 @@ struct MePix<uint16_t> {
   }
 };
 
+/* The smaller of two of a thread's keys (rank_t: 32-bit for bytes, 64-bit
+ * for 16-bit samples). */
+template <typename R>
+static __device__ __forceinline__ R
+rank_min (R a, R b)
+{
+  if constexpr (sizeof (R) == 4)
+    return min (a, b);
+  else
+    return a < b ? a : b;
+}
+
 /* The byte-permute selector that realigns two words loaded from the aligned
  * word below byte address `addr` into the word starting at `addr`, and that
  * aligned word.  A 16-bit sample lies on an even address, so its shift is 0

@@ -164,13 +164,6 @@ typedef struct {
 /* A thread's keys, (cost << 9) | tie, are of type R: 32 bits for 8-bit
  * samples, 64 for 16-bit ones (me_cuda_pixel.cuh). */
 template <typename R>
-static __device__ __forceinline__ R
-rank_min (R a, R b)
-{
-  return a < b ? a : b;
-}
-
-template <typename R>
 static __device__ __forceinline__ void
 keep_min (R &best, uint32_t sad, uint32_t tie)
 {

@@ -21,23 +21,19 @@
 #define POISON 0xcd
 #define N_TRIES 200
 
-typedef struct {
-  const char *name;
-  unsigned flag;
-} Level;
-
-static const Level levels[] = {
+const CheckasmLevel checkasm_levels[CHECKASM_N_LEVELS] = {
   {"sse2", ME_CPU_FLAG_SSE2},
   {"ssse3", ME_CPU_FLAG_SSSE3},
   {"sse41", ME_CPU_FLAG_SSE41},
   {"avx2", ME_CPU_FLAG_AVX2},
 };
 
+
 /* The table of one level alone: every level up to it, none above. */
 static void
 init_level (MEDsp * d, int l)
 {
-  me_dsp_init (d, l < 0 ? 0 : levels[l].flag | (levels[l].flag - 1));
+  me_dsp_init (d, l < 0 ? 0 : checkasm_levels[l].flag | (checkasm_levels[l].flag - 1));
 }
 
 typedef enum { FILL_RANDOM, FILL_ZERO_VS_MAX, FILL_MAX_VS_ZERO } Fill;
@@ -642,19 +638,19 @@ checkasm_check_dsp (void)
   init_level (&c, -1);
   checkasm_report ("luma_rows_c", check_luma_rows (c.luma_packed_row,
           c.luma_rgb_row, naive_luma_packed_row, naive_luma_rgb_row));
-  for (int l = 0; l < (int) G_N_ELEMENTS (levels); l++) {
+  for (int l = 0; l < (int) CHECKASM_N_LEVELS; l++) {
     MEDsp o, below;
     char name[64];
 
-    if (!(have & levels[l].flag)) {
-      printf ("%-48s SKIP (not supported by this CPU)\n", levels[l].name);
+    if (!(have & checkasm_levels[l].flag)) {
+      printf ("%-48s SKIP (not supported by this CPU)\n", checkasm_levels[l].name);
       continue;
     }
     init_level (&o, l);
     init_level (&below, l - 1);
 #define CHECK(fn) \
     if (o.fn != below.fn) { \
-      g_snprintf (name, sizeof (name), "%s_%s", #fn, levels[l].name); \
+      g_snprintf (name, sizeof (name), "%s_%s", #fn, checkasm_levels[l].name); \
       checkasm_report (name, check_##fn (c.fn, o.fn)); \
     }
     CHECK (sad16_row);
@@ -668,7 +664,7 @@ checkasm_check_dsp (void)
     CHECK (subpel_cost);
     if (o.luma_packed_row != below.luma_packed_row
         || o.luma_rgb_row != below.luma_rgb_row) {
-      g_snprintf (name, sizeof (name), "luma_rows_%s", levels[l].name);
+      g_snprintf (name, sizeof (name), "luma_rows_%s", checkasm_levels[l].name);
       checkasm_report (name, check_luma_rows (o.luma_packed_row,
               o.luma_rgb_row, c.luma_packed_row, c.luma_rgb_row));
     }
@@ -695,12 +691,12 @@ checkasm_bench_dsp (void)
       "sad16_row 65", "min_key 1023", "sad4x4_row 33", "part_min 1023");
   printf ("%-8s %14s %14s %14s %14s %14s\n", "", "ns/cand", "ns/cand",
       "ns/cand", "ns/cand", "ns/cand");
-  for (int l = -1; l < (int) G_N_ELEMENTS (levels); l++) {
+  for (int l = -1; l < (int) CHECKASM_N_LEVELS; l++) {
     MEDsp d;
     double t[5], t0;
     volatile uint32_t sink = 0;
 
-    if (l >= 0 && !(have & levels[l].flag))
+    if (l >= 0 && !(have & checkasm_levels[l].flag))
       continue;
     init_level (&d, l);
     for (int w = 0; w < 2; w++) {
@@ -723,7 +719,7 @@ checkasm_bench_dsp (void)
       d.part_min (sad4, 1024, rank, 1023, best);
     t[4] = (checkasm_now () - t0) / (reps / 10) / 1023 * 1e9;
     printf ("%-8s %14.2f %14.2f %14.2f %14.2f %14.2f\n",
-        l < 0 ? "c" : levels[l].name, t[0], t[1], t[2], t[3], t[4]);
+        l < 0 ? "c" : checkasm_levels[l].name, t[0], t[1], t[2], t[3], t[4]);
     (void) sink;
   }
 
@@ -737,11 +733,11 @@ checkasm_bench_dsp (void)
       src[i] = g_rand_int (checkasm.rand);
     printf ("\n%-8s %14s %14s\n", "level", "luma YUY2", "luma BGRx");
     printf ("%-8s %14s %14s\n", "", "ns/pixel", "ns/pixel");
-    for (int l = -1; l < (int) G_N_ELEMENTS (levels); l++) {
+    for (int l = -1; l < (int) CHECKASM_N_LEVELS; l++) {
       MEDsp d;
       double t[2] = { G_MAXDOUBLE, G_MAXDOUBLE }, t0;
 
-      if (l >= 0 && !(have & levels[l].flag))
+      if (l >= 0 && !(have & checkasm_levels[l].flag))
         continue;
       init_level (&d, l);
       for (int run = 0; run < 5; run++) {
@@ -754,7 +750,7 @@ checkasm_bench_dsp (void)
           d.luma_rgb_row (dst, src, 1920, 4, bgrx, w601);
         t[1] = MIN (t[1], (checkasm_now () - t0) / (reps / 20) / 1920 * 1e9);
       }
-      printf ("%-8s %14.3f %14.3f\n", l < 0 ? "c" : levels[l].name, t[0],
+      printf ("%-8s %14.3f %14.3f\n", l < 0 ? "c" : checkasm_levels[l].name, t[0],
           t[1]);
     }
   }
@@ -772,12 +768,12 @@ checkasm_bench_dsp (void)
       "subpel 16x16", "subpel 16x16", "subpel 8x8", "subpel 4x4");
   printf ("%-8s %14s %14s %14s %14s %14s\n", "", "ns/pixel", "sad ns",
       "satd ns", "satd ns", "satd ns");
-  for (int l = -1; l < (int) G_N_ELEMENTS (levels); l++) {
+  for (int l = -1; l < (int) CHECKASM_N_LEVELS; l++) {
     MEDsp d;
     double t[5], t0;
     volatile uint32_t sink = 0;
 
-    if (l >= 0 && !(have & levels[l].flag))
+    if (l >= 0 && !(have & checkasm_levels[l].flag))
       continue;
     init_level (&d, l);
     /* the best of 5 runs: these are short, and a shared machine's other
@@ -798,7 +794,7 @@ checkasm_bench_dsp (void)
       }
     }
     printf ("%-8s %14.2f %14.2f %14.2f %14.2f %14.2f\n",
-        l < 0 ? "c" : levels[l].name, t[0], t[1], t[2], t[3], t[4]);
+        l < 0 ? "c" : checkasm_levels[l].name, t[0], t[1], t[2], t[3], t[4]);
     (void) sink;
   }
 }

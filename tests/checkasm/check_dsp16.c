@@ -25,17 +25,6 @@
 
 static const unsigned depths[] = { 10, 12, 16 };
 
-typedef struct {
-  const char *name;
-  unsigned flag;
-} Level;
-
-static const Level levels[] = {
-  {"sse2", ME_CPU_FLAG_SSE2},
-  {"ssse3", ME_CPU_FLAG_SSSE3},
-  {"sse41", ME_CPU_FLAG_SSE41},
-  {"avx2", ME_CPU_FLAG_AVX2},
-};
 
 static uint16_t cur[256] __attribute__((aligned (32)));
 static uint16_t ref[REF_ROWS * STRIDE + 64] __attribute__((aligned (32)));
@@ -339,17 +328,17 @@ checkasm_check_dsp16 (void)
   const unsigned have = me_cpu_flags ();
 
   checkasm_report ("dsp16_c (naive rules, depths 10 12 16)", check_table (0));
-  for (int l = 0; l < (int) G_N_ELEMENTS (levels); l++) {
+  for (int l = 0; l < (int) CHECKASM_N_LEVELS; l++) {
     MEDsp o, below;
     char name[64];
-    if (!(have & levels[l].flag))
+    if (!(have & checkasm_levels[l].flag))
       continue;
-    me_dsp_init_depth (&o, levels[l].flag | (levels[l].flag - 1), 10);
-    me_dsp_init_depth (&below, levels[l].flag - 1, 10);
+    const unsigned flag = checkasm_levels[l].flag;
+    me_dsp_init_depth (&o, flag | (flag - 1), 10);
+    me_dsp_init_depth (&below, flag - 1, 10);
     if (!memcmp (&o, &below, sizeof (o)))
       continue;                 /* nothing of this level at 16 bits */
-    g_snprintf (name, sizeof (name), "dsp16_%s", levels[l].name);
-    checkasm_report (name, check_table (levels[l].flag
-            | (levels[l].flag - 1)));
+    g_snprintf (name, sizeof (name), "dsp16_%s", checkasm_levels[l].name);
+    checkasm_report (name, check_table (flag | (flag - 1)));
   }
 }

@@ -119,6 +119,12 @@ deepen_frame (const guint8 * f8, unsigned w, unsigned h, ptrdiff_t stride,
   return smp;
 }
 
+/* The 16-bit formats the deep checks cycle through: bits per sample and
+ * the shift of the sample in its word (P010-like 10 << 6, 12 << 4). */
+static const unsigned deep_formats[5][2] = {
+  {10, 6}, {12, 0}, {16, 0}, {10, 0}, {12, 4}
+};
+
 /* ---- 1. naive reference --------------------------------------------------- */
 
 /* The naive search's samples: bytes, or with naive_bits > 8 16-bit
@@ -543,9 +549,6 @@ checkasm_check_search_deep (void)
   static const unsigned sizes[][3] = {
     {1, 1, 20}, {7, 3, 9}, {17, 9, 5}, {33, 20, 4}, {48, 32, 12},
   };
-  static const unsigned formats[][2] = { {10, 6}, {12, 0}, {16, 0},
-  {10, 0}, {12, 4}
-  };
   g_autoptr (GError) error = NULL;
   MEBackend *s = checkasm_open_backend ("cpu", &error);
   gboolean ok = s != NULL;
@@ -554,7 +557,7 @@ checkasm_check_search_deep (void)
   for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) * 2; i++) {
     const unsigned w = sizes[i % 5][0], h = sizes[i % 5][1];
     const unsigned max_range = sizes[i % 5][2];
-    const unsigned bits = formats[i % 5][0], shift = formats[i % 5][1];
+    const unsigned bits = deep_formats[i % 5][0], shift = deep_formats[i % 5][1];
     const ptrdiff_t stride = w + g_rand_int_range (checkasm.rand, 0, 20);
     const unsigned world_w = w + 64;
     guint8 *world = g_malloc ((size_t) world_w * (h + 64));
@@ -1082,9 +1085,6 @@ check_backend_deep (MEBackend * s, MEBackend * cpu_s,
     {1, 1, 7}, {17, 9, 16}, {33, 47, 32}, {176, 144, 16}, {352, 288, 64},
     {640, 360, 16}, {1920, 1080, 8},
   };
-  static const unsigned formats[][2] = { {10, 6}, {12, 0}, {16, 0},
-  {10, 0}, {12, 4}
-  };
   gboolean ok = TRUE;
 
   /* the CPU's C routines against its SIMD ones: the large frames only
@@ -1103,8 +1103,8 @@ check_backend_deep (MEBackend * s, MEBackend * cpu_s,
       if (!method_range_ok (method, c.range))
         continue;
       pick_stage3 (s, cpu_s, i + t, &c);
-      c.bits = formats[(i + t) % 5][0];
-      c.shift = formats[(i + t) % 5][1];
+      c.bits = deep_formats[(i + t) % 5][0];
+      c.shift = deep_formats[(i + t) % 5][1];
       c.lambda = MIN (c.lambda, me_max_lambda_at_depth (c.bits));
       ok = run_case (s, cpu_s, &c, (i + t) % CONTENT_COUNT,
           1 + (i + t) % MIN (4, me_backend_max_in_flight (s)), FALSE, t == 1,

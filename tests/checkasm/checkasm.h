@@ -23,6 +23,16 @@ typedef struct {
 
 extern CheckasmState checkasm;
 
+/* The SIMD levels, ascending (ME_CPU_FLAG_*, dsp.h), checked against C
+ * at both sample sizes (check_dsp.c, check_dsp16.c). */
+typedef struct {
+  const char *name;
+  unsigned flag;
+} CheckasmLevel;
+
+#define CHECKASM_N_LEVELS 4
+extern const CheckasmLevel checkasm_levels[CHECKASM_N_LEVELS];
+
 /* Prints "name: OK" or "name: FAILED" and counts failures. */
 void checkasm_report (const char *name, gboolean ok);
 double checkasm_now (void);
