@@ -190,11 +190,15 @@ pids=()
 for ((p = 0; p < n_proc; p++)); do
   [ -n "${proc_args[p]}" ] || continue
   eval "args=(${proc_args[p]})"
+  # SIGTERM ignored in the process: scancel signals every process of the
+  # job, and gst-launch-1.0 dies of SIGTERM with its files cut mid-line;
+  # the SIGINT this script sends on SIGTERM ends it with EOS instead.
   if [ ${#gpus[@]} -gt 0 ]; then
-    CUDA_VISIBLE_DEVICES=${gpus[p]} gst-launch-1.0 -e "${args[@]}" \
-      > "$out/process$p.log" 2>&1 &
+    (trap '' TERM; CUDA_VISIBLE_DEVICES=${gpus[p]} exec gst-launch-1.0 -e \
+      "${args[@]}") > "$out/process$p.log" 2>&1 &
   else
-    gst-launch-1.0 -e "${args[@]}" > "$out/process$p.log" 2>&1 &
+    (trap '' TERM; exec gst-launch-1.0 -e "${args[@]}") \
+      > "$out/process$p.log" 2>&1 &
   fi
   pids[p]=$!
   echo "process $p on $(gpu_of "$p"): pid ${pids[p]}, log $out/process$p.log"

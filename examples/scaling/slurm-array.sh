@@ -7,7 +7,9 @@
 # Slurm gives each task one GPU (--gres=gpu:1) and sets CUDA_VISIBLE_DEVICES
 # to it, which run-streams.sh uses as it is; task I of N takes the inputs
 # whose number is I modulo N.  scancel sends SIGTERM, which ends every
-# stream with EOS before the kill (KillWait, 30 s by default).
+# stream with EOS before the kill (KillWait, 30 s by default).  On nodes
+# without GPU, sbatch --gres=none --cpus-per-task=1 overrides the lines
+# below and the streams are searched on the CPU.
 #SBATCH --job-name=mv-streams
 #SBATCH --gres=gpu:1
 #SBATCH --cpus-per-task=16
