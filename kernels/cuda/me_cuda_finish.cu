@@ -16,8 +16,9 @@
 #define FINISH_THREADS 256
 
 typedef struct {
-  const uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT];
-  GstMotionVectorCell *cells[GST_MOTION_VECTOR_PARTITION_COUNT];
+  const uint64_t *keys[ME_CUDA_BATCH_MAX]; /* a grid row per frame */
+  GstMotionVectorCell *cells[ME_CUDA_BATCH_MAX];
+  size_t grid_offset[GST_MOTION_VECTOR_PARTITION_COUNT]; /* keys, cells */
   unsigned first[GST_MOTION_VECTOR_PARTITION_COUNT + 1]; /* thread ranges */
   unsigned mb_cols, mb_rows;
   int offset_qx; /* the window's centre, added to every key's vector */
@@ -36,7 +37,7 @@ __launch_bounds__ (FINISH_THREADS) finish_kernel (const FinishArgs a)
   const int w = me_mvpred_part_w (p);
   const unsigned gcols = a.mb_cols * (16 / w);
   const int gx = (int)(i % gcols), gy = (int)(i / gcols);
-  const uint64_t *keys = a.keys[p];
+  const uint64_t *keys = a.keys[blockIdx.y] + a.grid_offset[p];
   const uint64_t key = keys[i];
 
   /* The rules are shared with the CPU (kernels/mvpred_rules.h); the
@@ -61,7 +62,44 @@ __launch_bounds__ (FINISH_THREADS) finish_kernel (const FinishArgs a)
   cell.mvd_x = (gint16)(cell.mv_x - px);
   cell.mvd_y = (gint16)(cell.mv_y - py);
   /* one 16-byte store */
-  *(uint4 *)&a.cells[p][i] = *(const uint4 *)&cell;
+  *(uint4 *)&a.cells[blockIdx.y][a.grid_offset[p] + i] =
+      *(const uint4 *)&cell;
+}
+
+cudaError_t
+me_cuda_launch_finish_batch (const MECudaBatchFrame *frames, unsigned n,
+    const MECudaGeometry *g, unsigned partitions, int offset_qx,
+    cudaStream_t stream)
+{
+  if (n == 0 || n > ME_CUDA_BATCH_MAX)
+    return cudaErrorInvalidValue;
+  FinishArgs a;
+  guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
+  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
+      g->mb_cols, g->mb_rows, offsets);
+
+  for (unsigned i = 0; i < n; i++) {
+    a.keys[i] = frames[i].keys;
+    a.cells[i] = frames[i].cells;
+  }
+  unsigned t = 0;
+  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    a.first[p] = t;
+    a.grid_offset[p] = (size_t)offsets[p];
+    if (partitions & (1u << p))
+      t +=
+          gst_motion_vector_grid_cols (
+              (GstMotionVectorPartition)p, g->mb_cols) *
+          gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g->mb_rows);
+  }
+  a.first[GST_MOTION_VECTOR_PARTITION_COUNT] = t;
+  a.mb_cols = g->mb_cols;
+  a.mb_rows = g->mb_rows;
+  a.offset_qx = offset_qx;
+
+  finish_kernel<<<dim3 ((t + FINISH_THREADS - 1) / FINISH_THREADS, n),
+      FINISH_THREADS, 0, stream>>> (a);
+  return cudaGetLastError ();
 }
 
 cudaError_t
@@ -69,28 +107,6 @@ me_cuda_launch_finish (const uint64_t *keys, GstMotionVectorCell *cells,
     const MECudaGeometry *g, unsigned partitions, int offset_qx,
     cudaStream_t stream)
 {
-  FinishArgs a;
-  guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
-  gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
-      g->mb_cols, g->mb_rows, offsets);
-
-  unsigned n = 0;
-  for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
-    a.first[p] = n;
-    a.keys[p] = keys + offsets[p];
-    a.cells[p] = cells + offsets[p];
-    if (partitions & (1u << p))
-      n +=
-          gst_motion_vector_grid_cols (
-              (GstMotionVectorPartition)p, g->mb_cols) *
-          gst_motion_vector_grid_rows ((GstMotionVectorPartition)p, g->mb_rows);
-  }
-  a.first[GST_MOTION_VECTOR_PARTITION_COUNT] = n;
-  a.mb_cols = g->mb_cols;
-  a.mb_rows = g->mb_rows;
-  a.offset_qx = offset_qx;
-
-  finish_kernel<<<(n + FINISH_THREADS - 1) / FINISH_THREADS, FINISH_THREADS, 0,
-      stream>>> (a);
-  return cudaGetLastError ();
+  MECudaBatchFrame f = { NULL, NULL, (uint64_t *)keys, cells };
+  return me_cuda_launch_finish_batch (&f, 1, g, partitions, offset_qx, stream);
 }

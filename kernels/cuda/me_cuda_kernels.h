@@ -39,6 +39,9 @@
 #include <stdint.h>
 #include <gst/motionvectors/gstmotionvectortypes.h>
 
+/* C linkage, so that C (a benchmark) can call the launches directly. */
+G_BEGIN_DECLS
+
 /* Border around the plane, in pixels (samples, of either type): the largest
  * search range (ME_MAX_RANGE = 256, the fast methods) plus what reads around
  * a window position add: the aligned 20-byte row reads of the integer search
@@ -81,6 +84,45 @@ cudaError_t me_cuda_launch_pad (
  * me_cuda_launch_pad(). */
 cudaError_t me_cuda_launch_import16 (uint8_t *frame, const MECudaGeometry *g,
     const uint8_t *src, size_t src_stride, unsigned shift, unsigned depth,
+    cudaStream_t stream);
+
+/* ---- batches ------------------------------------------------------------
+ *
+ * The full search, the key reset and the finish also run over a batch of
+ * up to ME_CUDA_BATCH_MAX frames of one geometry and one setting in one
+ * launch each (a grid row per frame), for frames of different sessions
+ * sharing a device (me_cuda_batch.h).  A frame's result does not depend on
+ * the batch it is in: the launch functions for one frame are batches of
+ * one. */
+#define ME_CUDA_BATCH_MAX 16
+
+typedef struct {
+  const uint8_t *cur, *ref; /* ref: at the window's centre */
+  uint64_t *keys;           /* every requested grid, as for one frame */
+  GstMotionVectorCell *cells;
+} MECudaBatchFrame;
+
+typedef struct {
+  uint64_t *keys[ME_CUDA_BATCH_MAX];
+} MECudaBatchKeys;
+
+cudaError_t me_cuda_launch_search_batch (const MECudaBatchFrame *frames,
+    unsigned n, const MECudaGeometry *g, unsigned range, unsigned range_y,
+    unsigned partitions, int sm_count, cudaStream_t stream);
+
+/* The same with the dy range split into `chunks` balanced runs per
+ * (macroblock, dx) thread, 0: the launch's own choice (a benchmark's
+ * measure of the work split). */
+cudaError_t me_cuda_launch_search_split (const MECudaBatchFrame *frames,
+    unsigned n, const MECudaGeometry *g, unsigned range, unsigned range_y,
+    unsigned partitions, int sm_count, unsigned chunks, cudaStream_t stream);
+
+/* The first `nkeys` keys of each frame to ME_KEY_NONE. */
+cudaError_t me_cuda_launch_key_reset_batch (const MECudaBatchFrame *frames,
+    unsigned n, size_t nkeys, cudaStream_t stream);
+
+cudaError_t me_cuda_launch_finish_batch (const MECudaBatchFrame *frames,
+    unsigned n, const MECudaGeometry *g, unsigned partitions, int offset_qx,
     cudaStream_t stream);
 
 /* Searches every macroblock of `cur` against `ref` over [-range, range] x
@@ -184,5 +226,7 @@ cudaError_t me_cuda_launch_refine (const uint8_t *cur, const uint8_t *ref,
 cudaError_t me_cuda_launch_finish (const uint64_t *keys,
     GstMotionVectorCell *cells, const MECudaGeometry *g, unsigned partitions,
     int offset_qx, cudaStream_t stream);
+
+G_END_DECLS
 
 #endif /* ME_CUDA_KERNELS_H */

@@ -147,18 +147,21 @@ me_cuda_launch_import16 (uint8_t *frame, const MECudaGeometry *g,
 
 /* ---- the search --------------------------------------------------------- */
 
+/* Frames of a batch share everything but their planes and keys: one grid
+ * row (blockIdx.y) per frame. */
 typedef struct {
-  const uint8_t *cur;
-  const uint8_t *ref;
+  const uint8_t *cur[ME_CUDA_BATCH_MAX];
+  const uint8_t *ref[ME_CUDA_BATCH_MAX];
+  uint64_t *keys[ME_CUDA_BATCH_MAX];
   size_t pitch;
   unsigned mb_cols, mb_rows;
   int range;
   int range_y;         /* dy = -range_y .. range_y */
   unsigned nchunks;    /* dy chunks per (macroblock, dx) */
   unsigned chunk_rows; /* candidates dy per chunk */
-  unsigned threads;    /* threads with work */
+  unsigned threads;    /* threads with work, per frame */
   unsigned partitions;
-  uint64_t *keys[GST_MOTION_VECTOR_PARTITION_COUNT]; /* per requested grid */
+  size_t grid_offset[GST_MOTION_VECTOR_PARTITION_COUNT]; /* in keys */
 } SearchArgs;
 
 /* A thread's keys, (cost << 9) | tie, are of type R: 32 bits for 8-bit
@@ -413,7 +416,7 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
 
   if (active) {
     uint32_t c[16][W];
-    const uint8_t *cb = a.cur + (size_t)(ME_CUDA_PAD + mby * 16) * a.pitch +
+    const uint8_t *cb = a.cur[blockIdx.y] + (size_t)(ME_CUDA_PAD + mby * 16) * a.pitch +
                         ME_CUDA_PAD * BPS + mbx * 16 * BPS;
 #pragma unroll
     for (int y = 0; y < 16; y++)
@@ -432,7 +435,7 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
     const int dy_end = min (dy + (int)a.chunk_rows, a.range_y + 1);
     const size_t wpitch = a.pitch / 4;
     uint32_t sel;
-    const uint32_t *row = me_pix_aligned (a.ref +
+    const uint32_t *row = me_pix_aligned (a.ref[blockIdx.y] +
             (ptrdiff_t)(ME_CUDA_PAD + (int)mby * 16 + dy) * (ptrdiff_t)a.pitch +
             ME_CUDA_PAD * BPS + (int)mbx * 16 * BPS + dx * BPS,
         &sel);
@@ -516,24 +519,39 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
     if (head) {
       const unsigned gy = mby * sh + k / sw, gx = mbx * sw + k % sw;
       atomicMin (
-          (unsigned long long *)&a.keys[p][(size_t)gy * a.mb_cols * sw + gx],
+          (unsigned long long *)&a.keys[blockIdx.y]
+              [a.grid_offset[p] + (size_t)gy * a.mb_cols * sw + gx],
           (unsigned long long)key);
     }
   }
 }
 
 cudaError_t
-me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
+me_cuda_launch_search_batch (const MECudaBatchFrame *frames, unsigned n,
     const MECudaGeometry *g, unsigned range, unsigned range_y,
-    unsigned partitions, uint64_t *keys, int sm_count, cudaStream_t stream)
+    unsigned partitions, int sm_count, cudaStream_t stream)
 {
+  return me_cuda_launch_search_split (
+      frames, n, g, range, range_y, partitions, sm_count, 0, stream);
+}
+
+cudaError_t
+me_cuda_launch_search_split (const MECudaBatchFrame *frames, unsigned n,
+    const MECudaGeometry *g, unsigned range, unsigned range_y,
+    unsigned partitions, int sm_count, unsigned chunks, cudaStream_t stream)
+{
+  if (n == 0 || n > ME_CUDA_BATCH_MAX)
+    return cudaErrorInvalidValue;
   SearchArgs a;
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
   gst_motion_vector_grid_offsets ((GstMotionVectorPartitionFlags)partitions,
       g->mb_cols, g->mb_rows, offsets);
 
-  a.cur = cur;
-  a.ref = ref;
+  for (unsigned i = 0; i < n; i++) {
+    a.cur[i] = frames[i].cur;
+    a.ref[i] = frames[i].ref;
+    a.keys[i] = frames[i].keys;
+  }
   a.pitch = g->pitch;
   a.mb_cols = g->mb_cols;
   a.mb_rows = g->mb_rows;
@@ -541,7 +559,7 @@ me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
   a.range_y = (int)range_y;
   a.partitions = partitions;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
-    a.keys[p] = keys + offsets[p];
+    a.grid_offset[p] = (size_t)offsets[p];
 
   const int bs = (partitions & ~GST_MOTION_VECTOR_PARTITIONS_16X16) == 0 ? 16
                  : (partitions & (GST_MOTION_VECTOR_PARTITIONS_8X4 |
@@ -549,30 +567,27 @@ me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
                                      GST_MOTION_VECTOR_PARTITIONS_4X4))
                      ? 4
                      : 8;
-  /* the kernel's G: chunks are whole numbers of groups */
-  const unsigned group = (unsigned)search_group_size (bs, (int)g->bps);
-
-  /* Split the dy range into chunks only when (macroblock, dx) pairs alone
-   * would leave the chip short of threads; each chunk a whole number of
-   * groups. */
+  /* One (macroblock, dx) thread walks the whole dy range unless a
+   * benchmark splits it (`chunks`): a thread loads its current block and
+   * reduces its minima once whatever rows it walks, so splitting adds that
+   * cost per chunk, and measured on an H200 it never paid, at any size from
+   * 640x360 to 4K, R = 16 or 32, 16x16 or all shapes, even where the
+   * threads of one frame fill less than the chip (docs/cuda-backend.md,
+   * "The dy split").  The kernel's G groups then cover the range with at
+   * most one short group at the end. */
   const unsigned ndx = 2 * range + 1, ndy = 2 * range_y + 1;
   const uint64_t pairs = (uint64_t)g->mb_cols * g->mb_rows * ndx;
-  const uint64_t want = (uint64_t)(sm_count > 0 ? sm_count : 1) * 2048;
-  unsigned nchunks = pairs >= want ? 1 : (unsigned)((want + pairs - 1) / pairs);
-  const unsigned max_chunks = (ndy + group - 1) / group;
-  if (nchunks > max_chunks)
-    nchunks = max_chunks;
-  unsigned rows = (ndy + nchunks - 1) / nchunks;
-  rows = (rows + group - 1) / group * group;
-  a.chunk_rows = rows;
-  a.nchunks = (ndy + rows - 1) / rows;
+  const unsigned nchunks = chunks ? MIN (chunks, ndy) : 1;
+  a.chunk_rows = (ndy + nchunks - 1) / nchunks;
+  a.nchunks = (ndy + a.chunk_rows - 1) / a.chunk_rows;
+  (void)sm_count;
 
   const uint64_t threads = pairs * a.nchunks;
   if (threads > 0x7fffffffull)
     return cudaErrorInvalidConfiguration;
   a.threads = (unsigned)threads;
-  const unsigned blocks =
-      (unsigned)((threads + SEARCH_THREADS - 1) / SEARCH_THREADS);
+  const dim3 blocks (
+      (unsigned)((threads + SEARCH_THREADS - 1) / SEARCH_THREADS), n);
 
   if (g->bps == 2) {
     if (bs == 16)
@@ -589,6 +604,51 @@ me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
     else
       search_kernel<4, uint8_t><<<blocks, SEARCH_THREADS, 0, stream>>> (a);
   }
+  return cudaGetLastError ();
+}
+
+cudaError_t
+me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
+    const MECudaGeometry *g, unsigned range, unsigned range_y,
+    unsigned partitions, uint64_t *keys, int sm_count, cudaStream_t stream)
+{
+  MECudaBatchFrame f = { cur, ref, keys, NULL };
+  return me_cuda_launch_search_batch (
+      &f, 1, g, range, range_y, partitions, sm_count, stream);
+}
+
+/* ---- key reset ---------------------------------------------------------- */
+
+#define RESET_THREADS 256
+
+/* Every key of every frame of a batch to ME_KEY_NONE (all ones), a grid
+ * row per frame: one launch where a memset per frame would be n. */
+__global__ void
+__launch_bounds__ (RESET_THREADS) key_reset_kernel (
+    const MECudaBatchKeys k, size_t nkeys)
+{
+  uint64_t *keys = k.keys[blockIdx.y];
+  for (size_t i = (size_t)blockIdx.x * RESET_THREADS + threadIdx.x; i < nkeys;
+       i += (size_t)gridDim.x * RESET_THREADS)
+    keys[i] = ~(uint64_t)0;
+}
+
+cudaError_t
+me_cuda_launch_key_reset_batch (const MECudaBatchFrame *frames, unsigned n,
+    size_t nkeys, cudaStream_t stream)
+{
+  if (n == 0 || n > ME_CUDA_BATCH_MAX)
+    return cudaErrorInvalidValue;
+  MECudaBatchKeys k;
+  for (unsigned i = 0; i < n; i++)
+    k.keys[i] = frames[i].keys;
+  size_t blocks = (nkeys + RESET_THREADS - 1) / RESET_THREADS;
+  if (blocks > 1024)
+    blocks = 1024;
+  if (blocks == 0)
+    return cudaSuccess;
+  key_reset_kernel<<<dim3 ((unsigned)blocks, n), RESET_THREADS, 0, stream>>> (
+      k, nkeys);
   return cudaGetLastError ();
 }
 
