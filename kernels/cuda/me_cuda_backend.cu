@@ -58,6 +58,7 @@
 #include "me_cost.h"
 #include "me_rate.h"
 #include "me_search.h"
+#include "me_cuda_batch.h"
 #include "me_cuda_host.h"
 #include "me_cuda_kernels.h"
 #include "cpu/luma_rows.h"
@@ -114,6 +115,19 @@ typedef struct {
   uint32_t *hier_vecs; /* hierarchical: levels 2 and 1's winners */
   size_t hier_vecs_size;
 
+  /* a full search handed to the context's launcher (me_cuda_batch.h):
+   * what its tail needs to queue the rest, kept here because the tail may
+   * run on another session's thread while this session goes on */
+  MECudaBatchItem item;
+  gboolean batched;      /* added: collect flushes it before waiting */
+  MESession *session;
+  MESearchParams params;
+  MECudaGeometry geometry;
+  unsigned f, r;         /* ring frames searched */
+  size_t ncells;
+  unsigned frame_depth;
+  GError *tail_error;    /* the tail's own failure, for collect */
+
   /* the submission in flight: the fields it completes (none for a
    * reference only), all of one layout */
   SlotOut outs[ME_MAX_PAIRS];
@@ -127,6 +141,9 @@ struct MESession {
   int device;
   gboolean own_device; /* FALSE: runs in the caller's current context */
   gboolean counted;    /* in sessions_on_device */
+  /* the launcher of the session's context, shared with the other
+   * sessions in it; NULL: every search launched by the session itself */
+  MECudaLauncher *launcher;
   int sm_count;
   char device_name[256];
   unsigned depth;
@@ -234,9 +251,13 @@ host_alloc (void **ptr, size_t size, const char *what, GError **error)
 
 /* ---- session ------------------------------------------------------------ */
 
+static void flush_batched (Slot *sl);
+
 static void
 wait_all (MESession *s)
 {
+  for (int i = 0; i < SLOTS; i++)
+    flush_batched (&s->slots[i]);
   for (int i = 0; i < SLOTS; i++)
     if (s->slots[i].stream)
       cudaStreamSynchronize (s->slots[i].stream);
@@ -273,6 +294,8 @@ cuda_close (MESession *s)
     g_atomic_int_add (&sessions_on_device[s->device], -1);
   select_device (s);
   wait_all (s);
+  me_cuda_launcher_release (s->launcher);
+  s->launcher = NULL;
   free_frames (s);
   free_fast_state (s);
   for (int i = 0; i < RING; i++) {
@@ -299,6 +322,7 @@ cuda_close (MESession *s)
       cudaEventDestroy (sl->done);
     if (sl->stream)
       cudaStreamDestroy (sl->stream);
+    g_clear_error (&sl->tail_error);
   }
   cudaGetLastError ();
   g_free (s);
@@ -402,6 +426,12 @@ cuda_open (const MEBackendOptions *options, GError **error)
     g_atomic_int_inc (&sessions_on_device[s->device]);
     s->counted = TRUE;
   }
+  /* Only with GPUMOTIONEST_CUDA_BATCH=1: measured, the shared launcher
+   * lost to sessions launching their own searches at every size but gave
+   * frames from system memory fairness (docs/scaling.md, "Batched
+   * launches"). */
+  if (g_strcmp0 (g_getenv ("GPUMOTIONEST_CUDA_BATCH"), "1") == 0)
+    s->launcher = me_cuda_launcher_acquire (s->device);
   return s;
 
 fail:
@@ -859,58 +889,63 @@ slot_add_out (Slot *sl, MEField *field, unsigned parts, gboolean has_reference)
   return o;
 }
 
-/* Enqueues on the slot's stream the search of ring frame f against ring
- * frame r (stages 1 to 4) and the download of its cells for output k,
- * after the events that make both frames ready.  The first search of a
- * submission starts the slot's timing unless the caller already did. */
+/* The buffers stage 3 of a search with `params` writes, grown to `g`. */
 static gboolean
-enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
+prepare_stage3 (Slot *sl, const MECudaGeometry *g, const MESearchParams *params,
+    GError **error)
+{
+  if (!me_search_refines (params))
+    return TRUE;
+  const size_t hp = 3 * me_cuda_frame_bytes (g);
+  if (params->refine != ME_REFINE_NONE && hp > sl->hpel_size) {
+    g_clear_pointer (&sl->hpel, cudaFree);
+    sl->hpel_size = 0;
+    if (!device_alloc ((void **)&sl->hpel, hp, "half-sample planes", error))
+      return FALSE;
+    sl->hpel_size = hp;
+  }
+  return !params->lambda || ensure_progress (sl, error);
+}
+
+/* Enqueues on the slot's stream what follows the integer search of ring
+ * frame f against ring frame r, whose keys are in sl->keys: stage 3, the
+ * finish unless `finished` (a batch ran it), the end of the timing when
+ * `timed`, and the download of the cells for output k.  `depth` is the
+ * frames' bit depth. */
+static gboolean
+enqueue_after_search (MESession *s, Slot *sl, const MECudaGeometry *g,
     const MESearchParams *params, unsigned f, unsigned r, size_t ncells,
-    unsigned k, GError **error)
+    unsigned k, unsigned depth, gboolean finished, gboolean timed,
+    GError **error)
 {
   const unsigned parts = params->partitions;
   const SlotOut *o = &sl->outs[k];
   cudaStream_t st = sl->stream;
 
-  CHECK (cudaStreamWaitEvent (st, s->frame_ready[r], 0), "cudaStreamWaitEvent");
-  CHECK (cudaStreamWaitEvent (st, s->frame_ready[f], 0), "cudaStreamWaitEvent");
-  if (!sl->searched)
-    CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
-  sl->searched = TRUE;
-  if (!search_integer (s, sl, g, params, f, r, ncells, error))
-    return FALSE;
   uint64_t *final_keys = sl->keys;
   if (me_search_refines (params)) {
-    const size_t hp = 3 * me_cuda_frame_bytes (g);
-    if (params->refine != ME_REFINE_NONE && hp > sl->hpel_size) {
-      g_clear_pointer (&sl->hpel, cudaFree);
-      sl->hpel_size = 0;
-      if (!device_alloc ((void **)&sl->hpel, hp, "half-sample planes", error))
-        return FALSE;
-      sl->hpel_size = hp;
-    }
     /* the window's centre, in bytes of the frames' samples */
     const ptrdiff_t offset = (ptrdiff_t)params->offset_x * (ptrdiff_t)g->bps;
     if (params->refine != ME_REFINE_NONE)
       CHECK (me_cuda_launch_hpel (s->frames[r] + offset, sl->hpel, g,
-                 params->search_range, (1 << s->frame_depth) - 1, st),
+                 params->search_range, (1 << depth) - 1, st),
           "half-sample kernel");
-    if (params->lambda && !ensure_progress (sl, error))
-      return FALSE;
     if (params->lambda)
       final_keys = sl->keys + sl->cells_size;
     CHECK (me_cuda_launch_refine (s->frames[f], s->frames[r] + offset,
                sl->hpel, g, parts, params->refine, params->metric,
                params->search_range, me_search_range_y (params),
-               me_lambda_at_depth (params->lambda, s->frame_depth), sl->keys,
+               me_lambda_at_depth (params->lambda, depth), sl->keys,
                final_keys,
                (uint32_t *)(sl->keys + 2 * sl->cells_size), sl->progress, st),
         "refinement kernel");
   }
-  CHECK (me_cuda_launch_finish (final_keys, sl->cells, g, parts,
-             4 * params->offset_x, st),
-      "prediction kernel");
-  CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
+  if (!finished)
+    CHECK (me_cuda_launch_finish (final_keys, sl->cells, g, parts,
+               4 * params->offset_x, st),
+        "prediction kernel");
+  if (timed)
+    CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
   if (o->direct) {
     for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++)
       if (o->grid[p])
@@ -923,6 +958,111 @@ enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
         "result download");
   }
   return TRUE;
+}
+
+/* Enqueues on the slot's stream the search of ring frame f against ring
+ * frame r (stages 1 to 4) and the download of its cells for output k,
+ * after the events that make both frames ready.  The first search of a
+ * submission starts the slot's timing unless the caller already did. */
+static gboolean
+enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
+    const MESearchParams *params, unsigned f, unsigned r, size_t ncells,
+    unsigned k, GError **error)
+{
+  cudaStream_t st = sl->stream;
+
+  CHECK (cudaStreamWaitEvent (st, s->frame_ready[r], 0), "cudaStreamWaitEvent");
+  CHECK (cudaStreamWaitEvent (st, s->frame_ready[f], 0), "cudaStreamWaitEvent");
+  if (!sl->searched)
+    CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
+  sl->searched = TRUE;
+  if (!search_integer (s, sl, g, params, f, r, ncells, error) ||
+      !prepare_stage3 (sl, g, params, error))
+    return FALSE;
+  return enqueue_after_search (s, sl, g, params, f, r, ncells, k,
+      s->frame_depth, FALSE, TRUE, error);
+}
+
+/* ---- searches in a batch (me_cuda_batch.h) ---------------------------- */
+
+/* Whether the search of this submit goes to the context's launcher: a
+ * full search, by submit() (submit_pairs() chains its searches on one
+ * stream), while another session shares the launcher.  A session alone
+ * launches its own, as fast as before. */
+static gboolean
+batches (const MESession *s, const MESearchParams *params)
+{
+  return s->launcher && !s->pairs_mode &&
+         params->method == GST_MOTION_VECTOR_METHOD_FULL &&
+         me_cuda_launcher_users (s->launcher) > 1;
+}
+
+/* The launcher's call after the batch that searched the slot's frame: the
+ * rest of it on the slot's own stream, then the event collect waits on
+ * (recorded whatever failed, so that collect never waits for nothing). */
+static cudaError_t
+slot_tail (MECudaBatchItem *item, cudaEvent_t searched)
+{
+  Slot *sl = (Slot *)item->user;
+  cudaError_t e = item->error;
+  if (e == cudaSuccess)
+    e = cudaStreamWaitEvent (sl->stream, searched, 0);
+  if (e == cudaSuccess &&
+      !enqueue_after_search (sl->session, sl, &sl->geometry, &sl->params,
+          sl->f, sl->r, sl->ncells, 0, sl->frame_depth, item->setting.finish,
+          FALSE, &sl->tail_error))
+    e = cudaErrorLaunchFailure; /* the GError says which */
+  const cudaError_t d = cudaEventRecord (sl->done, sl->stream);
+  return e != cudaSuccess ? e : d;
+}
+
+/* Hands the search of ring frame f against r to the launcher; the slot's
+ * done event is recorded by its tail. */
+static gboolean
+add_batched (MESession *s, Slot *sl, const MECudaGeometry *g,
+    const MESearchParams *params, unsigned f, unsigned r, size_t ncells,
+    GError **error)
+{
+  if (!prepare_stage3 (sl, g, params, error))
+    return FALSE;
+  MECudaBatchItem *it = &sl->item;
+  memset (it, 0, sizeof *it);
+  it->setting.g = *g;
+  it->setting.range = params->search_range;
+  it->setting.range_y = me_search_range_y (params);
+  it->setting.partitions = params->partitions;
+  it->setting.offset_qx = 4 * params->offset_x;
+  it->setting.finish = !me_search_refines (params);
+  it->setting.sm_count = s->sm_count;
+  it->frame.cur = s->frames[f];
+  it->frame.ref = s->frames[r] + (ptrdiff_t)params->offset_x * (ptrdiff_t)g->bps;
+  it->frame.keys = sl->keys;
+  it->frame.cells = sl->cells;
+  it->nkeys = ncells;
+  /* frame f's event, recorded after the wait below, covers both frames */
+  it->ready = s->frame_ready[f];
+  it->tail = slot_tail;
+  it->user = sl;
+  sl->session = s;
+  sl->params = *params;
+  sl->geometry = *g;
+  sl->f = f;
+  sl->r = r;
+  sl->ncells = ncells;
+  sl->frame_depth = s->frame_depth;
+  g_clear_error (&sl->tail_error);
+  sl->batched = TRUE;
+  /* not timed: the batch's device time is not one frame's */
+  sl->searched = FALSE;
+  me_cuda_launcher_add (s->launcher, it);
+  return TRUE;
+}
+
+static void
+flush_batched (Slot *sl)
+{
+  if (sl->batched && sl->item.pending)
+    me_cuda_launcher_flush (sl->session->launcher, &sl->item);
 }
 
 static gboolean submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
@@ -980,9 +1120,18 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
   const unsigned prev = (f + NFRAMES - 1) % NFRAMES;
   uint8_t *cur = s->frames[f];
   cudaStream_t st = sl->stream;
+  const gboolean has_reference =
+      s->have_ref && s->ref_width == g.width && s->ref_height == g.height;
+  const gboolean batched = has_reference && batches (s, params);
+  sl->batched = FALSE;
 
   if (!upload_frame (sl, luma, &g, cur, error))
     return FALSE;
+  /* the launcher waits on one event per frame: this frame's, made to
+   * follow its reference too */
+  if (batched)
+    CHECK (cudaStreamWaitEvent (st, s->frame_ready[prev], 0),
+        "cudaStreamWaitEvent");
   s->pyramid_ok[f] = FALSE;
   if (hier) {
     /* the pyramid is part of this frame's search: timed with it */
@@ -994,16 +1143,19 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
   }
   CHECK (cudaEventRecord (s->frame_ready[f], st), "cudaEventRecord");
 
-  const gboolean has_reference =
-      s->have_ref && s->ref_width == g.width && s->ref_height == g.height;
   slot_add_out (sl, out, parts, has_reference);
-  if (has_reference &&
-      !enqueue_search (s, sl, &g, params, f, prev, ncells, 0, error))
-    return FALSE;
-  if (!has_reference)
-    sl->searched = FALSE; /* a pyramid alone is not a search to time */
-
-  CHECK (cudaEventRecord (sl->done, st), "cudaEventRecord");
+  if (batched) {
+    /* its tail records sl->done */
+    if (!add_batched (s, sl, &g, params, f, prev, ncells, error))
+      return FALSE;
+  } else {
+    if (has_reference &&
+        !enqueue_search (s, sl, &g, params, f, prev, ncells, 0, error))
+      return FALSE;
+    if (!has_reference)
+      sl->searched = FALSE; /* a pyramid alone is not a search to time */
+    CHECK (cudaEventRecord (sl->done, st), "cudaEventRecord");
+  }
 
   /* only a predictive search leaves temporal predictors for the next */
   end_submit (s, &g,
@@ -1237,9 +1389,23 @@ cuda_collect (MESession *s, GError **error)
    * caller frees what the copies write into. */
   const char *what = "cudaSetDevice";
   cudaError_t e = select_device (s);
+  /* a frame in a batch: launched (and its tail queued) before the wait */
+  const gboolean batched = sl->batched;
+  flush_batched (sl);
+  sl->batched = FALSE;
   if (e == cudaSuccess) {
     what = "search";
     e = cudaEventSynchronize (sl->done);
+  }
+  if (e == cudaSuccess && batched && sl->tail_error) {
+    cudaStreamSynchronize (sl->stream);
+    g_propagate_error (error, sl->tail_error);
+    sl->tail_error = NULL;
+    return FALSE;
+  }
+  if (e == cudaSuccess && batched && sl->item.error != cudaSuccess) {
+    e = sl->item.error;
+    what = "batched search";
   }
   if (e != cudaSuccess) {
     cudaStreamSynchronize (sl->stream);
@@ -1279,6 +1445,8 @@ cuda_reset (MESession *s)
 {
   select_device (s);
   wait_all (s);
+  for (int i = 0; i < SLOTS; i++)
+    s->slots[i].batched = FALSE;
   s->collected = s->submitted;
   s->have_ref = FALSE;
   s->temporal_ok = FALSE;

@@ -1145,6 +1145,9 @@ checkasm_check_backend (const char *name)
   /* searches against other references (check_refs.c) */
   if (ok && strcmp (name, "cpu-c") != 0)
     ok = checkasm_check_backend_refs (s, cpu_s, &error);
+  /* many sessions at once (the CUDA backend batches their searches) */
+  if (ok && strcmp (name, "cpu-c") != 0)
+    ok = checkasm_check_backend_batch (name, cpu_s, &error);
   if (error)
     printf ("  %s\n", error->message);
   me_backend_close (s);

@@ -80,6 +80,10 @@ void checkasm_check_refs (void);
  * field compared; FALSE (and a message) on the first difference. */
 gboolean checkasm_check_backend_refs (MEBackend * s, MEBackend * cpu_s,
     GError ** error);
+/* Several sessions of backend `name` at once (check_batch.c), interleaved
+ * and on threads, each stream against `cpu_s` alone. */
+gboolean checkasm_check_backend_batch (const char *name, MEBackend * cpu_s,
+    GError ** error);
 /* The integer winner keys of a fast method (docs/fast-search.md) for every
  * cell of the grids winners[p] points to (NULL: shape not wanted), from
  * the definitions alone; guide_out receives each macroblock's guide winner
