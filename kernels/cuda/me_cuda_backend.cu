@@ -141,6 +141,9 @@ struct MESession {
   int device;
   gboolean own_device; /* FALSE: runs in the caller's current context */
   gboolean counted;    /* in sessions_on_device */
+  /* the caller times frames (MEBackendOptions.stats): only then are the
+   * kernels bracketed by events, two calls a frame saved otherwise */
+  gboolean timed;
   /* the launcher of the session's context, shared with the other
    * sessions in it; NULL: every search launched by the session itself */
   MECudaLauncher *launcher;
@@ -388,6 +391,7 @@ cuda_open (const MEBackendOptions *options, GError **error)
   s->nframes = NFRAMES;
   s->frame_depth = 8;
   s->own_device = !options->current_cuda_context;
+  s->timed = options->stats != NULL;
   if (!s->own_device) {
     /* the device of the caller's context */
     if (cudaGetDevice (&device) != cudaSuccess) {
@@ -962,25 +966,29 @@ enqueue_after_search (MESession *s, Slot *sl, const MECudaGeometry *g,
 
 /* Enqueues on the slot's stream the search of ring frame f against ring
  * frame r (stages 1 to 4) and the download of its cells for output k,
- * after the events that make both frames ready.  The first search of a
- * submission starts the slot's timing unless the caller already did. */
+ * after the events that make both frames ready (`uploaded_here`: frame f
+ * was uploaded on this stream).  The first search of a timed submission
+ * starts the slot's timing unless the caller already did. */
 static gboolean
 enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
     const MESearchParams *params, unsigned f, unsigned r, size_t ncells,
-    unsigned k, GError **error)
+    unsigned k, gboolean uploaded_here, GError **error)
 {
   cudaStream_t st = sl->stream;
 
   CHECK (cudaStreamWaitEvent (st, s->frame_ready[r], 0), "cudaStreamWaitEvent");
-  CHECK (cudaStreamWaitEvent (st, s->frame_ready[f], 0), "cudaStreamWaitEvent");
-  if (!sl->searched)
+  /* frame f uploaded on this stream needs no wait (submit()) */
+  if (!uploaded_here)
+    CHECK (cudaStreamWaitEvent (st, s->frame_ready[f], 0),
+        "cudaStreamWaitEvent");
+  if (s->timed && !sl->searched)
     CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
-  sl->searched = TRUE;
+  sl->searched = s->timed;
   if (!search_integer (s, sl, g, params, f, r, ncells, error) ||
       !prepare_stage3 (sl, g, params, error))
     return FALSE;
   return enqueue_after_search (s, sl, g, params, f, r, ncells, k,
-      s->frame_depth, FALSE, TRUE, error);
+      s->frame_depth, FALSE, s->timed, error);
 }
 
 /* ---- searches in a batch (me_cuda_batch.h) ---------------------------- */
@@ -1135,8 +1143,9 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
   s->pyramid_ok[f] = FALSE;
   if (hier) {
     /* the pyramid is part of this frame's search: timed with it */
-    CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
-    sl->searched = TRUE;
+    if (s->timed)
+      CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
+    sl->searched = s->timed;
     CHECK (me_cuda_launch_pyramid (cur, s->pyramids[f], &g, st),
         "pyramid kernel");
     s->pyramid_ok[f] = TRUE;
@@ -1150,7 +1159,7 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
       return FALSE;
   } else {
     if (has_reference &&
-        !enqueue_search (s, sl, &g, params, f, prev, ncells, 0, error))
+        !enqueue_search (s, sl, &g, params, f, prev, ncells, 0, TRUE, error))
       return FALSE;
     if (!has_reference)
       sl->searched = FALSE; /* a pyramid alone is not a search to time */
@@ -1269,9 +1278,10 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
       return FALSE;
     s->pyramid_ok[b] = FALSE;
     if (hier) {
-      CHECK (cudaEventRecord (sl->kernel_start, sl->stream),
-          "cudaEventRecord");
-      sl->searched = TRUE;
+      if (s->timed)
+        CHECK (cudaEventRecord (sl->kernel_start, sl->stream),
+            "cudaEventRecord");
+      sl->searched = s->timed;
       CHECK (me_cuda_launch_pyramid (s->frames[b], s->pyramids[b], &g,
                  sl->stream),
           "pyramid kernel");
@@ -1333,7 +1343,7 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
       if (!chain)
         s->temporal_ok = FALSE;
       const gboolean ok =
-          enqueue_search (s, sl, &pg, params, t, r, ncells, i, error);
+          enqueue_search (s, sl, &pg, params, t, r, ncells, i, FALSE, error);
       any = TRUE;
       s->temporal_ok = chain ? pred : temporal_ok;
       if (chain && pred) {
