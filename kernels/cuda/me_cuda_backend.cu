@@ -77,6 +77,18 @@
 #define DEVICE_FRAME_BUDGET 256
 #define TRACKED_DEVICES 64
 
+/* Sessions sharing a context above which their frames from host memory
+ * go to the shared launcher (me_cuda_batch.h).  Measured on an H200,
+ * frames from system memory, own launches against the launcher
+ * (docs/scaling.md, "Batched launches"): at 32 sessions own launches kept
+ * every stream going and were faster (1080p 17420 against 17098 frames/s,
+ * 640x360 55257 against 36613); at 64, 128 and 256 some streams got no
+ * frame for seconds with their own launches and none did with the
+ * launcher (1080p, 256: 54.7 .. 69.7 frames/s each against 0 .. 78.7).
+ * Frames in device memory always launch their own: there the launcher
+ * measured slower and own launches fair. */
+#define BATCH_HOST_SESSIONS 32
+
 /* Open sessions per device, process-wide. */
 static gint sessions_on_device[TRACKED_DEVICES];
 
@@ -147,6 +159,7 @@ struct MESession {
   /* the launcher of the session's context, shared with the other
    * sessions in it; NULL: every search launched by the session itself */
   MECudaLauncher *launcher;
+  gboolean batch_device_frames; /* frames in device memory too */
   int sm_count;
   char device_name[256];
   unsigned depth;
@@ -430,11 +443,13 @@ cuda_open (const MEBackendOptions *options, GError **error)
     g_atomic_int_inc (&sessions_on_device[s->device]);
     s->counted = TRUE;
   }
-  /* Only with GPUMOTIONEST_CUDA_BATCH=1: measured, the shared launcher
-   * lost to sessions launching their own searches at every size but gave
-   * frames from system memory fairness (docs/scaling.md, "Batched
-   * launches"). */
-  if (g_strcmp0 (g_getenv ("GPUMOTIONEST_CUDA_BATCH"), "1") == 0)
+  /* Which frames go to the context's shared launcher: by default those
+   * from host memory once more than BATCH_HOST_SESSIONS sessions share it
+   * (batches()); GPUMOTIONEST_CUDA_BATCH=1 sends every frame of two
+   * sessions or more, =0 none. */
+  s->batch_device_frames =
+      g_strcmp0 (g_getenv ("GPUMOTIONEST_CUDA_BATCH"), "1") == 0;
+  if (g_strcmp0 (g_getenv ("GPUMOTIONEST_CUDA_BATCH"), "0") != 0)
     s->launcher = me_cuda_launcher_acquire (s->device);
   return s;
 
@@ -995,14 +1010,20 @@ enqueue_search (MESession *s, Slot *sl, const MECudaGeometry *g,
 
 /* Whether the search of this submit goes to the context's launcher: a
  * full search, by submit() (submit_pairs() chains its searches on one
- * stream), while another session shares the launcher.  A session alone
- * launches its own, as fast as before. */
+ * stream), of a frame from host memory while more than
+ * BATCH_HOST_SESSIONS sessions share the launcher, or of any frame while
+ * another does when the session sends all. */
 static gboolean
-batches (const MESession *s, const MESearchParams *params)
+batches (const MESession *s, const MESearchParams *params,
+    const MEPlane *luma)
 {
-  return s->launcher && !s->pairs_mode &&
-         params->method == GST_MOTION_VECTOR_METHOD_FULL &&
-         me_cuda_launcher_users (s->launcher) > 1;
+  if (!s->launcher || s->pairs_mode ||
+      params->method != GST_MOTION_VECTOR_METHOD_FULL)
+    return FALSE;
+  const unsigned users = me_cuda_launcher_users (s->launcher);
+  return s->batch_device_frames
+             ? users > 1
+             : !luma->on_device && users > BATCH_HOST_SESSIONS;
 }
 
 /* The launcher's call after the batch that searched the slot's frame: the
@@ -1130,7 +1151,7 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
   cudaStream_t st = sl->stream;
   const gboolean has_reference =
       s->have_ref && s->ref_width == g.width && s->ref_height == g.height;
-  const gboolean batched = has_reference && batches (s, params);
+  const gboolean batched = has_reference && batches (s, params, luma);
   sl->batched = FALSE;
 
   if (!upload_frame (sl, luma, &g, cur, error))
