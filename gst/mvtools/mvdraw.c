@@ -240,6 +240,11 @@ clip_segment (gdouble * x0, gdouble * y0, gdouble * x1, gdouble * y1,
   gdouble qq[4] = { *x0 - xmin, xmax - *x0, *y0 - ymin, ymax - *y0 };
   gint k;
 
+  /* an end that is not a number, or ends so far apart that their distance
+   * is not one (a vector scaled by a large gain), leaves no segment to
+   * draw: the walk would cast NaN to int */
+  if (!isfinite (dx) || !isfinite (dy))
+    return FALSE;
   for (k = 0; k < 4; k++) {
     if (pp[k] == 0.0) {
       if (qq[k] < 0.0)
@@ -294,7 +299,7 @@ mv_draw_arrow (const MvPainter * p, gdouble x0, gdouble y0, gdouble x1,
   gdouble head, ux, uy, hx[2], hy[2];
   gint pass, k;
 
-  if (len < 1e-6)
+  if (!isfinite (len) || len < 1e-6)
     return;
   /* Head: two barbs about 28 degrees off the shaft, a third of the arrow
    * long but at least 2 and at most 6 pixels. */
