@@ -84,7 +84,7 @@
  * every stream going and were faster (1080p 17420 against 17098 frames/s,
  * 640x360 55257 against 36613); at 64, 128 and 256 some streams got no
  * frame for seconds with their own launches and none did with the
- * launcher (1080p, 256: 54.7 .. 69.7 frames/s each against 0 .. 78.7).
+ * launcher (1080p, 256: 66.2 .. 69.4 frames/s each against 0 .. 78.7).
  * Frames in device memory always launch their own: there the launcher
  * measured slower and own launches fair. */
 #define BATCH_HOST_SESSIONS 32
@@ -128,10 +128,12 @@ typedef struct {
   size_t hier_vecs_size;
 
   /* a full search handed to the context's launcher (me_cuda_batch.h):
-   * what its tail needs to queue the rest, kept here because the tail may
-   * run on another session's thread while this session goes on */
+   * what its tail needs to queue the rest once the launcher has searched
+   * it, kept here because the session goes on to other frames meanwhile */
   MECudaBatchItem item;
+  cudaEvent_t batch_searched; /* the item's: after the launch */
   gboolean batched;      /* added: collect flushes it before waiting */
+  gboolean tail_queued;  /* the rest queued behind batch_searched */
   MESession *session;
   MESearchParams params;
   MECudaGeometry geometry;
@@ -336,6 +338,8 @@ cuda_close (MESession *s)
       cudaEventDestroy (sl->kernel_end);
     if (sl->done)
       cudaEventDestroy (sl->done);
+    if (sl->batch_searched)
+      cudaEventDestroy (sl->batch_searched);
     if (sl->stream)
       cudaStreamDestroy (sl->stream);
     g_clear_error (&sl->tail_error);
@@ -428,6 +432,9 @@ cuda_open (const MEBackendOptions *options, GError **error)
         !check (cudaEventCreate (&sl->kernel_end), "cudaEventCreate", error) ||
         !check (cudaEventCreateWithFlags (&sl->done,
                     cudaEventBlockingSync | cudaEventDisableTiming),
+            "cudaEventCreate", error) ||
+        !check (cudaEventCreateWithFlags (
+                    &sl->batch_searched, cudaEventDisableTiming),
             "cudaEventCreate", error))
       goto fail;
   }
@@ -1026,19 +1033,18 @@ batches (const MESession *s, const MESearchParams *params,
              : !luma->on_device && users > BATCH_HOST_SESSIONS;
 }
 
-/* The launcher's call after the batch that searched the slot's frame: the
- * rest of it on the slot's own stream, then the event collect waits on
- * (recorded whatever failed, so that collect never waits for nothing). */
+/* After the launch that searched the slot's frame: the rest of it on the
+ * slot's own stream, then the event collect waits on (recorded whatever
+ * failed, so that collect never waits for nothing). */
 static cudaError_t
-slot_tail (MECudaBatchItem *item, cudaEvent_t searched)
+slot_tail (Slot *sl)
 {
-  Slot *sl = (Slot *)item->user;
-  cudaError_t e = item->error;
+  cudaError_t e = sl->item.error;
   if (e == cudaSuccess)
-    e = cudaStreamWaitEvent (sl->stream, searched, 0);
+    e = cudaStreamWaitEvent (sl->stream, sl->batch_searched, 0);
   if (e == cudaSuccess &&
       !enqueue_after_search (sl->session, sl, &sl->geometry, &sl->params,
-          sl->f, sl->r, sl->ncells, 0, sl->frame_depth, item->setting.finish,
+          sl->f, sl->r, sl->ncells, 0, sl->frame_depth, sl->item.setting.finish,
           FALSE, &sl->tail_error))
     e = cudaErrorLaunchFailure; /* the GError says which */
   const cudaError_t d = cudaEventRecord (sl->done, sl->stream);
@@ -1046,7 +1052,7 @@ slot_tail (MECudaBatchItem *item, cudaEvent_t searched)
 }
 
 /* Hands the search of ring frame f against r to the launcher; the slot's
- * done event is recorded by its tail. */
+ * done event is recorded by its tail (flush_batched()). */
 static gboolean
 add_batched (MESession *s, Slot *sl, const MECudaGeometry *g,
     const MESearchParams *params, unsigned f, unsigned r, size_t ncells,
@@ -1070,8 +1076,7 @@ add_batched (MESession *s, Slot *sl, const MECudaGeometry *g,
   it->nkeys = ncells;
   /* frame f's event, recorded after the wait below, covers both frames */
   it->ready = s->frame_ready[f];
-  it->tail = slot_tail;
-  it->user = sl;
+  it->searched = sl->batch_searched;
   sl->session = s;
   sl->params = *params;
   sl->geometry = *g;
@@ -1081,17 +1086,26 @@ add_batched (MESession *s, Slot *sl, const MECudaGeometry *g,
   sl->frame_depth = s->frame_depth;
   g_clear_error (&sl->tail_error);
   sl->batched = TRUE;
+  sl->tail_queued = FALSE;
   /* not timed: the batch's device time is not one frame's */
   sl->searched = FALSE;
   me_cuda_launcher_add (s->launcher, it);
   return TRUE;
 }
 
+/* Has the launcher search the slot's frame if it has not yet, then queues
+ * the rest of the frame on the slot's stream (the launch's error, or the
+ * tail's own, in item.error). */
 static void
 flush_batched (Slot *sl)
 {
-  if (sl->batched && sl->item.pending)
-    me_cuda_launcher_flush (sl->session->launcher, &sl->item);
+  if (!sl->batched || sl->tail_queued)
+    return;
+  me_cuda_launcher_flush (sl->session->launcher, &sl->item);
+  const cudaError_t e = slot_tail (sl);
+  if (sl->item.error == cudaSuccess)
+    sl->item.error = e;
+  sl->tail_queued = TRUE;
 }
 
 static gboolean submit_frame (MESession *s, Slot *sl, const MEPlane *luma,

@@ -23,7 +23,6 @@ struct MECudaLauncher {
 
   GMutex lock; /* everything below */
   cudaStream_t stream;
-  cudaEvent_t searched; /* after each launch: the tails' streams wait on it */
   cudaEvent_t rounds[ROUND_EVENTS];
   guint64 launched, retired; /* rounds */
   GQueue pending;            /* MECudaBatchItem, oldest first */
@@ -66,8 +65,6 @@ launcher_free (MECudaLauncher *l)
 {
   if (l->stream)
     cudaStreamDestroy (l->stream);
-  if (l->searched)
-    cudaEventDestroy (l->searched);
   for (int i = 0; i < ROUND_EVENTS; i++)
     if (l->rounds[i])
       cudaEventDestroy (l->rounds[i]);
@@ -100,9 +97,7 @@ me_cuda_launcher_acquire (int device)
     g_queue_init (&l->pending);
     gboolean ok =
         cudaStreamCreateWithFlags (&l->stream, cudaStreamNonBlocking) ==
-            cudaSuccess &&
-        cudaEventCreateWithFlags (&l->searched, cudaEventDisableTiming) ==
-            cudaSuccess;
+        cudaSuccess;
     /* flushes sleep on these rather than spin */
     for (int i = 0; ok && i < ROUND_EVENTS; i++)
       ok = cudaEventCreateWithFlags (&l->rounds[i],
@@ -166,7 +161,7 @@ retire_rounds (MECudaLauncher *l)
 }
 
 /* One launch of key reset, search and maybe finish over n frames, then
- * their tails. */
+ * each frame's `searched` event. */
 static void
 launch_batch (MECudaLauncher *l, MECudaBatchItem **items, unsigned n)
 {
@@ -187,15 +182,11 @@ launch_batch (MECudaLauncher *l, MECudaBatchItem **items, unsigned n)
   if (e == cudaSuccess && s->finish)
     e = me_cuda_launch_finish_batch (
         frames, n, &s->g, s->partitions, s->offset_qx, l->stream);
-  const cudaError_t r = cudaEventRecord (l->searched, l->stream);
-  if (e == cudaSuccess)
-    e = r;
   for (unsigned k = 0; k < n; k++) {
     MECudaBatchItem *it = items[k];
     it->error = e;
-    const cudaError_t t = it->tail (it, l->searched);
-    if (it->error == cudaSuccess)
-      it->error = t;
+    if (e == cudaSuccess)
+      it->error = cudaEventRecord (it->searched, l->stream);
     it->pending = FALSE;
   }
 }

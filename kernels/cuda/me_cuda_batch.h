@@ -5,10 +5,14 @@
  * frames of one setting (geometry, range, shapes, window) are launched
  * together, up to ME_CUDA_BATCH_MAX per launch of each kernel (key reset,
  * search, and the finish when no stage 3 follows), on the launcher's
- * stream.  Right after a launch the launcher calls each frame's tail, which
- * queues the rest of that frame (stage 3, the finish, the download, the
- * event its collect waits on) on the session's own stream behind the
- * launch's event.
+ * stream.  Right after a launch the launcher records each frame's
+ * `searched` event; the session queues the rest of that frame (stage 3,
+ * the finish, the download, the event its collect waits on) on its own
+ * stream behind that event, on its own thread, when it flushes the frame.
+ * So the launcher's lock covers the launches and one event a frame, and
+ * the per-frame calls of many sessions run on their own threads at once
+ * (with the tails under the lock, one thread made every frame's calls:
+ * docs/scaling.md, "Batched launches").
  *
  * When: as soon as as many frames of one setting are pending as sessions
  * use the launcher (at most ME_CUDA_BATCH_MAX), or when a session needs a
@@ -44,29 +48,20 @@ typedef struct {
   int sm_count;
 } MECudaBatchSetting;
 
-typedef struct MECudaBatchItem MECudaBatchItem;
-
-/* Queues the rest of the item's frame on its session's stream, behind
- * `searched` (recorded after the launch that searched it).  Called by the
- * launcher, from whichever thread launches, with the item's `error` set
- * to the launch's result: a tail must record the event its collect waits
- * on whatever that is.  Returns the first error of its own calls. */
-typedef cudaError_t (*MECudaBatchTail) (MECudaBatchItem *item,
-    cudaEvent_t searched);
-
-struct MECudaBatchItem {
+typedef struct {
   MECudaBatchSetting setting;
   MECudaBatchFrame frame; /* ref at the window's centre */
   size_t nkeys;           /* keys the search lowers */
   cudaEvent_t ready;      /* both frames uploaded and bordered */
-  MECudaBatchTail tail;
-  void *user;
+  /* the session's: recorded on the launcher's stream after the launch
+   * that searched the frame, for the rest of the frame to wait on */
+  cudaEvent_t searched;
 
   /* the launcher's: whether the frame still waits for a launch, and the
-   * first error of its launch or tail */
+   * first error of its launch */
   gboolean pending;
   cudaError_t error;
-};
+} MECudaBatchItem;
 
 /* The launcher of the CUDA context current on the calling thread, created
  * on first use; each acquire counts a user until its release (in the same
@@ -81,7 +76,8 @@ unsigned me_cuda_launcher_users (MECudaLauncher *l);
 /* Adds an uploaded frame (its ready event recorded) to the pending ones. */
 void me_cuda_launcher_add (MECudaLauncher *l, MECudaBatchItem *item);
 
-/* Returns once the item has been launched and its tail queued. */
+/* Returns once the item has been launched: its `searched` event is then
+ * recorded (unless `error` says the launch failed). */
 void me_cuda_launcher_flush (MECudaLauncher *l, MECudaBatchItem *item);
 
 G_END_DECLS
