@@ -7,7 +7,10 @@
  * fill, then, when there is a reference, the key reset, the search, the
  * prediction and the download of the cells; and returns.  collect() waits
  * for the oldest slot's last operation (sleeping, not spinning) and hands
- * its cells over.
+ * its cells over.  A frame whose search goes to the context's shared
+ * launcher (batches()) is the exception: the launcher searches it, and
+ * collect queues the rest of it (prediction, download) behind that launch
+ * before it waits (flush_batched()).
  *
  * Every call runs in the CUDA context current on the calling thread when
  * the caller asks so (MEBackendOptions.current_cuda_context: the element
@@ -84,7 +87,9 @@
  * every stream going and were faster (1080p 17420 against 17098 frames/s,
  * 640x360 55257 against 36613); at 64, 128 and 256 some streams got no
  * frame for seconds with their own launches and none did with the
- * launcher (1080p, 256: 66.2 .. 69.4 frames/s each against 0 .. 78.7).
+ * launcher (1080p, 256: 66.2 .. 69.4 frames/s each against 0 .. 78.7;
+ * the 32-session figures were measured with the launcher's tails under
+ * its lock, before they moved to the sessions' threads).
  * Frames in device memory always launch their own: there the launcher
  * measured slower and own launches fair. */
 #define BATCH_HOST_SESSIONS 32
@@ -1189,7 +1194,7 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
 
   slot_add_out (sl, out, parts, has_reference);
   if (batched) {
-    /* its tail records sl->done */
+    /* its tail, queued by flush_batched() at collect, records sl->done */
     if (!add_batched (s, sl, &g, params, f, prev, ncells, error))
       return FALSE;
   } else {

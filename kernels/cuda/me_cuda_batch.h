@@ -16,7 +16,8 @@
  *
  * When: as soon as as many frames of one setting are pending as sessions
  * use the launcher (at most ME_CUDA_BATCH_MAX), or when a session needs a
- * pending frame (me_cuda_launcher_flush(): its collect, a reset, a close),
+ * pending frame (me_cuda_launcher_flush(): its collect, or any wait for
+ * all its work: a reset, a close, a buffer that grows),
  * with at most ME_CUDA_LAUNCH_ROUNDS rounds of launches on the device at
  * once: a flush that finds them all busy waits for the oldest, and the
  * frames that arrived meanwhile go in the next round together.  So frames
@@ -58,7 +59,8 @@ typedef struct {
   cudaEvent_t searched;
 
   /* the launcher's: whether the frame still waits for a launch, and the
-   * first error of its launch */
+   * first error of its launch (to which the session adds its tail's,
+   * once it has the item back) */
   gboolean pending;
   cudaError_t error;
 } MECudaBatchItem;
