@@ -32,6 +32,9 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH
 fi
 
+# The real camera clips of the quality suite (docs/quality-suite.md).
+tests/quality/fetch-clips.sh
+
 if [ ! -f build/build.ninja ]; then
   meson setup build --buildtype=release
 fi
