@@ -613,6 +613,7 @@ def main():
     base = read_baselines(a.baselines)
     inp = Inputs(a.clips, cache)
     failures = []
+    given = set()
     t_all = time.monotonic()
     with tempfile.TemporaryDirectory() as work:
         ctx = dict(work=work, build=build, backend=a.backend)
@@ -626,6 +627,7 @@ def main():
             for fig, now in figs.items():
                 now = float(fmt(fig, now))
                 key = (name, fig)
+                given.add(key)
                 if a.command == "update":
                     tol = base.get(key, (0, FIGURES[fig][1]))[1]
                     base[key] = (now, tol)
@@ -654,6 +656,13 @@ def main():
         write_baselines(a.baselines, base)
         print(f"wrote {a.baselines}")
         return 0
+    # a baseline that no case gives any more (a case or figure removed)
+    # fails too: a gate must not shrink silently
+    if not a.content:
+        for (name, fig) in sorted(base):
+            if name.split("/")[1] in methods and (name, fig) not in given:
+                failures.append(f"{name} {fig}: baseline for a case this "
+                                "suite no longer runs; remove its line")
     print(f"{len(todo)} cases on the {a.backend} backend in "
           f"{time.monotonic() - t_all:.0f} s")
     for f in failures:
