@@ -17,6 +17,14 @@
 # elsewhere; exits 1 unless gpumotionest's stream has its key frames
 # exactly on the first frame and the cuts.
 #
+# X264ENC_OPTIONS (default speed-preset=veryfast) are x264enc properties
+# for every stream.  Before GStreamer 1.24.13 (1.26.1) GstVideoEncoder drops
+# every forced key unit after one that reaches x264enc before its first
+# output: with x264enc's default preset (a delay of more than 40 frames)
+# and this clip's first cut at 40, X264ENC_OPTIONS="" reproduces it, and
+# X264ENC_OPTIONS=tune=zerolatency avoids it (docs/encoder-hints.md,
+# "Known problem").
+#
 # Needs x264enc (gstreamer1.0-plugins-ugly), h264parse and y4mdec
 # (gstreamer1.0-plugins-bad), ffprobe, and what scene-clip.sh needs.
 set -eu
@@ -27,6 +35,7 @@ work=${2:-$(mktemp -d)}
 [ $# -gt 0 ] && shift
 mkdir -p "$work"
 
+x264_options=${X264ENC_OPTIONS-speed-preset=veryfast}
 export GST_PLUGIN_PATH_1_0="$build/gst"
 export GST_REGISTRY_1_0="$work/registry.bin"
 
@@ -47,7 +56,7 @@ encode () {
   options=$3
   # shellcheck disable=SC2086
   gst-launch-1.0 -q filesrc location="$clip" ! y4mdec ! $elements \
-      x264enc key-int-max=100000 speed-preset=veryfast \
+      x264enc key-int-max=100000 $x264_options \
       option-string="$options" ! h264parse \
       ! video/x-h264,stream-format=byte-stream ! filesink location="$work/$name.h264" >"$work/$name.log" 2>&1 \
     || { cat "$work/$name.log" >&2; exit 1; }

@@ -14,6 +14,7 @@
 #include "config.h"
 #endif
 
+#include <stdio.h>
 #include <string.h>
 #include <gst/check/gstcheck.h>
 #include <gst/check/gstharness.h>
@@ -537,6 +538,187 @@ GST_START_TEST (test_motion_finished_at_flush)
 
 GST_END_TEST;
 
+/* x264enc behind the element, end to end (docs/encoder-hints.md, "Known
+ * problem: GStreamer before 1.24.13 and x264enc").  90 I420 frames of three
+ * panned scenes with cuts at 30 and 55; the element forces a key unit at
+ * each, and the H.264 stream's key frames are listed.
+ *
+ * GstVideoEncoder before 1.24.13 (1.26.1 in 1.26) matched a request with
+ * the frame's time in its output segment, which it learns only when the
+ * encoder gives out its first frame; x264enc delays its timestamps by 1000
+ * hours (gst_video_encoder_set_min_pts), so a request taken before then is
+ * recorded as granted 1000 hours late, and every later request looks
+ * granted already.  At x264enc's default preset (a lookahead of 40 frames)
+ * the cut at 30 comes before the first output: the key frame at 55 is lost
+ * there.  With tune=zerolatency the encoder gives out each frame as it
+ * takes it, and every cut gets its key frame on any version. */
+
+#define X264_FRAMES 90
+#define X264_W 128
+#define X264_H 96
+
+/* Frame i of three scenes, each a different place in the world panned by 4
+ * pixels a frame, cut at 30 and 55. */
+static GstBuffer *
+make_i420_frame (guint i)
+{
+  const guint y_size = X264_W * X264_H, c_size = y_size / 4;
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, y_size + 2 * c_size, NULL);
+  guint ox, oy;
+  GstMapInfo map;
+
+  if (i < 30)
+    ox = 4 * i, oy = 0;
+  else if (i < 55)
+    ox = 500 + 4 * (i - 30), oy = 300;
+  else
+    ox = 100 + 4 * (i - 55), oy = 700;
+  fail_unless (gst_buffer_map (buf, &map, GST_MAP_WRITE));
+  for (guint y = 0; y < X264_H; y++)
+    memcpy (map.data + y * X264_W, world + (gsize) (oy + y) * WORLD + ox,
+        X264_W);
+  memset (map.data + y_size, 128, 2 * c_size);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = i * FRAME;
+  GST_BUFFER_DURATION (buf) = FRAME;
+  return buf;
+}
+
+/* Force-key-unit events reaching the encoder: "K<frame>(<count>) ". */
+static GstPadProbeReturn
+record_key_units (GstPad * pad, GstPadProbeInfo * info, gpointer user_data)
+{
+  GstEvent *e = GST_PAD_PROBE_INFO_EVENT (info);
+  GstClockTime ts, stream_time, running_time;
+  gboolean all_headers;
+  guint count;
+
+  if (gst_video_event_is_force_key_unit (e)) {
+    fail_unless (gst_video_event_parse_downstream_force_key_unit (e, &ts,
+            &stream_time, &running_time, &all_headers, &count));
+    fail_unless_equals_uint64 (running_time, ts);
+    fail_unless (all_headers);
+    g_string_append_printf (user_data, "K%u(%u) ", (guint) (ts / FRAME),
+        count);
+  }
+  return GST_PAD_PROBE_OK;
+}
+
+static gint
+compare_times (gconstpointer a, gconstpointer b)
+{
+  const GstClockTime x = *(const GstClockTime *) a, y = *(const GstClockTime *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The clip through the element and x264enc with OPTIONS; returns the key
+ * frames of the stream, "0 30 55" (display order, numbered from 0), and
+ * checks the events that reached the encoder. */
+static gchar *
+x264_key_frames (const gchar * options)
+{
+  gchar *desc = g_strdup_printf ("gpumotionest backend=cpu search-range=32 "
+      "keyframe-on-cut=true ! x264enc name=enc key-int-max=100000 "
+      "option-string=scenecut=0 %s", options);
+  GstHarness *h = gst_harness_new_parse (desc);
+  GstElement *enc = gst_bin_get_by_name (GST_BIN (h->element), "enc");
+  GstPad *enc_sink = gst_element_get_static_pad (enc, "sink");
+  GString *events = g_string_new (NULL);
+  GArray *pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  GArray *keys = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  GstClockTime first = GST_CLOCK_TIME_NONE;
+  GString *list = g_string_new (NULL);
+  GstBuffer *out;
+
+  gst_pad_add_probe (enc_sink, GST_PAD_PROBE_TYPE_EVENT_DOWNSTREAM,
+      record_key_units, events, NULL);
+  gst_harness_set_src_caps_str (h, "video/x-raw,format=I420,width=128,"
+      "height=96,framerate=25/1");
+  for (guint i = 0; i < X264_FRAMES; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_i420_frame (i)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  /* the element forced exactly the two cuts */
+  fail_unless_equals_string (events->str, "K30(1) K55(2) ");
+
+  /* x264enc's timestamps carry its offset: count from the smallest */
+  while ((out = gst_harness_try_pull (h))) {
+    GstClockTime t = GST_BUFFER_PTS (out);
+
+    fail_unless (GST_CLOCK_TIME_IS_VALID (t));
+    g_array_append_val (pts, t);
+    if (!GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_DELTA_UNIT))
+      g_array_append_val (keys, t);
+    first = MIN (first, t);
+    gst_buffer_unref (out);
+  }
+  fail_unless_equals_int (pts->len, X264_FRAMES);
+  g_array_sort (keys, compare_times);
+  for (guint k = 0; k < keys->len; k++)
+    g_string_append_printf (list, "%s%u", k ? " " : "",
+        (guint) ((g_array_index (keys, GstClockTime, k) - first) / FRAME));
+
+  g_array_free (pts, TRUE);
+  g_array_free (keys, TRUE);
+  g_string_free (events, TRUE);
+  gst_object_unref (enc_sink);
+  gst_object_unref (enc);
+  gst_harness_teardown (h);
+  g_free (desc);
+  return g_string_free (list, FALSE);
+}
+
+/* Whether GstVideoEncoder has the fix: the version of plugins-base (the
+ * plugin that carries videotestsrc) at least 1.24.13 in 1.24, 1.26.1 in
+ * 1.26, or 1.27.1.  FALSE when it cannot tell. */
+static gboolean
+video_encoder_has_key_unit_fix (void)
+{
+  GstPluginFeature *f =
+      gst_registry_lookup_feature (gst_registry_get (), "videotestsrc");
+  GstPlugin *plugin = f ? gst_plugin_feature_get_plugin (f) : NULL;
+  guint major = 0, minor = 0, micro = 0;
+  gboolean fixed = FALSE;
+
+  if (plugin && sscanf (gst_plugin_get_version (plugin), "%u.%u.%u", &major,
+          &minor, &micro) == 3)
+    fixed = major > 1 || (major == 1 && (minor > 26
+            || (minor == 26 && micro >= 1) || (minor == 24 && micro >= 13)));
+  g_clear_object (&plugin);
+  g_clear_object (&f);
+  return fixed;
+}
+
+GST_START_TEST (test_x264enc_key_units)
+{
+  gchar *keys;
+
+  /* the documented workaround: every cut, on every version */
+  keys = x264_key_frames ("tune=zerolatency");
+  fail_unless_equals_string (keys, "0 30 55");
+  g_free (keys);
+
+  /* the encoder's defaults: every cut once GstVideoEncoder has the fix;
+   * before it, the first cut and then either the documented loss (55
+   * missing) or, where a distribution patched the library without
+   * changing its version, every cut; never a key frame elsewhere */
+  keys = x264_key_frames ("");
+  if (video_encoder_has_key_unit_fix ()) {
+    fail_unless_equals_string (keys, "0 30 55");
+  } else {
+    fail_unless (g_str_equal (keys, "0 30") || g_str_equal (keys, "0 30 55"),
+        "key frames %s", keys);
+    g_print ("x264enc defaults, GstVideoEncoder before the fix: key frames "
+        "%s (%s)\n", keys, g_str_equal (keys, "0 30") ? "the cut at 55 lost, "
+        "as documented" : "every cut: the library has the fix");
+  }
+  g_free (keys);
+}
+
+GST_END_TEST;
+
 static Suite *
 encoder_hints_suite (void)
 {
@@ -553,6 +735,13 @@ encoder_hints_suite (void)
   tcase_add_test (tc, test_motion_messages);
   tcase_add_test (tc, test_motion_finished_at_eos);
   tcase_add_test (tc, test_motion_finished_at_flush);
+
+  /* x264enc comes with gst-plugins-ugly, which a build need not have */
+  if (gst_registry_check_feature_version (gst_registry_get (), "x264enc", 1,
+          0, 0))
+    tcase_add_test (tc, test_x264enc_key_units);
+  else
+    g_print ("x264enc not found: test_x264enc_key_units not run\n");
   return s;
 }
 
