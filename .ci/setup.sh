@@ -9,6 +9,7 @@ packages="build-essential meson ninja-build pkg-config
   libglib2.0-dev libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-libav gstreamer1.0-plugins-bad libgstreamer-plugins-bad1.0-dev
+  gstreamer1.0-plugins-ugly
   gobject-introspection libgirepository1.0-dev gir1.2-gstreamer-1.0
   gir1.2-gst-plugins-base-1.0 python3-gi python3-gst-1.0 python3-numpy
   python3-matplotlib ffmpeg"

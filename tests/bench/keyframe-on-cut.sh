@@ -18,7 +18,7 @@
 # exactly on the first frame and the cuts.
 #
 # X264ENC_OPTIONS (default speed-preset=veryfast) are x264enc properties
-# for every stream.  Before GStreamer 1.24.13 (1.26.1) GstVideoEncoder drops
+# for every stream.  Before GStreamer 1.26.1 GstVideoEncoder drops
 # every forced key unit after one that reaches x264enc before its first
 # output: with x264enc's default preset (a delay of more than 40 frames)
 # and this clip's first cut at 40, X264ENC_OPTIONS="" reproduces it, and

@@ -539,11 +539,11 @@ GST_START_TEST (test_motion_finished_at_flush)
 GST_END_TEST;
 
 /* x264enc behind the element, end to end (docs/encoder-hints.md, "Known
- * problem: GStreamer before 1.24.13 and x264enc").  90 I420 frames of three
+ * problem: GStreamer before 1.26.1 and x264enc").  90 I420 frames of three
  * panned scenes with cuts at 30 and 55; the element forces a key unit at
  * each, and the H.264 stream's key frames are listed.
  *
- * GstVideoEncoder before 1.24.13 (1.26.1 in 1.26) matched a request with
+ * GstVideoEncoder before 1.26.1 matched a request with
  * the frame's time in its output segment, which it learns only when the
  * encoder gives out its first frame; x264enc delays its timestamps by 1000
  * hours (gst_video_encoder_set_min_pts), so a request taken before then is
@@ -671,8 +671,9 @@ x264_key_frames (const gchar * options)
 }
 
 /* Whether GstVideoEncoder has the fix: the version of plugins-base (the
- * plugin that carries videotestsrc) at least 1.24.13 in 1.24, 1.26.1 in
- * 1.26, or 1.27.1.  FALSE when it cannot tell. */
+ * plugin that carries videotestsrc) at least 1.26.1, the first release
+ * whose notes list it.  FALSE when it cannot tell (a 1.24 bug-fix release
+ * may carry it too; it is then held to the weaker check). */
 static gboolean
 video_encoder_has_key_unit_fix (void)
 {
@@ -685,7 +686,7 @@ video_encoder_has_key_unit_fix (void)
   if (plugin && sscanf (gst_plugin_get_version (plugin), "%u.%u.%u", &major,
           &minor, &micro) == 3)
     fixed = major > 1 || (major == 1 && (minor > 26
-            || (minor == 26 && micro >= 1) || (minor == 24 && micro >= 13)));
+            || (minor == 26 && micro >= 1)));
   g_clear_object (&plugin);
   g_clear_object (&f);
   return fixed;
