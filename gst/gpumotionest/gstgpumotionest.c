@@ -1935,7 +1935,8 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           "Stereo video (multiview-mode side-by-side, top-bottom or "
           "frame-by-frame): how far across, in pixels, a block of the second "
           "view is searched for in the first view at the same instant, as "
-          "MIN,MAX (docs/stereo.md)", GST_MOTION_VIEWS_DEFAULT_DISPARITY, rw));
+          "MIN,MAX, or N for 0 to N (32: 0,32; -32: -32,0) (docs/stereo.md)",
+          GST_MOTION_VIEWS_DEFAULT_DISPARITY, rw));
   g_object_class_install_property (gobject_class, PROP_DISPARITY_VERTICAL,
       g_param_spec_uint ("disparity-vertical", "Disparity vertical range",
           "Stereo video: how far up and down, in pixels, the disparity "
