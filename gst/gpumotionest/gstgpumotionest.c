@@ -63,6 +63,7 @@ enum
   PROP_REFERENCES,
   PROP_DISPARITY_RANGE,
   PROP_DISPARITY_VERTICAL,
+  PROP_CUDA_LAUNCH,
   /* gstmotionhints.h's GST_MOTION_HINTS_N_PROPS from here on: keep last */
   PROP_HINTS,
 };
@@ -81,6 +82,7 @@ enum
 #define DEFAULT_SUMMARY FALSE
 #define DEFAULT_IN_FLIGHT 0
 #define DEFAULT_THREADS 0
+#define DEFAULT_CUDA_LAUNCH ME_CUDA_LAUNCH_AUTO
 #define MAX_IN_FLIGHT 64      /* 4 on each of 16 GPUs (cuda-multi) */
 
 struct _GstGpuMotionEst
@@ -92,6 +94,7 @@ struct _GstGpuMotionEst
   gint device_id;
   gchar *devices;               /* "all" or a list, for cuda-multi */
   guint threads;
+  MECudaLaunch cuda_launch;
   guint search_range;
   GstMotionVectorPartitionFlags partitions;
   GstMotionVectorMethod method;
@@ -211,6 +214,30 @@ gst_gpu_motion_est_backend_get_type (void)
     g_once_init_leave (&type,
         g_enum_register_static ("GstGpuMotionEstBackend", values));
   }
+  return type;
+}
+
+/* Whose launches search a CUDA session's frames (me_backend.h,
+ * docs/scaling.md "Batched launches"). */
+#define GST_TYPE_GPU_MOTION_EST_CUDA_LAUNCH \
+    (gst_gpu_motion_est_cuda_launch_get_type ())
+static GType
+gst_gpu_motion_est_cuda_launch_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {ME_CUDA_LAUNCH_AUTO, "Its own, except frames from system memory while "
+          "more than 32 instances share the CUDA context: the shared "
+          "launcher", "auto"},
+    {ME_CUDA_LAUNCH_SHARED, "The CUDA context's shared launcher, which "
+          "searches the frames of many instances in one launch", "shared"},
+    {ME_CUDA_LAUNCH_OWN, "Its own launches always", "own"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstGpuMotionEstCudaLaunch", values));
   return type;
 }
 
@@ -470,6 +497,7 @@ open_backend (GstGpuMotionEst * self, GstBuffer * first)
   choice = self->backend_choice;
   options.device = self->device_id;
   options.threads = self->threads;
+  options.cuda_launch = self->cuda_launch;
   if (!parse_devices (self->devices, options.devices, &options.n_devices,
           &error)) {
     GST_OBJECT_UNLOCK (self);
@@ -1703,6 +1731,11 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
         self->backend_dirty = TRUE;
       self->threads = g_value_get_uint (value);
       break;
+    case PROP_CUDA_LAUNCH:
+      if (self->cuda_launch != (MECudaLaunch) g_value_get_enum (value))
+        self->backend_dirty = TRUE;
+      self->cuda_launch = g_value_get_enum (value);
+      break;
     case PROP_REFERENCES:{
       g_autoptr (GError) err = NULL;
       const gchar *str = g_value_get_string (value);
@@ -1796,6 +1829,9 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
       break;
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
+      break;
+    case PROP_CUDA_LAUNCH:
+      g_value_set_enum (value, self->cuda_launch);
       break;
     case PROP_REFERENCES:
       g_value_set_string (value, self->references);
@@ -1923,6 +1959,12 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       g_param_spec_uint ("threads", "Threads",
           "CPU threads the search may use, 0 for one per core (takes effect "
           "at the next frame)", 0, 256, DEFAULT_THREADS, rw));
+  g_object_class_install_property (gobject_class, PROP_CUDA_LAUNCH,
+      g_param_spec_enum ("cuda-launch", "CUDA launches",
+          "CUDA backends: whose kernel launches search the frames, when many "
+          "instances share a CUDA context; the vectors are the same either "
+          "way (takes effect at the next frame; docs/scaling.md)",
+          GST_TYPE_GPU_MOTION_EST_CUDA_LAUNCH, DEFAULT_CUDA_LAUNCH, rw));
   g_object_class_install_property (gobject_class, PROP_REFERENCES,
       g_param_spec_string ("references", "References",
           "The pictures each frame is searched against, as signed frame "
@@ -1971,6 +2013,7 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       GST_DEBUG_FUNCPTR (gst_gpu_motion_est_generate_output);
 
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_MOTION_EST_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_MOTION_EST_CUDA_LAUNCH, 0);
 }
 
 static void
@@ -1990,6 +2033,7 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->in_flight = DEFAULT_IN_FLIGHT;
   self->summary = DEFAULT_SUMMARY;
   self->threads = DEFAULT_THREADS;
+  self->cuda_launch = DEFAULT_CUDA_LAUNCH;
   gst_motion_hints_settings_init (&self->hint_settings);
   gst_motion_hints_reset (&self->hints);
   self->hints.key_units = 0;

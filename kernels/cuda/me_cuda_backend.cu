@@ -455,13 +455,12 @@ cuda_open (const MEBackendOptions *options, GError **error)
     g_atomic_int_inc (&sessions_on_device[s->device]);
     s->counted = TRUE;
   }
-  /* Which frames go to the context's shared launcher: by default those
-   * from host memory once more than BATCH_HOST_SESSIONS sessions share it
-   * (batches()); GPUMOTIONEST_CUDA_BATCH=1 sends every frame of two
-   * sessions or more, =0 none. */
-  s->batch_device_frames =
-      g_strcmp0 (g_getenv ("GPUMOTIONEST_CUDA_BATCH"), "1") == 0;
-  if (g_strcmp0 (g_getenv ("GPUMOTIONEST_CUDA_BATCH"), "0") != 0)
+  /* Which frames go to the context's shared launcher (batches()),
+   * options->cuda_launch: by default those from host memory once more
+   * than BATCH_HOST_SESSIONS sessions share it; SHARED every frame of two
+   * sessions or more; OWN none (the session does not join it). */
+  s->batch_device_frames = options->cuda_launch == ME_CUDA_LAUNCH_SHARED;
+  if (options->cuda_launch != ME_CUDA_LAUNCH_OWN)
     s->launcher = me_cuda_launcher_acquire (s->device);
   return s;
 
