@@ -1039,13 +1039,20 @@ batches (const MESession *s, const MESearchParams *params,
 
 /* After the launch that searched the slot's frame: the rest of it on the
  * slot's own stream, then the event collect waits on (recorded whatever
- * failed, so that collect never waits for nothing). */
+ * failed, so that collect never waits for nothing).  The slot's stream
+ * waits for the launch whenever its event was recorded, failed or not:
+ * a launch that failed after its key reset still writes the slot's keys,
+ * and collect's wait on the slot must cover that. */
 static cudaError_t
 slot_tail (Slot *sl)
 {
   cudaError_t e = sl->item.error;
-  if (e == cudaSuccess)
-    e = cudaStreamWaitEvent (sl->stream, sl->batch_searched, 0);
+  if (sl->item.recorded) {
+    const cudaError_t w =
+        cudaStreamWaitEvent (sl->stream, sl->batch_searched, 0);
+    if (e == cudaSuccess)
+      e = w;
+  }
   if (e == cudaSuccess &&
       !enqueue_after_search (sl->session, sl, &sl->geometry, &sl->params,
           sl->f, sl->r, sl->ncells, 0, sl->frame_depth, sl->item.setting.finish,
