@@ -368,6 +368,12 @@ me_backend_open (const MEBackendOps * ops, const MEBackendOptions * options,
     me_backend_options_init (&defaults);
     options = &defaults;
   }
+  if ((guint) options->cuda_launch > ME_CUDA_LAUNCH_OWN) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
+        "cuda_launch %d is none of auto, shared, own",
+        (int) options->cuda_launch);
+    return NULL;
+  }
   if (!enter_or_fail (options, error))
     return NULL;
   session = ops->open (options, error);

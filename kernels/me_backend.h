@@ -170,6 +170,22 @@ typedef struct {
 
 typedef void (*MEStatsFunc) (const MEFrameStats * stats, gpointer user_data);
 
+/* Which launches search a CUDA session's full searches
+ * (MEBackendOptions.cuda_launch; docs/scaling.md, "Batched launches").
+ * The fields are the same bytes whichever: only the pace of many streams
+ * sharing a CUDA context changes. */
+typedef enum {
+  /* its own, except frames from host memory while more than 32 sessions
+   * share its context: those go to the context's shared launcher, the
+   * only way measured to keep every stream going there */
+  ME_CUDA_LAUNCH_AUTO = 0,
+  /* the context's shared launcher, for every full search of submit()
+   * while another session uses it (a session alone launches its own) */
+  ME_CUDA_LAUNCH_SHARED,
+  /* its own always; the session does not join the launcher */
+  ME_CUDA_LAUNCH_OWN,
+} MECudaLaunch;
+
 /* How to open a backend.  me_backend_options_init() gives the defaults;
  * a backend reads what applies to it and ignores the rest. */
 typedef struct {
@@ -201,6 +217,8 @@ typedef struct {
    * n_devices 0: every device there is. */
   int devices[ME_MAX_DEVICES];
   unsigned n_devices;
+  /* CUDA backends: whose launches search the frames (MECudaLaunch). */
+  MECudaLaunch cuda_launch;
 } MEBackendOptions;
 
 void me_backend_options_init (MEBackendOptions * options);

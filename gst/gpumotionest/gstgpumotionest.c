@@ -63,6 +63,7 @@ enum
   PROP_REFERENCES,
   PROP_DISPARITY_RANGE,
   PROP_DISPARITY_VERTICAL,
+  PROP_CUDA_LAUNCH,
   /* gstmotionhints.h's GST_MOTION_HINTS_N_PROPS from here on: keep last */
   PROP_HINTS,
 };
@@ -81,6 +82,7 @@ enum
 #define DEFAULT_SUMMARY FALSE
 #define DEFAULT_IN_FLIGHT 0
 #define DEFAULT_THREADS 0
+#define DEFAULT_CUDA_LAUNCH ME_CUDA_LAUNCH_AUTO
 #define MAX_IN_FLIGHT 64      /* 4 on each of 16 GPUs (cuda-multi) */
 
 struct _GstGpuMotionEst
@@ -92,6 +94,7 @@ struct _GstGpuMotionEst
   gint device_id;
   gchar *devices;               /* "all" or a list, for cuda-multi */
   guint threads;
+  MECudaLaunch cuda_launch;
   guint search_range;
   GstMotionVectorPartitionFlags partitions;
   GstMotionVectorMethod method;
@@ -211,6 +214,30 @@ gst_gpu_motion_est_backend_get_type (void)
     g_once_init_leave (&type,
         g_enum_register_static ("GstGpuMotionEstBackend", values));
   }
+  return type;
+}
+
+/* Whose launches search a CUDA session's frames (me_backend.h,
+ * docs/scaling.md "Batched launches"). */
+#define GST_TYPE_GPU_MOTION_EST_CUDA_LAUNCH \
+    (gst_gpu_motion_est_cuda_launch_get_type ())
+static GType
+gst_gpu_motion_est_cuda_launch_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {ME_CUDA_LAUNCH_AUTO, "Its own, except frames from system memory while "
+          "more than 32 instances share the CUDA context: the shared "
+          "launcher", "auto"},
+    {ME_CUDA_LAUNCH_SHARED, "The CUDA context's shared launcher, which "
+          "searches the frames of many instances in one launch", "shared"},
+    {ME_CUDA_LAUNCH_OWN, "Its own launches always", "own"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type))
+    g_once_init_leave (&type,
+        g_enum_register_static ("GstGpuMotionEstCudaLaunch", values));
   return type;
 }
 
@@ -470,6 +497,7 @@ open_backend (GstGpuMotionEst * self, GstBuffer * first)
   choice = self->backend_choice;
   options.device = self->device_id;
   options.threads = self->threads;
+  options.cuda_launch = self->cuda_launch;
   if (!parse_devices (self->devices, options.devices, &options.n_devices,
           &error)) {
     GST_OBJECT_UNLOCK (self);
@@ -1008,53 +1036,72 @@ submit_views (GstGpuMotionEst * self, GstMotionEstJob * job,
   return ret;
 }
 
-static GstFlowReturn
-gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
-    gboolean is_discont, GstBuffer * input)
-{
-  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
-  g_autoptr (GError) error = NULL;
-  GstMotionEstJob *job;
-  MESearchParams params;
-  GstMotionRefs refs;
-  g_autofree gchar *refs_error = NULL;
-  MESearchParams disparity;
-  g_autofree gchar *disparity_error = NULL;
-  gboolean reopen, redepth;
-  guint in_flight;
-  GstFlowReturn ret;
+/* ---- one input buffer, stage by stage ----------------------------------- */
 
-  /* The default implementation renegotiates when downstream asks and
-   * applies QoS, then leaves the buffer in queued_buf.  Its is_discont is
-   * not ours to follow: it stays TRUE until a buffer has left, which with
-   * frames in flight is several frames after the start or a flush.  Only
-   * the buffer's own DISCONT flag (and a flush, a caps change) drops the
-   * reference.  Nor may it see that flag (the strip_discont probe). */
+/* What a frame is searched with: the properties as they were when it
+ * arrived, read once under the object lock, and what must happen to the
+ * backend before it is searched. */
+typedef struct {
+  MESearchParams params;
+  MESearchParams disparity;     /* stereo: the search across the views */
+  GstMotionRefs refs;
+  gchar *refs_error;            /* why the references could not be read */
+  gchar *disparity_error;       /* why the disparity range could not be */
+  gboolean reopen;              /* open the backend (again) first */
+  gboolean redepth;             /* set the depth again first */
+  guint in_flight;
+} FrameSettings;
+
+static void
+frame_settings_clear (FrameSettings * fs)
+{
+  g_clear_pointer (&fs->refs_error, g_free);
+  g_clear_pointer (&fs->disparity_error, g_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (FrameSettings, frame_settings_clear);
+
+/* The buffer as the element takes it: through the base class (which
+ * renegotiates when downstream asks and applies QoS), without the
+ * motion-vector metas it came with, marked to leave DISCONT when it
+ * follows a discontinuity or a dropped buffer.  NULL, with *ret saying
+ * why, when there is nothing to search: QoS dropped it, or no caps came
+ * before it.  *discont: the reference goes before this frame. */
+static GstBuffer *
+accept_input (GstGpuMotionEst * self, gboolean is_discont, GstBuffer * input,
+    gboolean * discont, GstFlowReturn * ret)
+{
+  GstBaseTransform *trans = GST_BASE_TRANSFORM (self);
+  /* The base class's is_discont is not ours to follow: it stays TRUE
+   * until a buffer has left, which with frames in flight is several
+   * frames after the start or a flush.  Only the buffer's own DISCONT
+   * flag (and a flush, a caps change) drops the reference.  Nor may the
+   * base class see that flag (the strip_discont probe). */
   const gboolean own_discont =
       gst_mini_object_steal_qdata (GST_MINI_OBJECT (input), discont_quark)
       != NULL;
-  gboolean discont;
 
-  ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
+  /* The default implementation leaves the buffer in queued_buf. */
+  *ret = GST_BASE_TRANSFORM_CLASS (parent_class)->submit_input_buffer (trans,
       is_discont, input);
   input = trans->queued_buf;
   trans->queued_buf = NULL;
-  if (ret != GST_FLOW_OK || !input) {
+  if (*ret != GST_FLOW_OK || !input) {
     /* QoS dropped it (GST_BASE_TRANSFORM_FLOW_DROPPED): the next buffer
      * follows a gap, and a discontinuity the dropped one carried is the
      * next one's too */
-    if (ret == GST_FLOW_OK || ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
+    if (*ret == GST_FLOW_OK || *ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
       self->gap_dropped = TRUE;
       self->discont_dropped |= own_discont;
     }
     gst_clear_buffer (&input);
-    return ret;
+    return NULL;
   }
   input = drop_field_metas (input);
-  discont = own_discont || self->discont_dropped;
+  *discont = own_discont || self->discont_dropped;
   /* This buffer leaves DISCONT after a discontinuity or a dropped buffer;
-   * only a discontinuity drops the reference (below). */
-  if (discont || self->gap_dropped) {
+   * only a discontinuity drops the reference (ready_backend()). */
+  if (*discont || self->gap_dropped) {
     input = gst_buffer_make_writable (input);
     gst_mini_object_set_qdata (GST_MINI_OBJECT (input), discont_quark,
         GINT_TO_POINTER (1), NULL);
@@ -1065,52 +1112,89 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
     gst_buffer_unref (input);
     GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
         ("buffer received before caps"));
-    return GST_FLOW_NOT_NEGOTIATED;
+    *ret = GST_FLOW_NOT_NEGOTIATED;
+    return NULL;
   }
+  return input;
+}
 
-  me_search_params_init (&params);
+/* The settings `input` is searched with, read under the object lock, and
+ * whether the backend is to be reopened (a setting that needs another
+ * session, or frames in another CUDA context) or its depth set again. */
+static void
+read_settings (GstGpuMotionEst * self, GstBuffer * input, FrameSettings * fs)
+{
+  me_search_params_init (&fs->params);
   GST_OBJECT_LOCK (self);
-  params.search_range = self->search_range;
-  params.partitions = self->partitions;
-  params.method = self->method;
-  params.refine = self->subpel;
-  params.metric = self->metric;
-  params.lambda = self->lambda;
-  refs = self->refs;
-  refs_error = g_strdup (self->refs_error);
-  disparity = params;
-  gst_motion_views_disparity_params (&disparity, self->disparity_min,
+  fs->params.search_range = self->search_range;
+  fs->params.partitions = self->partitions;
+  fs->params.method = self->method;
+  fs->params.refine = self->subpel;
+  fs->params.metric = self->metric;
+  fs->params.lambda = self->lambda;
+  fs->refs = self->refs;
+  fs->refs_error = g_strdup (self->refs_error);
+  fs->disparity = fs->params;
+  gst_motion_views_disparity_params (&fs->disparity, self->disparity_min,
       self->disparity_max, self->disparity_vertical);
-  disparity_error = g_strdup (self->disparity_error);
-  reopen = self->backend_dirty || !self->backend
-      || (self->backend_choice == 0 && auto_choice_stale (self, &params));
+  fs->disparity_error = g_strdup (self->disparity_error);
+  fs->reopen = self->backend_dirty || !self->backend
+      || (self->backend_choice == 0
+      && auto_choice_stale (self, &fs->params));
   /* Frames in CUDA memory of another context (an application's, a
    * decoder that shared none): the session moves to theirs, so that the
    * kernels read them where they are.  As at a caps change, the next frame
    * has no reference. */
-  if (!reopen && gst_motion_est_cuda_should_follow (input,
+  if (!fs->reopen && gst_motion_est_cuda_should_follow (input,
           self->session_cuda_context, self->device_id)) {
     GST_INFO_OBJECT (self, "frames in another CUDA context: following them");
-    reopen = TRUE;
+    fs->reopen = TRUE;
   }
-  in_flight = self->in_flight;
-  redepth = self->depth_dirty && !reopen;
+  fs->in_flight = self->in_flight;
+  fs->redepth = self->depth_dirty && !fs->reopen;
   self->depth_dirty = FALSE;
   GST_OBJECT_UNLOCK (self);
-  if (!refs_error && self->views.layout != GST_MOTION_VIEWS_MONO) {
+}
+
+/* Whether the references (and, in a stereo stream, the disparity range)
+ * can be searched; if not, posts the error. */
+static gboolean
+check_settings (GstGpuMotionEst * self, FrameSettings * fs)
+{
+  if (!fs->refs_error && self->views.layout != GST_MOTION_VIEWS_MONO) {
     g_autoptr (GError) err = NULL;
 
-    if (!gst_motion_views_check_refs (&refs, &err))
-      refs_error = g_strdup (err->message);
-    else if (disparity_error)
-      goto invalid_disparity;
+    if (!gst_motion_views_check_refs (&fs->refs, &err)) {
+      fs->refs_error = g_strdup (err->message);
+    } else if (fs->disparity_error) {
+      GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS,
+          ("Invalid disparity range: %s", fs->disparity_error), (NULL));
+      return FALSE;
+    }
   }
-  if (refs_error)
-    goto invalid_references;
+  if (fs->refs_error) {
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid references: %s",
+            fs->refs_error), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+/* The backend ready for the frame: the depth it is to have, the session
+ * the settings need (reopened), the reference dropped at a
+ * discontinuity, the window started over for a new list of references.
+ * What is in flight is finished first wherever it would be lost. */
+static GstFlowReturn
+ready_backend (GstGpuMotionEst * self, const FrameSettings * fs,
+    GstBuffer * input, gboolean discont)
+{
+  GstFlowReturn ret;
+  gboolean redepth = fs->redepth;
+
   /* the backend's own depth depends on the search and on the sessions
    * sharing its device */
-  if (!reopen && !redepth && !in_flight)
-    redepth = wanted_depth (self, 0, &params) != self->depth;
+  if (!fs->reopen && !redepth && !fs->in_flight)
+    redepth = wanted_depth (self, 0, &fs->params) != self->depth;
 
   /* A new depth keeps the reference: finish what is in flight first. */
   if (redepth) {
@@ -1120,28 +1204,26 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
       GST_OBJECT_LOCK (self);
       self->depth_dirty = TRUE;
       GST_OBJECT_UNLOCK (self);
-      goto drop;
+      return ret;
     }
-    apply_depth (self, in_flight, &params);
+    apply_depth (self, fs->in_flight, &fs->params);
   }
 
   /* Frames already in flight were searched against their own references;
    * finish them and send them on before the reference is dropped or the
    * backend replaced, so that a failing reopen loses none of them. */
-  if (reopen) {
+  if (fs->reopen) {
     GST_DEBUG_OBJECT (self, "backend settings changed, reopening");
     ret = drain (self);
     if (ret != GST_FLOW_OK)
-      goto drop;
+      return ret;
     close_session (self);
-    if (!open_backend (self, input)) {
-      ret = GST_FLOW_ERROR;
-      goto drop;
-    }
+    if (!open_backend (self, input))
+      return GST_FLOW_ERROR;
   } else if (discont) {
     ret = finish_window (self);
     if (ret != GST_FLOW_OK)
-      goto drop;
+      return ret;
     GST_DEBUG_OBJECT (self, "discontinuity: dropping the reference");
     me_backend_reset (self->backend);
     self->prev_pts = GST_CLOCK_TIME_NONE;
@@ -1150,68 +1232,92 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
 
   /* A new list of references: the frames held are searched against the
    * old one, and the new one starts without frames. */
-  if (!gst_motion_refs_equal (&refs, &self->window.refs)) {
+  if (!gst_motion_refs_equal (&fs->refs, &self->window.refs)) {
     ret = finish_window (self);
     if (ret != GST_FLOW_OK)
-      goto drop;
+      return ret;
     GST_DEBUG_OBJECT (self, "new references: starting over");
     me_backend_reset (self->backend);
     self->prev_pts = GST_CLOCK_TIME_NONE;
-    gst_motion_ref_window_reset (&self->window, &refs);
+    gst_motion_ref_window_reset (&self->window, &fs->refs);
   }
+  return GST_FLOW_OK;
+}
 
-  /* A gap buffer is filler, whatever it holds (no picture at all, or a
-   * black frame from a source without signal): it goes through as it is,
-   * in its place, unsearched, and the reference stays for the next real
-   * frame. */
-  if (GST_BUFFER_FLAG_IS_SET (input, GST_BUFFER_FLAG_GAP)) {
-    GST_DEBUG_OBJECT (self, "gap buffer %" GST_PTR_FORMAT ": not searched",
-        input);
-    if (!queue_behind_frames (self, GST_MINI_OBJECT (input)))
-      g_queue_push_tail (&self->ready, input);
-    return GST_FLOW_OK;
-  }
+/* A gap buffer is filler, whatever it holds (no picture at all, or a
+ * black frame from a source without signal): it goes through as it is,
+ * in its place, unsearched, and the reference stays for the next real
+ * frame. */
+static GstFlowReturn
+pass_gap (GstGpuMotionEst * self, GstBuffer * input)
+{
+  GST_DEBUG_OBJECT (self, "gap buffer %" GST_PTR_FORMAT ": not searched",
+      input);
+  if (!queue_behind_frames (self, GST_MINI_OBJECT (input)))
+    g_queue_push_tail (&self->ready, input);
+  return GST_FLOW_OK;
+}
+
+/* The frame as a job (gstmotionestjob.h): its luma mapped, the cells of
+ * its fields laid out, one field per reference, and in a stereo stream
+ * per view plus the disparity (*fbf_view: the view of a frame-by-frame
+ * buffer, -1 for a frame of both or a mono one).  NULL, with the error
+ * posted and the buffer gone, for a buffer that cannot be mapped. */
+static GstMotionEstJob *
+wrap_frame (GstGpuMotionEst * self, GstBuffer * input,
+    const FrameSettings * fs, gint * fbf_view)
+{
+  g_autoptr (GError) error = NULL;
+  GstMapFlags device_map;
+  GstMotionEstJob *job;
 
   /* The meta is added in place: the job holds the only reference. */
   input = gst_buffer_make_writable (input);
+  device_map = gst_motion_est_cuda_map_flags (input,
+      self->session_cuda_context);
+  *fbf_view = -1;
   /* Stereo: each view's fields, and its disparity (gstmotionviews.h). */
   if (self->views.layout != GST_MOTION_VIEWS_MONO) {
-    const gint fbf_view =
-        self->views.layout != GST_MOTION_VIEWS_FRAME_BY_FRAME ? -1
-        : GST_BUFFER_FLAG_IS_SET (input,
-        GST_VIDEO_BUFFER_FLAG_FIRST_IN_BUNDLE) ? 0 : 1;
     gint dist[GST_MOTION_EST_MAX_FIELDS];
     guint8 view[GST_MOTION_EST_MAX_FIELDS];
     gboolean inter[GST_MOTION_EST_MAX_FIELDS];
-    const guint n = gst_motion_views_fields (&refs, fbf_view, dist, view,
-        inter);
+    guint n;
 
-    job = gst_motion_est_job_new (input, &self->info, &params, dist, n,
-        self->views.width, self->views.height, self->cells,
-        gst_motion_est_cuda_map_flags (input, self->session_cuda_context),
+    if (self->views.layout == GST_MOTION_VIEWS_FRAME_BY_FRAME)
+      *fbf_view = GST_BUFFER_FLAG_IS_SET (input,
+          GST_VIDEO_BUFFER_FLAG_FIRST_IN_BUNDLE) ? 0 : 1;
+    n = gst_motion_views_fields (&fs->refs, *fbf_view, dist, view, inter);
+    job = gst_motion_est_job_new (input, &self->info, &fs->params, dist, n,
+        self->views.width, self->views.height, self->cells, device_map,
         &error);
-    if (!job)
-      goto invalid_buffer;
-    memcpy (job->field_view, view, n);
-    memcpy (job->inter_view, inter, n * sizeof (gboolean));
-    return submit_views (self, job, &disparity, fbf_view);
+    if (job) {
+      memcpy (job->field_view, view, n);
+      memcpy (job->inter_view, inter, n * sizeof (gboolean));
+    }
+  } else {
+    job = gst_motion_est_job_new (input, &self->info, &fs->params,
+        fs->refs.dist, fs->refs.n, 0, 0, self->cells, device_map, &error);
   }
-
-  job = gst_motion_est_job_new (input, &self->info, &params, refs.dist,
-      refs.n, 0, 0, self->cells, gst_motion_est_cuda_map_flags (input,
-          self->session_cuda_context), &error);
-  if (!job)
-    goto invalid_buffer;
-
-  /* Other references than the previous frame: through the window. */
-  if (!gst_motion_refs_previous_only (&refs)) {
-    gst_motion_ref_window_add (&self->window, job);
-    return submit_window (self, job);
+  if (!job) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid video buffer: %s",
+            error->message), ("buffer %" GST_PTR_FORMAT, input));
+    gst_buffer_unref (input);
   }
+  return job;
+}
+
+/* The usual case, the previous frame the only reference: the job goes to
+ * the backend's submit(), with the previous frame's timestamp as its
+ * reference's; the oldest job is collected first while the queue is
+ * full, and again once this one fills it. */
+static GstFlowReturn
+submit_previous (GstGpuMotionEst * self, GstMotionEstJob * job)
+{
+  g_autoptr (GError) error = NULL;
 
   /* The queue never holds more than depth frames. */
   while (g_queue_get_length (&self->pending) >= self->depth) {
-    ret = collect_one (self);
+    GstFlowReturn ret = collect_one (self);
     if (ret != GST_FLOW_OK) {
       gst_motion_est_job_free (job);
       return ret;
@@ -1220,41 +1326,74 @@ gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
 
   job->ref_pts[0] = self->prev_pts;
   if (!me_backend_submit (self->backend, &job->luma, &job->params,
-          &job->fields[0], &error))
-    goto submit_failed;
+          &job->fields[0], &error)) {
+    GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
+        ("Motion search failed on the %s backend: %s",
+            me_backend_name (self->backend), error->message), (NULL));
+    gst_motion_est_job_free (job);
+    abandon_in_flight (self);
+    return GST_FLOW_ERROR;
+  }
   self->prev_pts = GST_BUFFER_PTS (job->buffer);
   g_queue_push_tail (&self->pending, job);
 
   if (g_queue_get_length (&self->pending) >= self->depth)
     return collect_one (self);
   return GST_FLOW_OK;
+}
 
-  /* ERRORS */
-drop:
-  gst_buffer_unref (input);
-  return ret;
-invalid_references:
-  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid references: %s",
-          refs_error), (NULL));
-  gst_buffer_unref (input);
-  return GST_FLOW_ERROR;
-invalid_disparity:
-  GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, ("Invalid disparity range: %s",
-          disparity_error), (NULL));
-  gst_buffer_unref (input);
-  return GST_FLOW_ERROR;
-invalid_buffer:
-  GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid video buffer: %s",
-          error->message), ("buffer %" GST_PTR_FORMAT, input));
-  gst_buffer_unref (input);
-  return GST_FLOW_ERROR;
-submit_failed:
-  GST_ELEMENT_ERROR (self, LIBRARY, FAILED,
-      ("Motion search failed on the %s backend: %s",
-          me_backend_name (self->backend), error->message), (NULL));
-  gst_motion_est_job_free (job);
-  abandon_in_flight (self);
-  return GST_FLOW_ERROR;
+/* The job to the backend by the path its references take: a stereo
+ * stream's views, other references than the previous frame through the
+ * window, else the previous frame alone. */
+static GstFlowReturn
+submit_job (GstGpuMotionEst * self, GstMotionEstJob * job,
+    const FrameSettings * fs, gint fbf_view)
+{
+  if (self->views.layout != GST_MOTION_VIEWS_MONO)
+    return submit_views (self, job, &fs->disparity, fbf_view);
+  if (!gst_motion_refs_previous_only (&fs->refs)) {
+    gst_motion_ref_window_add (&self->window, job);
+    return submit_window (self, job);
+  }
+  return submit_previous (self, job);
+}
+
+/* A buffer in, in the stages of docs/architecture.md: accepted, the
+ * settings read and checked, the backend made ready for them, the frame
+ * wrapped in a job (or a gap buffer passed on), the job submitted. */
+static GstFlowReturn
+gst_gpu_motion_est_submit_input_buffer (GstBaseTransform * trans,
+    gboolean is_discont, GstBuffer * input)
+{
+  GstGpuMotionEst *self = GST_GPU_MOTION_EST (trans);
+  g_auto (FrameSettings) fs = { 0, };
+  GstMotionEstJob *job;
+  GstFlowReturn ret;
+  gboolean discont = FALSE;
+  gint fbf_view;
+
+  input = accept_input (self, is_discont, input, &discont, &ret);
+  if (!input)
+    return ret;
+
+  read_settings (self, input, &fs);
+  if (!check_settings (self, &fs)) {
+    gst_buffer_unref (input);
+    return GST_FLOW_ERROR;
+  }
+  ret = ready_backend (self, &fs, input, discont);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref (input);
+    return ret;
+  }
+
+  if (GST_BUFFER_FLAG_IS_SET (input, GST_BUFFER_FLAG_GAP))
+    return pass_gap (self, input);
+
+  job = wrap_frame (self, input, &fs, &fbf_view);
+  if (!job)
+    return GST_FLOW_ERROR;
+  return submit_job (self, job, &fs, fbf_view);
 }
 
 /* Hands the base class the next finished buffer; events that waited for
@@ -1703,6 +1842,11 @@ gst_gpu_motion_est_set_property (GObject * object, guint prop_id,
         self->backend_dirty = TRUE;
       self->threads = g_value_get_uint (value);
       break;
+    case PROP_CUDA_LAUNCH:
+      if (self->cuda_launch != (MECudaLaunch) g_value_get_enum (value))
+        self->backend_dirty = TRUE;
+      self->cuda_launch = g_value_get_enum (value);
+      break;
     case PROP_REFERENCES:{
       g_autoptr (GError) err = NULL;
       const gchar *str = g_value_get_string (value);
@@ -1796,6 +1940,9 @@ gst_gpu_motion_est_get_property (GObject * object, guint prop_id,
       break;
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
+      break;
+    case PROP_CUDA_LAUNCH:
+      g_value_set_enum (value, self->cuda_launch);
       break;
     case PROP_REFERENCES:
       g_value_set_string (value, self->references);
@@ -1923,6 +2070,12 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       g_param_spec_uint ("threads", "Threads",
           "CPU threads the search may use, 0 for one per core (takes effect "
           "at the next frame)", 0, 256, DEFAULT_THREADS, rw));
+  g_object_class_install_property (gobject_class, PROP_CUDA_LAUNCH,
+      g_param_spec_enum ("cuda-launch", "CUDA launches",
+          "CUDA backends: whose kernel launches search the frames, when many "
+          "instances share a CUDA context; the vectors are the same either "
+          "way (takes effect at the next frame; docs/scaling.md)",
+          GST_TYPE_GPU_MOTION_EST_CUDA_LAUNCH, DEFAULT_CUDA_LAUNCH, rw));
   g_object_class_install_property (gobject_class, PROP_REFERENCES,
       g_param_spec_string ("references", "References",
           "The pictures each frame is searched against, as signed frame "
@@ -1935,7 +2088,8 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
           "Stereo video (multiview-mode side-by-side, top-bottom or "
           "frame-by-frame): how far across, in pixels, a block of the second "
           "view is searched for in the first view at the same instant, as "
-          "MIN,MAX (docs/stereo.md)", GST_MOTION_VIEWS_DEFAULT_DISPARITY, rw));
+          "MIN,MAX, or N for 0 to N (32: 0,32; -32: -32,0) (docs/stereo.md)",
+          GST_MOTION_VIEWS_DEFAULT_DISPARITY, rw));
   g_object_class_install_property (gobject_class, PROP_DISPARITY_VERTICAL,
       g_param_spec_uint ("disparity-vertical", "Disparity vertical range",
           "Stereo video: how far up and down, in pixels, the disparity "
@@ -1970,6 +2124,7 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       GST_DEBUG_FUNCPTR (gst_gpu_motion_est_generate_output);
 
   gst_type_mark_as_plugin_api (GST_TYPE_GPU_MOTION_EST_BACKEND, 0);
+  gst_type_mark_as_plugin_api (GST_TYPE_GPU_MOTION_EST_CUDA_LAUNCH, 0);
 }
 
 static void
@@ -1989,6 +2144,7 @@ gst_gpu_motion_est_init (GstGpuMotionEst * self)
   self->in_flight = DEFAULT_IN_FLIGHT;
   self->summary = DEFAULT_SUMMARY;
   self->threads = DEFAULT_THREADS;
+  self->cuda_launch = DEFAULT_CUDA_LAUNCH;
   gst_motion_hints_settings_init (&self->hint_settings);
   gst_motion_hints_reset (&self->hints);
   self->hints.key_units = 0;

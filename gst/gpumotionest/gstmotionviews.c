@@ -64,20 +64,29 @@ gst_motion_views_parse_disparity (const gchar * str, gint * min, gint * max,
   gint64 a, b;
 
   a = g_ascii_strtoll (str ? str : "", &end, 10);
-  if (!str || end == str || *end != ',')
+  if (!str || end == str || (*end && *end != ','))
     goto syntax;
-  str = end + 1;
-  b = g_ascii_strtoll (str, &end, 10);
-  if (end == str || *end)
-    goto syntax;
+  if (!*end) {
+    /* one number N: the range between 0 and N, whichever side N is on
+     * (a left-first rig's 0,N; a right-first rig's N,0) */
+    b = MAX (a, 0);
+    a = MIN (a, 0);
+  } else {
+    const gchar *second = end + 1;
+
+    b = g_ascii_strtoll (second, &end, 10);
+    if (end == second || *end)
+      goto syntax;
+  }
   if (a > b) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "disparity range %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
         ": the smallest first", a, b);
     return FALSE;
   }
-  if (b - a > 2 * ME_MAX_FULL_RANGE || a < -ME_MAX_RANGE
-      || b > ME_MAX_RANGE) {
+  /* the bounds first: b - a of numbers out of them may overflow */
+  if (a < -ME_MAX_RANGE || b > ME_MAX_RANGE
+      || b - a > 2 * ME_MAX_FULL_RANGE) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "disparity range %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
         ": at most %d pixels wide, within ±%d", a, b, 2 * ME_MAX_FULL_RANGE,
@@ -90,8 +99,8 @@ gst_motion_views_parse_disparity (const gchar * str, gint * min, gint * max,
 
 syntax:
   g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
-      "disparity range \"%s\" is not MIN,MAX in pixels (such as 0,64)",
-      str ? str : "");
+      "disparity range \"%s\" is neither MIN,MAX nor a single number "
+      "N (0 to N) in pixels, such as 0,64, -32,96 or 64", str ? str : "");
   return FALSE;
 }
 

@@ -43,8 +43,10 @@ gboolean gst_motion_views_from_info (GstMotionViews * views,
     const GstVideoInfo * info, GError ** error);
 
 /* The disparity range "MIN,MAX" in pixels (a view's block found MIN .. MAX
- * pixels across in the first view), and the search that covers it: a full
- * search centred between them, `vertical` rows up and down. */
+ * pixels across in the first view), or a single number N for the range
+ * between 0 and N ("32" is 0,32, "-32" is -32,0); and the search that
+ * covers it: a full search centred between them, `vertical` rows up and
+ * down. */
 gboolean gst_motion_views_parse_disparity (const gchar * str, gint * min,
     gint * max, GError ** error);
 void gst_motion_views_disparity_params (MESearchParams * params, gint min,

@@ -455,13 +455,12 @@ cuda_open (const MEBackendOptions *options, GError **error)
     g_atomic_int_inc (&sessions_on_device[s->device]);
     s->counted = TRUE;
   }
-  /* Which frames go to the context's shared launcher: by default those
-   * from host memory once more than BATCH_HOST_SESSIONS sessions share it
-   * (batches()); GPUMOTIONEST_CUDA_BATCH=1 sends every frame of two
-   * sessions or more, =0 none. */
-  s->batch_device_frames =
-      g_strcmp0 (g_getenv ("GPUMOTIONEST_CUDA_BATCH"), "1") == 0;
-  if (g_strcmp0 (g_getenv ("GPUMOTIONEST_CUDA_BATCH"), "0") != 0)
+  /* Which frames go to the context's shared launcher (batches()),
+   * options->cuda_launch: by default those from host memory once more
+   * than BATCH_HOST_SESSIONS sessions share it; SHARED every frame of two
+   * sessions or more; OWN none (the session does not join it). */
+  s->batch_device_frames = options->cuda_launch == ME_CUDA_LAUNCH_SHARED;
+  if (options->cuda_launch != ME_CUDA_LAUNCH_OWN)
     s->launcher = me_cuda_launcher_acquire (s->device);
   return s;
 
@@ -1040,13 +1039,20 @@ batches (const MESession *s, const MESearchParams *params,
 
 /* After the launch that searched the slot's frame: the rest of it on the
  * slot's own stream, then the event collect waits on (recorded whatever
- * failed, so that collect never waits for nothing). */
+ * failed, so that collect never waits for nothing).  The slot's stream
+ * waits for the launch whenever its event was recorded, failed or not:
+ * a launch that failed after its key reset still writes the slot's keys,
+ * and collect's wait on the slot must cover that. */
 static cudaError_t
 slot_tail (Slot *sl)
 {
   cudaError_t e = sl->item.error;
-  if (e == cudaSuccess)
-    e = cudaStreamWaitEvent (sl->stream, sl->batch_searched, 0);
+  if (sl->item.recorded) {
+    const cudaError_t w =
+        cudaStreamWaitEvent (sl->stream, sl->batch_searched, 0);
+    if (e == cudaSuccess)
+      e = w;
+  }
   if (e == cudaSuccess &&
       !enqueue_after_search (sl->session, sl, &sl->geometry, &sl->params,
           sl->f, sl->r, sl->ncells, 0, sl->frame_depth, sl->item.setting.finish,

@@ -161,7 +161,10 @@ retire_rounds (MECudaLauncher *l)
 }
 
 /* One launch of key reset, search and maybe finish over n frames, then
- * each frame's `searched` event. */
+ * each frame's `searched` event: recorded once a kernel may have been
+ * queued, even when a later one failed (a key reset launched, then the
+ * search refused), since the kernels that were queued write the frames'
+ * keys and cells, and the slots must not reuse them before they end. */
 static void
 launch_batch (MECudaLauncher *l, MECudaBatchItem **items, unsigned n)
 {
@@ -174,6 +177,8 @@ launch_batch (MECudaLauncher *l, MECudaBatchItem **items, unsigned n)
     if (e == cudaSuccess)
       e = cudaStreamWaitEvent (l->stream, items[k]->ready, 0);
   }
+  /* from here on kernels may be on the stream */
+  const gboolean queued = e == cudaSuccess;
   if (e == cudaSuccess)
     e = me_cuda_launch_key_reset_batch (frames, n, items[0]->nkeys, l->stream);
   if (e == cudaSuccess)
@@ -184,9 +189,10 @@ launch_batch (MECudaLauncher *l, MECudaBatchItem **items, unsigned n)
         frames, n, &s->g, s->partitions, s->offset_qx, l->stream);
   for (unsigned k = 0; k < n; k++) {
     MECudaBatchItem *it = items[k];
-    it->error = e;
-    if (e == cudaSuccess)
-      it->error = cudaEventRecord (it->searched, l->stream);
+    const cudaError_t r =
+        queued ? cudaEventRecord (it->searched, l->stream) : cudaSuccess;
+    it->recorded = queued && r == cudaSuccess;
+    it->error = e != cudaSuccess ? e : r;
     it->pending = FALSE;
   }
 }
@@ -220,6 +226,7 @@ me_cuda_launcher_add (MECudaLauncher *l, MECudaBatchItem *item)
   g_mutex_lock (&l->lock);
   item->pending = TRUE;
   item->error = cudaSuccess;
+  item->recorded = FALSE;
   g_queue_push_tail (&l->pending, item);
   unsigned same = 0;
   for (GList *i = l->pending.head; i; i = i->next)

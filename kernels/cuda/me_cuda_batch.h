@@ -58,11 +58,15 @@ typedef struct {
    * that searched the frame, for the rest of the frame to wait on */
   cudaEvent_t searched;
 
-  /* the launcher's: whether the frame still waits for a launch, and the
+  /* the launcher's: whether the frame still waits for a launch, the
    * first error of its launch (to which the session adds its tail's,
-   * once it has the item back) */
+   * once it has the item back), and whether `searched` was recorded
+   * after it: whenever the launch queued anything for the frame, even if
+   * a later kernel of it failed, so that the frame's slot waits for
+   * whatever of the launch runs before its buffers are used again */
   gboolean pending;
   cudaError_t error;
+  gboolean recorded;
 } MECudaBatchItem;
 
 /* The launcher of the CUDA context current on the calling thread, created
@@ -79,7 +83,8 @@ unsigned me_cuda_launcher_users (MECudaLauncher *l);
 void me_cuda_launcher_add (MECudaLauncher *l, MECudaBatchItem *item);
 
 /* Returns once the item has been launched: its `searched` event is then
- * recorded (unless `error` says the launch failed). */
+ * recorded (`recorded`) unless nothing of the launch was queued, and
+ * `error` says whether the launch failed. */
 void me_cuda_launcher_flush (MECudaLauncher *l, MECudaBatchItem *item);
 
 G_END_DECLS

@@ -6,10 +6,11 @@
 #
 # One decoder feeds N branches through a tee; branch i crops its own
 # window of the frame (16 i pixels off the left), so that the instances
-# search different pictures of one size, as streams of a camera fleet do,
-# and the CUDA backend searches them in shared launches
-# (kernels/cuda/me_cuda_batch.h).  Prints one md5 per branch and backend,
-# and exits 1 where CPU and CUDA differ.
+# search different pictures of one size, as streams of a camera fleet do;
+# with cuda-launch=shared among PROPS the CUDA backend searches them in
+# shared launches (kernels/cuda/me_cuda_batch.h; the CPU backend ignores
+# the property).  Prints one md5 per branch and backend, and exits 1 where
+# CPU and CUDA differ.
 set -eu
 build=$(cd "$1" && pwd)
 clip=$2

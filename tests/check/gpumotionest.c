@@ -2067,6 +2067,93 @@ GST_START_TEST (test_devices_property)
 
 GST_END_TEST;
 
+/* cuda-launch (docs/scaling.md, "Batched launches"): an enum of auto,
+ * shared and own, auto by default; a name that is none of them is refused
+ * and leaves the value as it was; a new value reopens the backend at the
+ * next frame (which has no reference), the same value does not, and the
+ * vectors are the same under each (whatever backend "auto" opens here). */
+GST_START_TEST (test_cuda_launch_property)
+{
+  static const gchar *nicks[] = { "auto", "shared", "own" };
+  GstHarness *h = harness_new ("I420", 96, 64, 8,
+      GST_MOTION_VECTOR_PARTITIONS_16X16);
+  GParamSpec *pspec = g_object_class_find_property (G_OBJECT_GET_CLASS
+      (h->element), "cuda-launch");
+  GEnumClass *ec;
+  GstElement *parsed;
+  GError *err = NULL;
+  GstBuffer *b;
+  gint value = -1;
+
+  fail_unless (pspec != NULL);
+  fail_unless (G_IS_PARAM_SPEC_ENUM (pspec));
+  fail_unless (pspec->flags & G_PARAM_WRITABLE);
+  ec = g_type_class_ref (pspec->value_type);
+  fail_unless_equals_int (ec->n_values, G_N_ELEMENTS (nicks));
+  for (guint i = 0; i < G_N_ELEMENTS (nicks); i++) {
+    fail_unless (g_enum_get_value_by_nick (ec, nicks[i]) != NULL, "%s",
+        nicks[i]);
+    fail_unless_equals_int (g_enum_get_value_by_nick (ec, nicks[i])->value,
+        i);
+  }
+  fail_unless_equals_int (G_PARAM_SPEC_ENUM (pspec)->default_value, 0);
+  g_object_get (h->element, "cuda-launch", &value, NULL);
+  fail_unless_equals_int (value, 0);
+
+  /* each value taken, and frames searched under it */
+  for (guint i = 0; i < G_N_ELEMENTS (nicks); i++) {
+    GstMotionVectorMeta *m;
+
+    gst_util_set_object_arg (G_OBJECT (h->element), "cuda-launch", nicks[i]);
+    g_object_get (h->element, "cuda-launch", &value, NULL);
+    fail_unless_equals_int (value, i);
+    b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64, 100, 100,
+            0));
+    /* the first frame of the stream (auto, the default), then a new value
+     * that reopened the backend: no reference */
+    m = get_meta (b);
+    fail_unless (m->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE,
+        "%s kept the reference", nicks[i]);
+    gst_buffer_unref (b);
+    /* the same value again changes nothing */
+    gst_util_set_object_arg (G_OBJECT (h->element), "cuda-launch", nicks[i]);
+    b = push_pull (h, make_frame (GST_VIDEO_FORMAT_I420, 96, 64, 102, 99, 0));
+    m = get_meta (b);
+    fail_if (m->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE, "%s",
+        nicks[i]);
+    check_true_motion (m, GST_MOTION_VECTOR_PARTITION_16X16, 96, 64, 2, -1);
+    gst_buffer_unref (b);
+  }
+
+  /* not a value: refused, the value kept */
+  gst_util_set_object_arg (G_OBJECT (h->element), "cuda-launch", "batched");
+  g_object_get (h->element, "cuda-launch", &value, NULL);
+  fail_unless_equals_int (value, 2);
+  gst_util_set_object_arg (G_OBJECT (h->element), "cuda-launch", "3");
+  g_object_get (h->element, "cuda-launch", &value, NULL);
+  fail_unless_equals_int (value, 2);
+  g_type_class_unref (ec);
+  gst_harness_teardown (h);
+
+  /* and a launch line that names none is an error naming the property */
+  parsed = gst_parse_launch ("gpumotionest cuda-launch=1x", &err);
+  fail_unless (err != NULL);
+  fail_unless (g_error_matches (err, GST_PARSE_ERROR,
+          GST_PARSE_ERROR_COULD_NOT_SET_PROPERTY), "%s", err->message);
+  fail_unless (strstr (err->message, "cuda-launch") != NULL, "%s",
+      err->message);
+  g_clear_error (&err);
+  if (parsed)
+    gst_object_unref (gst_object_ref_sink (parsed));
+  parsed = gst_parse_launch ("gpumotionest cuda-launch=own", &err);
+  fail_unless (err == NULL, "%s", err ? err->message : "");
+  g_object_get (parsed, "cuda-launch", &value, NULL);
+  fail_unless_equals_int (value, 2);
+  gst_object_unref (gst_object_ref_sink (parsed));
+}
+
+GST_END_TEST;
+
 /* ---- the partition decision (mode-decision) ------------------------------ */
 
 /* Bits of the macroblock type of each uniform partitioning, written out
@@ -2342,6 +2429,7 @@ gpumotionest_suite (void)
   tcase_add_test (tc, test_latency_with_frames_in_flight);
   tcase_add_test (tc, test_backend_values_and_threads);
   tcase_add_test (tc, test_devices_property);
+  tcase_add_test (tc, test_cuda_launch_property);
   tcase_add_test (tc, test_mode_decision);
   tcase_add_test (tc, test_mode_decision_absent);
   return s;

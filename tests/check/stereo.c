@@ -263,6 +263,128 @@ GST_START_TEST (test_references)
 
 GST_END_TEST;
 
+/* A side-by-side frame at instant i whose views are swapped: view 1 shows
+ * the world of view 0 and the other way round, so that what a block of
+ * view 1 shows is DISPARITY pixels to its left in view 0 (a right-first
+ * rig: negative disparities). */
+static GstBuffer *
+make_swapped (guint i)
+{
+  GstBuffer *buf = gst_buffer_new_allocate (NULL, 2 * VW * VH, NULL);
+  GstMapInfo map;
+
+  gst_buffer_map (buf, &map, GST_MAP_WRITE);
+  draw_view (map.data, 2 * VW, i, 1);
+  draw_view (map.data + VW, 2 * VW, i, 0);
+  gst_buffer_unmap (buf, &map);
+  GST_BUFFER_PTS (buf) = i * FRAME_NS;
+  GST_BUFFER_DURATION (buf) = FRAME_NS;
+  return buf;
+}
+
+/* The 16x16 disparity field of one side-by-side frame searched with
+ * disparity-range `range`: its cells, dominant and extreme x vectors and
+ * the search range its meta reports. */
+typedef struct {
+  GstMotionVectorCell *cells;
+  guint n;
+  gint dominant, min_x, max_x;
+  guint search_range;
+} Disparity;
+
+static void
+search_disparity (const gchar * range, gboolean swapped, Disparity * d)
+{
+  GstHarness *h = open_harness ("side-by-side", NULL);
+  GstMotionVectorMeta *m;
+  const GstMotionVectorCell *c;
+  gchar *readback = NULL;
+  guint cols, rows;
+  GstBuffer *b;
+
+  g_object_set (h->element, "disparity-range", range, NULL);
+  /* kept as it was written */
+  g_object_get (h->element, "disparity-range", &readback, NULL);
+  fail_unless_equals_string (readback, range);
+  g_free (readback);
+  fail_unless_equals_int (gst_harness_push (h, swapped ? make_swapped (0) :
+          make_frame ("side-by-side", 0, 0)), GST_FLOW_OK);
+  b = gst_harness_pull (h);
+  m = gst_buffer_get_motion_vector_meta_for_view (b, 1, 0);
+  fail_unless (m != NULL, "no disparity field with range \"%s\"", range);
+  fail_unless (m->flags & GST_MOTION_VECTOR_META_FLAG_INTER_VIEW);
+  fail_if (m->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE);
+  c = gst_motion_vector_meta_get_grid (m, GST_MOTION_VECTOR_PARTITION_16X16,
+      &cols, &rows);
+  fail_unless (c != NULL && cols * rows > 0);
+  d->n = cols * rows;
+  d->cells = g_memdup2 (c, d->n * sizeof (GstMotionVectorCell));
+  d->dominant = dominant_x (m);
+  d->search_range = m->search_range;
+  d->min_x = G_MAXINT;
+  d->max_x = G_MININT;
+  for (guint i = 0; i < d->n; i++) {
+    d->min_x = MIN (d->min_x, c[i].mv_x);
+    d->max_x = MAX (d->max_x, c[i].mv_x);
+  }
+  gst_buffer_unref (b);
+  gst_harness_teardown (h);
+}
+
+/* The same field, cell for cell, with either spelling of a range. */
+static void
+check_same_field (const gchar * a, const gchar * b, gboolean swapped)
+{
+  Disparity da, db;
+
+  search_disparity (a, swapped, &da);
+  search_disparity (b, swapped, &db);
+  fail_unless_equals_int (da.search_range, db.search_range);
+  fail_unless_equals_int (da.n, db.n);
+  fail_unless (memcmp (da.cells, db.cells,
+          da.n * sizeof (GstMotionVectorCell)) == 0,
+      "\"%s\" and \"%s\" gave different fields", a, b);
+  g_free (da.cells);
+  g_free (db.cells);
+}
+
+/* disparity-range as a single number N: the range between 0 and N. */
+GST_START_TEST (test_single_number_range)
+{
+  Disparity d;
+
+  /* "32" is 0,32: a window of 16 either side of 16, which finds the
+   * positive disparity and reports its reach, 32 */
+  search_disparity ("32", FALSE, &d);
+  fail_unless_equals_int (d.dominant, 4 * DISPARITY);
+  fail_unless_equals_int (d.search_range, 32);
+  fail_unless (d.min_x >= 0 && d.max_x <= 4 * 32, "%d .. %d", d.min_x,
+      d.max_x);
+  g_free (d.cells);
+  check_same_field ("32", "0,32", FALSE);
+
+  /* "-32" is -32,0 (not -32,32): it finds a right-first rig's negative
+   * disparity, and nothing to the right of 0 on a left-first one */
+  search_disparity ("-32", TRUE, &d);
+  fail_unless_equals_int (d.dominant, -4 * DISPARITY);
+  fail_unless_equals_int (d.search_range, 32);
+  fail_unless (d.min_x >= -4 * 32 && d.max_x <= 0, "%d .. %d", d.min_x,
+      d.max_x);
+  g_free (d.cells);
+  search_disparity ("-32", FALSE, &d);
+  fail_unless (d.max_x <= 0, "-32 reached %d", d.max_x);
+  g_free (d.cells);
+  check_same_field ("-32", "-32,0", TRUE);
+  check_same_field ("-32", "-32,0", FALSE);
+
+  /* and "32" nothing to the left of 0 */
+  search_disparity ("32", TRUE, &d);
+  fail_unless (d.min_x >= 0, "32 reached %d", d.min_x);
+  g_free (d.cells);
+}
+
+GST_END_TEST;
+
 /* What cannot be searched is refused by name. */
 static void
 expect_error (const gchar * caps, const gchar * refs, const gchar * range,
@@ -305,7 +427,13 @@ GST_START_TEST (test_refused)
   expect_error (sbs, "-8", NULL, "reference -8 in a stereo stream");
   expect_error (sbs, NULL, "8,2", "the smallest first");
   expect_error (sbs, NULL, "0,300", "at most 256 pixels wide");
-  expect_error (sbs, NULL, "12", "is not MIN,MAX");
+  expect_error (sbs, NULL, "300", "at most 256 pixels wide");
+  expect_error (sbs, NULL, "-300", "at most 256 pixels wide");
+  expect_error (sbs, NULL, "32,", "is neither MIN,MAX nor a single number");
+  expect_error (sbs, NULL, ",32", "is neither MIN,MAX nor a single number");
+  expect_error (sbs, NULL, "0,64,1", "is neither MIN,MAX nor a single");
+  expect_error (sbs, NULL, "32px", "\"32px\" is neither MIN,MAX");
+  expect_error (sbs, NULL, "", "is neither MIN,MAX nor a single number");
 }
 
 GST_END_TEST;
@@ -321,6 +449,7 @@ stereo_suite (void)
   tcase_add_test (tc, test_top_bottom);
   tcase_add_test (tc, test_frame_by_frame);
   tcase_add_test (tc, test_references);
+  tcase_add_test (tc, test_single_number_range);
   tcase_add_test (tc, test_refused);
   return s;
 }

@@ -199,6 +199,27 @@ check_sessions (Stream *st, unsigned *cases, GError **error)
   return ok;
 }
 
+/* A session of backend `name` as checkasm_open_backend() opens it, with
+ * its full searches launched as `launch` says. */
+static MEBackend *
+open_launching (const char *name, MECudaLaunch launch, GError **error)
+{
+  MEBackendOptions options;
+  const MEBackendOps *ops = me_backend_find (name);
+
+  if (!ops) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
+        "backend not built");
+    return NULL;
+  }
+  me_backend_options_init (&options);
+  options.threads = checkasm.threads;
+  memcpy (options.devices, checkasm.devices, sizeof (options.devices));
+  options.n_devices = checkasm.n_devices;
+  options.cuda_launch = launch;
+  return me_backend_open (ops, &options, error);
+}
+
 gboolean
 checkasm_check_backend_batch (const char *name, MEBackend *cpu_s,
     GError **error)
@@ -217,14 +238,13 @@ checkasm_check_backend_batch (const char *name, MEBackend *cpu_s,
 
   unsigned cases = 0;
   /* the CUDA backend's sessions on their own, then sharing the launcher
-   * that batches their searches (read when a session opens) */
+   * that batches their searches (MEBackendOptions.cuda_launch) */
   for (int shared = 0; ok && shared < 2; shared++) {
-    g_setenv ("GPUMOTIONEST_CUDA_BATCH", shared ? "1" : "0", TRUE);
     for (unsigned i = 0; ok && i < STREAMS; i++) {
-      st[i].s = checkasm_open_backend (name, error);
+      st[i].s = open_launching (name,
+          shared ? ME_CUDA_LAUNCH_SHARED : ME_CUDA_LAUNCH_OWN, error);
       ok = st[i].s != NULL;
     }
-    g_unsetenv ("GPUMOTIONEST_CUDA_BATCH");
     ok = ok && check_sessions (st, &cases, error);
     for (unsigned i = 0; i < STREAMS; i++)
       g_clear_pointer (&st[i].s, me_backend_close);
