@@ -307,6 +307,9 @@ test_chroma_eighth_pel (void)
   /* (4, 4): the mean of 0, 1, 1, 1 is 0.75: (0 + 16 + 16 + 16 + 32) >> 6
    * = 1 */
   g_assert_cmpint (mc_chroma_bilinear (0, 1, 1, 1, 4, 4), ==, 1);
+  /* a half rounds up: (4, 0) between 0 and 1 is 32 / 64, (32 + 32) >> 6 */
+  g_assert_cmpint (mc_chroma_bilinear (0, 1, 0, 1, 4, 0), ==, 1);
+  g_assert_cmpint (mc_chroma_bilinear (2, 1, 2, 1, 4, 0), ==, 2);
   /* (7, 0) from 0 to 65535: 7 x 8 x 65535 = 3669960, + 32, >> 6 = 57343 */
   g_assert_cmpint (mc_chroma_bilinear (0, 65535, 0, 65535, 7, 0), ==, 57343);
   /* the vector: a quarter luma sample is an eighth of a halved chroma
