@@ -1,0 +1,134 @@
+/* gpumotionest — motion compensation: pictures made from motion fields.
+ *
+ * The library beside the search that the consumers of fields (frame-rate
+ * conversion, denoising, stabilisation) are built on.  It predicts a plane
+ * or a whole picture from a reference and a field, with overlapped blocks
+ * so that no block edges show; scales a field to a time between two
+ * pictures; and blends two predictions with per-block weights taken from
+ * the fields' costs.  Every rule it follows is integer arithmetic written
+ * once in mc_rules.h for every backend; docs/motion-compensation.md gives
+ * the rules, their reasons and the state of the backends (the C reference
+ * today).
+ *
+ * Each call checks its arguments first and answers bad input with a
+ * GError (MC_ERROR_INVALID) naming what is wrong; the implementation never
+ * sees it.
+ */
+#ifndef MC_H
+#define MC_H
+
+#include <glib.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <gst/motionvectors/gstmotionvectortypes.h>
+
+G_BEGIN_DECLS
+
+#define MC_ERROR (mc_error_quark ())
+GQuark mc_error_quark (void);
+
+typedef enum {
+  MC_ERROR_INVALID,          /* bad plane, field, picture or parameter */
+  MC_ERROR_THREADS,          /* a worker thread could not be started */
+} MCError;
+
+/* One plane of samples.  depth 8: one byte a sample; 9 .. 16: 16-bit
+ * words in host order, rows `stride` bytes apart, whose sample is
+ * (word >> shift) masked to `depth` bits, as MEPlane reads them (shift 0
+ * for I420_10LE, 16 - depth for P010_10LE).  A plane written by the
+ * library gets sample << shift in each word, the other bits zero.  A
+ * reference plane is only read. */
+typedef struct {
+  uint8_t *data;
+  ptrdiff_t stride;
+  unsigned width;
+  unsigned height;
+  unsigned depth;
+  unsigned shift;
+} MCPlane;
+
+/* How the chroma of a picture is sampled. */
+typedef enum {
+  MC_CHROMA_NONE,            /* luma only (GRAY) */
+  MC_CHROMA_420,             /* half across, half down */
+  MC_CHROMA_422,             /* half across */
+  MC_CHROMA_444,             /* full */
+} MCChroma;
+
+/* A picture: planes[0] luma, planes[1..2] chroma (not read with
+ * MC_CHROMA_NONE), each of the chroma's size: ceil(width / 2) across when
+ * subsampled across, likewise down.  Every plane has the luma's depth. */
+typedef struct {
+  MCChroma chroma;
+  MCPlane planes[3];
+} MCPicture;
+
+/* A motion field over the luma plane: `cols` x `rows` blocks of
+ * block_w x block_h luma pixels (4, 8 or 16 each: one shape of
+ * gstmotionvectortypes.h), block (c, r) at pixel (c block_w, r block_h),
+ * its cell at cells[r stride + c].  A cell's vector, in quarter pixels,
+ * points from the block in the picture being made to its match in the
+ * reference: the block's pixel (x, y) is predicted by reference sample
+ * (x + mv_x / 4, y + mv_y / 4).  Its cost is the match's (a SAD).  The
+ * grid must cover the plane (cols block_w >= width, rows block_h >=
+ * height); blocks wholly past the plane's edge (the macroblock padding of
+ * the search's grids) are not used.  A GstMotionVectorMeta's grid is such
+ * a field as it is, at its analysis size. */
+typedef struct {
+  unsigned block_w;
+  unsigned block_h;
+  unsigned cols;
+  unsigned rows;
+  size_t stride;             /* cells from one row to the next; 0: cols */
+  const GstMotionVectorCell *cells;
+} MCField;
+
+/* How to compensate.  mc_options_init() gives the defaults. */
+typedef struct {
+  gboolean obmc;             /* overlapped blocks (default); FALSE: each
+                              * block predicted alone, edges and all */
+  unsigned threads;          /* worker threads; 0 or 1: the calling one */
+} MCOptions;
+
+void mc_options_init (MCOptions * opt);
+
+/* Predicts `out` from `ref` with `field`.  Both planes have one size and
+ * depth; `sub_x`, `sub_y` (0 or 1) say how the plane is subsampled against
+ * the luma the field is over: (0, 0) luma or 4:4:4 chroma (the search's
+ * quarter-pel interpolation), otherwise chroma with H.264's eighth-sample
+ * rule.  `out` must not overlap `ref`. */
+gboolean mc_predict_plane (const MCPlane * ref, MCPlane * out,
+    const MCField * field, unsigned sub_x, unsigned sub_y,
+    const MCOptions * opt, GError ** error);
+
+/* Every plane of `out` from the same plane of `ref`, the chroma with the
+ * vectors of the luma.  Pictures of one size, depth and chroma. */
+gboolean mc_predict_picture (const MCPicture * ref, MCPicture * out,
+    const MCField * field, const MCOptions * opt, GError ** error);
+
+/* dst (src->cols x src->rows cells, stride src->cols) gets src's cells with
+ * each vector component scaled to t = num / den (mc_scale_qpel(): rounded
+ * half away from zero) and the rest of the cell as it was.  den 1 ..
+ * 65536, |num| <= 4 den; a negative t reverses the vectors. */
+gboolean mc_field_scale (const MCField * src, GstMotionVectorCell * dst,
+    int num, int den, GError ** error);
+
+/* weights[i] (0 .. 64) for cell i of two fields of one grid: the weight of
+ * a's prediction against b's, from their costs (mc_cost_weight()). */
+gboolean mc_cost_weights (const MCField * a, const MCField * b,
+    uint8_t * weights, GError ** error);
+
+/* out = a and b mixed by block weights: weights[r cols + c] (0 .. 64) is
+ * the weight of `a` in block (c, r) of a grid of `cols` x `rows` blocks of
+ * block_w x block_h luma pixels; a plane subsampled by (sub_x, sub_y) has
+ * its blocks halved likewise.  With opt->obmc the weights are spread over
+ * the blocks' windows as predictions are, so they change smoothly from
+ * block to block.  Planes of one size and depth; out may be a or b. */
+gboolean mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
+    const uint8_t * weights, unsigned block_w, unsigned block_h,
+    unsigned cols, unsigned rows, unsigned sub_x, unsigned sub_y,
+    const MCOptions * opt, GError ** error);
+
+G_END_DECLS
+
+#endif /* MC_H */

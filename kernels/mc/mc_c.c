@@ -1,0 +1,291 @@
+/* gpumotionest — motion compensation, the C reference.
+ *
+ * Written for clarity over speed, sample by sample from mc_rules.h: every
+ * other implementation is checked against it.  Work is gathered, not
+ * scattered: each cell of the output (one block of the grid) sums the
+ * predictions of the blocks whose windows reach it (itself and at most
+ * eight neighbours, at most four at any sample), so cells are independent
+ * and rows of cells run on as many threads as asked.
+ */
+#include "mc_impl.h"
+#include "mc_rules.h"
+
+#include <string.h>
+
+#define MC_MAX_CELL 16
+#define MC_PATCH (MC_MAX_CELL + MC_TAP_BEFORE + MC_TAP_AFTER)
+
+static inline int
+read_sample (const MCPlane * p, int x, int y)
+{
+  const uint8_t *row = p->data + (ptrdiff_t) y * p->stride;
+  if (p->depth <= 8)
+    return row[x];
+  return (((const uint16_t *) row)[x] >> p->shift) & ((1 << p->depth) - 1);
+}
+
+static inline void
+write_sample (MCPlane * p, int x, int y, int v)
+{
+  uint8_t *row = p->data + (ptrdiff_t) y * p->stride;
+  if (p->depth <= 8)
+    row[x] = (uint8_t) v;
+  else
+    ((uint16_t *) row)[x] = (uint16_t) (v << p->shift);
+}
+
+/* ---- the window of a cell's neighbours --------------------------------- */
+
+/* The weights, along one direction, of the blocks k - 1, k, k + 1 at the
+ * samples of cell k (from `start`, `len` samples), and for each the range
+ * [lo, hi) where it is not zero (lo == hi: none).  Without obmc, the cell's
+ * own block alone. */
+typedef struct {
+  int w[3][MC_MAX_CELL];
+  int lo[3];
+  int hi[3];
+} Window1D;
+
+static void
+window_1d (Window1D * win, int n, int k, int count, int len, gboolean obmc)
+{
+  const int o = mc_obmc_margin (n);
+  for (int d = 0; d < 3; d++) {
+    const int b = k + d - 1;
+    win->lo[d] = len;
+    win->hi[d] = 0;
+    for (int i = 0; i < len; i++) {
+      int w = 0;
+      if (!obmc)
+        w = d == 1 ? MC_OBMC_ONE : 0;
+      else if (b >= 0 && b < count) {
+        const int j = k * n + i - (b * n - o);
+        if (j >= 0 && j < n + 2 * o)
+          w = mc_obmc_window (n, j, b == 0, b == count - 1);
+      }
+      win->w[d][i] = w;
+      if (w) {
+        win->lo[d] = MIN (win->lo[d], i);
+        win->hi[d] = i + 1;
+      }
+    }
+  }
+}
+
+/* ---- one block's prediction over part of a cell ------------------------ */
+
+/* pred[(y - y0) * MC_MAX_CELL + (x - x0)] for x0 <= x < x1, y0 <= y < y1
+ * (plane coordinates), predicted with vector (mvx, mvy) in quarter luma
+ * samples; `chroma` picks the eighth-sample rule. */
+static void
+predict_rect (const MCPlane * ref, int x0, int y0, int x1, int y1, int mvx,
+    int mvy, unsigned sub_x, unsigned sub_y, int *pred)
+{
+  const int W = ref->width, H = ref->height;
+  uint16_t patch[MC_PATCH * MC_PATCH];
+  if (!sub_x && !sub_y) {
+    const int maxv = (1 << ref->depth) - 1;
+    const int ix = x0 + (mvx >> 2) - MC_TAP_BEFORE;
+    const int iy = y0 + (mvy >> 2) - MC_TAP_BEFORE;
+    const int pw = x1 - x0 + MC_TAP_BEFORE + MC_TAP_AFTER;
+    const int ph = y1 - y0 + MC_TAP_BEFORE + MC_TAP_AFTER;
+    for (int y = 0; y < ph; y++)
+      for (int x = 0; x < pw; x++)
+        patch[y * MC_PATCH + x] = read_sample (ref, mc_clamp (ix + x, W),
+            mc_clamp (iy + y, H));
+    for (int y = y0; y < y1; y++)
+      for (int x = x0; x < x1; x++)
+        pred[(y - y0) * MC_MAX_CELL + x - x0] = mc_luma_qpel (patch
+            + (y - y0 + MC_TAP_BEFORE) * MC_PATCH + x - x0 + MC_TAP_BEFORE,
+            MC_PATCH, mvx & 3, mvy & 3, maxv);
+    return;
+  }
+  const int cx = mc_chroma_mv8 (mvx, sub_x), cy = mc_chroma_mv8 (mvy, sub_y);
+  const int ix = x0 + (cx >> 3), iy = y0 + (cy >> 3);
+  const int fx = cx & 7, fy = cy & 7;
+  for (int y = 0; y <= y1 - y0; y++)
+    for (int x = 0; x <= x1 - x0; x++)
+      patch[y * MC_PATCH + x] = read_sample (ref, mc_clamp (ix + x, W),
+          mc_clamp (iy + y, H));
+  for (int y = 0; y < y1 - y0; y++)
+    for (int x = 0; x < x1 - x0; x++) {
+      const uint16_t *p = patch + y * MC_PATCH + x;
+      pred[y * MC_MAX_CELL + x] = mc_chroma_bilinear (p[0], p[1],
+          p[MC_PATCH], p[MC_PATCH + 1], fx, fy);
+    }
+}
+
+/* ---- rows of cells across threads -------------------------------------- */
+
+typedef struct {
+  void (*row) (gpointer job, unsigned r);
+  gpointer job;
+  unsigned n;
+  gint next;
+} Rows;
+
+static gpointer
+rows_worker (gpointer data)
+{
+  Rows *rows = data;
+  unsigned r;
+  while ((r = (unsigned) g_atomic_int_add (&rows->next, 1)) < rows->n)
+    rows->row (rows->job, r);
+  return NULL;
+}
+
+static gboolean
+run_rows (void (*row) (gpointer, unsigned), gpointer job, unsigned n,
+    unsigned threads, GError ** error)
+{
+  Rows rows = { row, job, n, 0 };
+  GThread *t[64];
+  unsigned started = 0;
+  gboolean ok = TRUE;
+  threads = MIN (MIN (threads, n), G_N_ELEMENTS (t));
+  for (unsigned i = 1; i < threads; i++) {
+    t[started] = g_thread_try_new ("mc", rows_worker, &rows, NULL);
+    if (!t[started]) {
+      ok = FALSE;
+      break;
+    }
+    started++;
+  }
+  rows_worker (&rows);
+  for (unsigned i = 0; i < started; i++)
+    g_thread_join (t[i]);
+  if (!ok)
+    g_set_error (error, MC_ERROR, MC_ERROR_THREADS,
+        "could not start a motion-compensation thread");
+  return ok;
+}
+
+/* ---- prediction -------------------------------------------------------- */
+
+typedef struct {
+  const MCPlane *ref;
+  MCPlane *out;
+  const MCField *field;
+  const MCGrid *grid;
+  unsigned sub_x;
+  unsigned sub_y;
+  gboolean obmc;
+} Predict;
+
+static void
+predict_row (gpointer data, unsigned r)
+{
+  const Predict *job = data;
+  const MCGrid *g = job->grid;
+  const size_t fstride = job->field->stride ? job->field->stride
+      : job->field->cols;
+  const int y0 = r * g->bh;
+  const int h = MIN (g->bh, job->out->height - y0);
+  Window1D wx, wy;
+  int pred[MC_MAX_CELL * MC_MAX_CELL];
+  uint32_t acc[MC_MAX_CELL * MC_MAX_CELL];
+
+  window_1d (&wy, g->bh, r, g->nrows, h, job->obmc);
+  for (unsigned c = 0; c < g->ncols; c++) {
+    const int x0 = c * g->bw;
+    const int w = MIN (g->bw, job->out->width - x0);
+    window_1d (&wx, g->bw, c, g->ncols, w, job->obmc);
+    memset (acc, 0, sizeof (acc));
+    for (int dy = 0; dy < 3; dy++) {
+      if (wy.lo[dy] >= wy.hi[dy])
+        continue;
+      for (int dx = 0; dx < 3; dx++) {
+        if (wx.lo[dx] >= wx.hi[dx])
+          continue;
+        const GstMotionVectorCell *cell = job->field->cells
+            + (size_t) (r + dy - 1) * fstride + (c + dx - 1);
+        predict_rect (job->ref, x0 + wx.lo[dx], y0 + wy.lo[dy],
+            x0 + wx.hi[dx], y0 + wy.hi[dy], cell->mv_x, cell->mv_y,
+            job->sub_x, job->sub_y, pred);
+        for (int y = wy.lo[dy]; y < wy.hi[dy]; y++)
+          for (int x = wx.lo[dx]; x < wx.hi[dx]; x++)
+            acc[y * MC_MAX_CELL + x] += (uint32_t) (wy.w[dy][y]
+                * wx.w[dx][x]) * (uint32_t) pred[(y - wy.lo[dy])
+                * MC_MAX_CELL + x - wx.lo[dx]];
+      }
+    }
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++)
+        write_sample (job->out, x0 + x, y0 + y,
+            mc_obmc_round (acc[y * MC_MAX_CELL + x]));
+  }
+}
+
+static gboolean
+predict_plane_c (const MCPlane * ref, MCPlane * out, const MCField * field,
+    const MCGrid * grid, unsigned sub_x, unsigned sub_y,
+    const MCOptions * opt, GError ** error)
+{
+  Predict job = { ref, out, field, grid, sub_x, sub_y, opt->obmc };
+  return run_rows (predict_row, &job, grid->nrows, opt->threads, error);
+}
+
+/* ---- blend ------------------------------------------------------------- */
+
+typedef struct {
+  const MCPlane *a;
+  const MCPlane *b;
+  MCPlane *out;
+  const uint8_t *weights;
+  size_t wstride;
+  const MCGrid *grid;
+  gboolean obmc;
+} Blend;
+
+static void
+blend_row (gpointer data, unsigned r)
+{
+  const Blend *job = data;
+  const MCGrid *g = job->grid;
+  const int y0 = r * g->bh;
+  const int h = MIN (g->bh, job->out->height - y0);
+  Window1D wx, wy;
+  uint32_t acc[MC_MAX_CELL * MC_MAX_CELL];
+
+  window_1d (&wy, g->bh, r, g->nrows, h, job->obmc);
+  for (unsigned c = 0; c < g->ncols; c++) {
+    const int x0 = c * g->bw;
+    const int w = MIN (g->bw, job->out->width - x0);
+    window_1d (&wx, g->bw, c, g->ncols, w, job->obmc);
+    memset (acc, 0, sizeof (acc));
+    for (int dy = 0; dy < 3; dy++)
+      for (int dx = 0; dx < 3; dx++) {
+        if (wy.lo[dy] >= wy.hi[dy] || wx.lo[dx] >= wx.hi[dx])
+          continue;
+        const uint32_t bw = job->weights[(size_t) (r + dy - 1) * job->wstride
+            + c + dx - 1];
+        for (int y = wy.lo[dy]; y < wy.hi[dy]; y++)
+          for (int x = wx.lo[dx]; x < wx.hi[dx]; x++)
+            acc[y * MC_MAX_CELL + x] += (uint32_t) (wy.w[dy][y]
+                * wx.w[dx][x]) * bw;
+      }
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        const int wa = mc_blend_weight (acc[y * MC_MAX_CELL + x]);
+        write_sample (job->out, x0 + x, y0 + y, mc_blend_sample (read_sample
+                (job->a, x0 + x, y0 + y), read_sample (job->b, x0 + x,
+                    y0 + y), wa));
+      }
+  }
+}
+
+static gboolean
+blend_plane_c (const MCPlane * a, const MCPlane * b, MCPlane * out,
+    const uint8_t * weights, size_t wstride, const MCGrid * grid,
+    const MCOptions * opt, GError ** error)
+{
+  Blend job = { a, b, out, weights, wstride, grid, opt->obmc };
+  return run_rows (blend_row, &job, grid->nrows, opt->threads, error);
+}
+
+const MCImpl *
+mc_impl_c (void)
+{
+  static const MCImpl impl = { predict_plane_c, blend_plane_c };
+  return &impl;
+}

@@ -1,0 +1,38 @@
+/* gpumotionest — motion compensation: what an implementation provides.
+ *
+ * mc.c checks every argument and then calls an implementation through this
+ * table, as the search's MEBackend does, so an implementation never sees
+ * bad input.  The C reference (mc_c.c) is the only one today; SIMD levels
+ * and CUDA fill the same table and must give the same samples bit for bit.
+ */
+#ifndef MC_IMPL_H
+#define MC_IMPL_H
+
+#include "mc.h"
+
+/* The plane's grid: cells of bw x bh samples (the field's blocks, halved
+ * where the plane is subsampled), ncols x nrows of them covering the plane,
+ * cells of the field read from `cells` with `stride`. */
+typedef struct {
+  unsigned bw;
+  unsigned bh;
+  unsigned ncols;
+  unsigned nrows;
+} MCGrid;
+
+typedef struct {
+  /* out from ref with the field's vectors; chroma (sub_x | sub_y) picks the
+   * chroma rule.  ref and out of one size and depth. */
+  gboolean (*predict_plane) (const MCPlane * ref, MCPlane * out,
+      const MCField * field, const MCGrid * grid, unsigned sub_x,
+      unsigned sub_y, const MCOptions * opt, GError ** error);
+  /* out from a and b with block weights over `grid`, one per cell, rows
+   * `wstride` apart. */
+  gboolean (*blend_plane) (const MCPlane * a, const MCPlane * b,
+      MCPlane * out, const uint8_t * weights, size_t wstride,
+      const MCGrid * grid, const MCOptions * opt, GError ** error);
+} MCImpl;
+
+const MCImpl *mc_impl_c (void);
+
+#endif /* MC_IMPL_H */

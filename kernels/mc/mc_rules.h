@@ -1,0 +1,213 @@
+/* gpumotionest — the per-sample rules of motion compensation, written once
+ * for C and CUDA alike (ME_INLINE, me_cost.h), so that every backend makes
+ * the same pictures bit for bit.  All integer; docs/motion-compensation.md
+ * gives each rule its reason.
+ *
+ *   luma        the search's own quarter samples (subpel_rules.h), at any
+ *               depth: mc_luma_qpel()
+ *   chroma      the luma vector read in eighths of a chroma sample and
+ *               H.264's bilinear (clause 8.4.2.2.2): mc_chroma_mv8(),
+ *               mc_chroma_bilinear(); 4:4:4 chroma takes the luma rule, as
+ *               H.264 does for ChromaArrayType 3
+ *   edges       a sample outside the plane is the nearest edge sample
+ *               (Clip3 of the coordinates), what the search's edge-
+ *               replicated planes hold: mc_clamp()
+ *   overlap     the separable OBMC window: mc_obmc_margin(),
+ *               mc_obmc_ramp(), weights of one direction summing to
+ *               MC_OBMC_ONE everywhere, MC_OBMC_ONE^2 in two
+ *   time        a vector scaled to t = num / den, rounded half away from
+ *               zero: mc_scale_qpel()
+ *   blend       two predictions mixed with a weight of 0 .. MC_BLEND_ONE
+ *               for the first: mc_blend_sample(); the weight of a block
+ *               from the two sides' costs: mc_cost_weight()
+ *
+ * Shifts of negative integers are arithmetic (floor), as in the search
+ * (subpel_rules.h reads qx >> 2): GCC, Clang, MSVC and nvcc all do so.
+ */
+#ifndef MC_RULES_H
+#define MC_RULES_H
+
+#include <stdint.h>
+#include "../me_cost.h"
+#include "../subpel_rules.h"
+
+/* ---- edges -------------------------------------------------------------- */
+
+/* Coordinate v clamped into 0 .. n - 1. */
+ME_INLINE int
+mc_clamp (int v, int n)
+{
+  return v < 0 ? 0 : v >= n ? n - 1 : v;
+}
+
+/* ---- luma: the search's quarter samples -------------------------------- */
+
+/* Margins of the 6-tap: a quarter sample at integer position (x, y) reads
+ * full samples x - 2 .. x + 4 and y - 2 .. y + 4 (the half samples at x and
+ * x + 1, each over -2 .. +3). */
+#define MC_TAP_BEFORE 2
+#define MC_TAP_AFTER 4
+
+/* The sample at fraction (fx, fy), in quarters, of integer position p of a
+ * 16-bit patch whose rows are `stride` samples apart, clipped to maxv =
+ * 2^depth - 1.  It is the search's rule (subpel_rules.h) to the bit: the
+ * two samples me_subpel_pair() names, each a full sample or one of the
+ * half samples b, h, j, and their mean rounded up.  8-bit samples take the
+ * same arithmetic with maxv = 255 (me_hpel_*_8 and _16 are one formula). */
+ME_INLINE int
+mc_luma_qpel (const uint16_t *p, ptrdiff_t stride, int fx, int fy, int maxv)
+{
+  const unsigned v = me_subpel_pair (fx, fy);
+  int s[2];
+  for (int k = 0; k < 2; k++) {
+    const unsigned e = k ? v >> 4 : v & 15;
+    const uint16_t *q = p + ME_SP_DY (e) * stride + ME_SP_DX (e);
+    switch (ME_SP_PLANE (e)) {
+      case ME_HPEL_F: s[k] = *q; break;
+      case ME_HPEL_H: s[k] = me_hpel_h_16 (q, stride, maxv); break;
+      case ME_HPEL_V: s[k] = me_hpel_v_16 (q, stride, maxv); break;
+      default: s[k] = me_hpel_c_16 (q, stride, maxv); break;
+    }
+  }
+  return (s[0] + s[1] + 1) >> 1;
+}
+
+/* ---- chroma: H.264's eighth-sample bilinear ---------------------------- */
+
+/* One component of the chroma vector, in eighths of a chroma sample, from
+ * the luma component mv (quarter luma samples) along a direction whose
+ * chroma is subsampled by 2^sub (sub 1: 4:2:0 both ways, 4:2:2 across;
+ * sub 0: 4:2:2 down).  A quarter luma sample is an eighth of a subsampled
+ * chroma sample (H.264 8-229/8-230, mvCLX = mvLX) and a quarter of a full
+ * one (8-231/8-232, 4:2:2's vertical (mvCLX[1] & 3) << 1).  Its integer
+ * part is mv8 >> 3, its fraction mv8 & 7. */
+ME_INLINE int
+mc_chroma_mv8 (int mv, int sub)
+{
+  return sub ? mv : 2 * mv;
+}
+
+/* H.264 equation 8-266: the chroma sample at fraction (fx, fy), in
+ * eighths, between A (x, y), B (x + 1, y), C (x, y + 1) and D (x + 1,
+ * y + 1).  The weights sum to 64 and are not negative, so the result lies
+ * between the four samples: no clipping at any depth.  The largest sum,
+ * 64 x 65535 + 32, fits 22 bits. */
+ME_INLINE int
+mc_chroma_bilinear (int A, int B, int C, int D, int fx, int fy)
+{
+  return ((8 - fx) * (8 - fy) * A + fx * (8 - fy) * B + (8 - fx) * fy * C
+      + fx * fy * D + 32) >> 6;
+}
+
+/* ---- overlapped blocks ------------------------------------------------- */
+
+/* The window of one direction is in units of MC_OBMC_ONE; a sample's
+ * weight in two directions is the product, in MC_OBMC_ONE^2 =
+ * 2^MC_OBMC_BITS2. */
+#define MC_OBMC_SHIFT 6
+#define MC_OBMC_ONE (1 << MC_OBMC_SHIFT)
+#define MC_OBMC_BITS2 (2 * MC_OBMC_SHIFT)
+
+/* The blend margin of a block n samples long (2, 4, 8 or 16): the window
+ * reaches `o` samples past each end of the block, so two neighbours share
+ * a zone 2o wide centred on their common edge, and the middle n - 2o of
+ * the block is the block's own prediction alone.  o = n / 4, at least 1:
+ * 1, 1, 2, 4. */
+ME_INLINE int
+mc_obmc_margin (int n)
+{
+  return n >= 8 ? n / 4 : 1;
+}
+
+/* The rising side of the window: weight of index i (0 .. 2o - 1) of the
+ * zone, counted from its outer end, (2i + 1) MC_OBMC_ONE / 4o: a straight
+ * ramp through the zone's sample centres.  With o in {1, 2, 4} it is an
+ * exact integer (16 48; 8 24 40 56; 4 12 .. 60), and the two windows that
+ * meet in a zone sum to MC_OBMC_ONE at every sample:
+ * ramp (i) + ramp (2o - 1 - i) = MC_OBMC_ONE. */
+ME_INLINE int
+mc_obmc_ramp (int o, int i)
+{
+  return (2 * i + 1) * (MC_OBMC_ONE / (4 * o));
+}
+
+/* The window of a block n samples long at index j (0 .. n + 2o - 1; j = o
+ * is the block's first sample), with `first` / `last` saying whether the
+ * block has no neighbour before / after it in the picture: there the
+ * window stays MC_OBMC_ONE up to the picture's edge (the picture's border
+ * takes the nearest block's vector alone). */
+ME_INLINE int
+mc_obmc_window (int n, int j, int first, int last)
+{
+  const int o = mc_obmc_margin (n);
+  if (j < 2 * o)
+    return first ? (j < o ? 0 : MC_OBMC_ONE) : mc_obmc_ramp (o, j);
+  if (j >= n)
+    return last ? (j < n + o ? MC_OBMC_ONE : 0) : mc_obmc_ramp (o, n + 2 * o - 1 - j);
+  return MC_OBMC_ONE;
+}
+
+/* ---- time --------------------------------------------------------------- */
+
+/* Vector component v (quarter samples) scaled to t = num / den, den > 0,
+ * rounded half away from zero, so that scaling -v gives -(scaled v) and the
+ * two sides of an interpolated picture stay symmetric.  Worked in 64 bits
+ * (|v| <= 32768, |num| <= 4 den, den <= 2^16) and saturated to int16. */
+ME_INLINE int
+mc_scale_qpel (int v, int num, int den)
+{
+  const int64_t p = (int64_t) v * num;
+  const int64_t a = p < 0 ? -p : p;
+  const int64_t q = (2 * a + den) / (2 * (int64_t) den);
+  const int64_t r = p < 0 ? -q : q;
+  return r < -32768 ? -32768 : r > 32767 ? 32767 : (int) r;
+}
+
+/* ---- blend -------------------------------------------------------------- */
+
+#define MC_BLEND_SHIFT 6
+#define MC_BLEND_ONE (1 << MC_BLEND_SHIFT)
+
+/* The weight of side A, 0 .. MC_BLEND_ONE, from the costs of the two
+ * sides' matches: inversely proportional to A's cost, cost_b / (cost_a +
+ * cost_b) of MC_BLEND_ONE, rounded half up; two perfect matches share
+ * equally.  Costs saturate at 2^28 (me_cost.h) and the products stay in
+ * 64 bits. */
+ME_INLINE int
+mc_cost_weight (uint32_t cost_a, uint32_t cost_b)
+{
+  const uint64_t s = (uint64_t) cost_a + cost_b;
+  if (s == 0)
+    return MC_BLEND_ONE / 2;
+  return (int) ((2 * (uint64_t) MC_BLEND_ONE * cost_b + s) / (2 * s));
+}
+
+/* Samples a and b mixed with weight w (0 .. MC_BLEND_ONE) for a, rounded
+ * half up: between a and b, so no clipping; w = MC_BLEND_ONE gives a, 0
+ * gives b exactly. */
+ME_INLINE int
+mc_blend_sample (int a, int b, int w)
+{
+  return (w * a + (MC_BLEND_ONE - w) * b + MC_BLEND_ONE / 2) >> MC_BLEND_SHIFT;
+}
+
+/* The weight of a sample from the block weights around it: the window
+ * products (MC_OBMC_ONE^2 in all) times the blocks' weights, summed in
+ * `acc` (at most MC_OBMC_ONE^2 x MC_BLEND_ONE = 2^18), brought back to
+ * 0 .. MC_BLEND_ONE rounding half up. */
+ME_INLINE int
+mc_blend_weight (uint32_t acc)
+{
+  return (int) ((acc + (1u << (MC_OBMC_BITS2 - 1))) >> MC_OBMC_BITS2);
+}
+
+/* A predicted sample from the window-weighted sum of the blocks' predictions
+ * (weights summing to MC_OBMC_ONE^2), rounding half up.  The sum is at most
+ * 2^12 x 65535 < 2^28. */
+ME_INLINE int
+mc_obmc_round (uint32_t acc)
+{
+  return (int) ((acc + (1u << (MC_OBMC_BITS2 - 1))) >> MC_OBMC_BITS2);
+}
+
+#endif /* MC_RULES_H */

@@ -1,0 +1,781 @@
+/* gpumotionest — motion compensation (kernels/mc), rule by rule.
+ *
+ * Hand-worked values pin the chroma bilinear, the vector scaling and the
+ * cost weights to numbers; the luma is compared with the search's own
+ * half samples (subpel_rules.h) on an edge-padded copy, the way the search
+ * reads them; whole planes are compared with a naive per-sample version
+ * written from mc_rules.h (every block's window at every sample, no
+ * cells, no patches).
+ */
+#include <glib.h>
+#include <string.h>
+
+#include "mc.h"
+#include "mc_rules.h"
+#include "subpel_rules.h"
+
+/* ---- planes and fields ------------------------------------------------- */
+
+typedef struct {
+  MCPlane p;
+  guint8 *buf;
+} TPlane;
+
+static void
+tplane_init (TPlane * t, unsigned w, unsigned h, unsigned depth,
+    unsigned shift)
+{
+  const unsigned bps = depth > 8 ? 2 : 1;
+  /* a stride wider than the row, so a row read past its end shows */
+  t->p.stride = (ptrdiff_t) ((w + 3) * bps);
+  t->buf = g_malloc0 ((size_t) t->p.stride * h);
+  t->p.data = t->buf;
+  t->p.width = w;
+  t->p.height = h;
+  t->p.depth = depth;
+  t->p.shift = shift;
+}
+
+static void
+tplane_clear (TPlane * t)
+{
+  g_free (t->buf);
+}
+
+static int
+get (const MCPlane * p, int x, int y)
+{
+  const guint8 *row = p->data + y * p->stride;
+  if (p->depth == 8)
+    return row[x];
+  return (((const guint16 *) row)[x] >> p->shift) & ((1 << p->depth) - 1);
+}
+
+static void
+set (MCPlane * p, int x, int y, int v)
+{
+  guint8 *row = p->data + y * p->stride;
+  if (p->depth == 8)
+    row[x] = v;
+  else
+    ((guint16 *) row)[x] = v << p->shift;
+}
+
+static void
+fill_random (MCPlane * p, GRand * rand)
+{
+  for (unsigned y = 0; y < p->height; y++)
+    for (unsigned x = 0; x < p->width; x++)
+      set (p, x, y, g_rand_int_range (rand, 0, 1 << p->depth));
+}
+
+static void
+assert_planes_equal (const MCPlane * a, const MCPlane * b)
+{
+  for (unsigned y = 0; y < a->height; y++)
+    for (unsigned x = 0; x < a->width; x++)
+      if (get (a, x, y) != get (b, x, y))
+        g_error ("sample (%u, %u): %d, expected %d", x, y, get (a, x, y),
+            get (b, x, y));
+}
+
+typedef struct {
+  MCField f;
+  GstMotionVectorCell *cells;
+} TField;
+
+static void
+tfield_init (TField * t, unsigned bw, unsigned bh, unsigned cols,
+    unsigned rows, int mvx, int mvy)
+{
+  t->cells = g_new0 (GstMotionVectorCell, cols * rows);
+  for (unsigned i = 0; i < cols * rows; i++) {
+    t->cells[i].mv_x = mvx;
+    t->cells[i].mv_y = mvy;
+  }
+  t->f = (MCField) { bw, bh, cols, rows, 0, t->cells };
+}
+
+static MCOptions
+opts (gboolean obmc, unsigned threads)
+{
+  MCOptions o;
+  mc_options_init (&o);
+  o.obmc = obmc;
+  o.threads = threads;
+  return o;
+}
+
+static void
+predict_ok (const MCPlane * ref, MCPlane * out, const MCField * f,
+    unsigned sx, unsigned sy, gboolean obmc)
+{
+  GError *err = NULL;
+  MCOptions o = opts (obmc, 1);
+  gboolean ok = mc_predict_plane (ref, out, f, sx, sy, &o, &err);
+  g_assert_no_error (err);
+  g_assert_true (ok);
+}
+
+/* ---- the naive version ------------------------------------------------- */
+
+/* The sample at (x, y) predicted with (mvx, mvy), from the rules: luma by
+ * the search's quarter sample over a clamped 7x7 neighbourhood, chroma by
+ * the bilinear over clamped corners. */
+static int
+naive_sample (const MCPlane * ref, int x, int y, int mvx, int mvy,
+    unsigned sx, unsigned sy)
+{
+  const int W = ref->width, H = ref->height;
+  if (!sx && !sy) {
+    guint16 n[7 * 7];
+    for (int j = 0; j < 7; j++)
+      for (int i = 0; i < 7; i++)
+        n[j * 7 + i] = get (ref, mc_clamp (x + (mvx >> 2) + i - 2, W),
+            mc_clamp (y + (mvy >> 2) + j - 2, H));
+    return mc_luma_qpel (n + 2 * 7 + 2, 7, mvx & 3, mvy & 3,
+        (1 << ref->depth) - 1);
+  }
+  const int cx = sx ? mvx : 2 * mvx, cy = sy ? mvy : 2 * mvy;
+  const int ix = x + (cx >> 3), iy = y + (cy >> 3);
+  return mc_chroma_bilinear (get (ref, mc_clamp (ix, W), mc_clamp (iy, H)),
+      get (ref, mc_clamp (ix + 1, W), mc_clamp (iy, H)),
+      get (ref, mc_clamp (ix, W), mc_clamp (iy + 1, H)),
+      get (ref, mc_clamp (ix + 1, W), mc_clamp (iy + 1, H)), cx & 7, cy & 7);
+}
+
+/* Window of block b (of `count`, n samples long) at sample s: 0 outside. */
+static int
+naive_window (int n, int count, int b, int s, gboolean obmc)
+{
+  if (!obmc)
+    return s / n == b ? MC_OBMC_ONE : 0;
+  const int o = mc_obmc_margin (n), j = s - b * n + o;
+  if (j < 0 || j >= n + 2 * o)
+    return 0;
+  return mc_obmc_window (n, j, b == 0, b == count - 1);
+}
+
+static void
+naive_predict (const MCPlane * ref, MCPlane * out, const MCField * f,
+    unsigned sx, unsigned sy, gboolean obmc)
+{
+  const int bw = f->block_w >> sx, bh = f->block_h >> sy;
+  const int ncols = (ref->width + bw - 1) / bw;
+  const int nrows = (ref->height + bh - 1) / bh;
+  for (unsigned y = 0; y < ref->height; y++)
+    for (unsigned x = 0; x < ref->width; x++) {
+      guint64 acc = 0, total = 0;
+      for (int r = 0; r < nrows; r++)
+        for (int c = 0; c < ncols; c++) {
+          const guint64 w = (guint64) naive_window (bw, ncols, c, x, obmc)
+              * naive_window (bh, nrows, r, y, obmc);
+          if (!w)
+            continue;
+          const GstMotionVectorCell *cell = &f->cells[r * f->cols + c];
+          acc += w * naive_sample (ref, x, y, cell->mv_x, cell->mv_y, sx, sy);
+          total += w;
+        }
+      g_assert_cmpuint (total, ==, 1u << MC_OBMC_BITS2);
+      set (out, x, y, (int) ((acc + (1u << (MC_OBMC_BITS2 - 1)))
+              >> MC_OBMC_BITS2));
+    }
+}
+
+/* ---- the tests --------------------------------------------------------- */
+
+/* A zero field gives the reference back, every plane, every depth, with
+ * and without overlap, sizes that are no multiple of the blocks. */
+static void
+test_zero_field (void)
+{
+  GRand *rand = g_rand_new_with_seed (1);
+  static const unsigned depths[] = { 8, 10, 16 };
+  for (unsigned d = 0; d < G_N_ELEMENTS (depths); d++)
+    for (unsigned obmc = 0; obmc < 2; obmc++) {
+      MCPicture ref = { MC_CHROMA_420 }, out = { MC_CHROMA_420 };
+      TPlane rp[3], op[3];
+      for (int i = 0; i < 3; i++) {
+        const unsigned w = i ? 19 : 37, h = i ? 12 : 23;
+        tplane_init (&rp[i], w, h, depths[d], depths[d] == 10 ? 6 : 0);
+        tplane_init (&op[i], w, h, depths[d], 0);
+        fill_random (&rp[i].p, rand);
+        ref.planes[i] = rp[i].p;
+        out.planes[i] = op[i].p;
+      }
+      TField f;
+      tfield_init (&f, 8, 8, 5, 3, 0, 0);
+      MCOptions o = opts (obmc, 2);
+      GError *err = NULL;
+      g_assert_true (mc_predict_picture (&ref, &out, &f.f, &o, &err));
+      g_assert_no_error (err);
+      for (int i = 0; i < 3; i++) {
+        assert_planes_equal (&op[i].p, &rp[i].p);
+        tplane_clear (&rp[i]);
+        tplane_clear (&op[i]);
+      }
+      g_free (f.cells);
+    }
+  g_rand_free (rand);
+}
+
+/* A whole-pixel field is a shifted copy, edges clamped as the search's
+ * edge-replicated planes hold them; the same with overlap, since every
+ * block has the same vector. */
+static void
+test_whole_pel_shift (void)
+{
+  GRand *rand = g_rand_new_with_seed (2);
+  TPlane ref, out;
+  tplane_init (&ref, 45, 30, 8, 0);
+  tplane_init (&out, 45, 30, 8, 0);
+  fill_random (&ref.p, rand);
+  static const int mv[][2] = { {-12, 8}, {20, -4}, {0, -400}, {4000, 0} };
+  for (unsigned k = 0; k < G_N_ELEMENTS (mv); k++)
+    for (int obmc = 0; obmc < 2; obmc++) {
+      TField f;
+      tfield_init (&f, 16, 8, 3, 4, mv[k][0], mv[k][1]);
+      predict_ok (&ref.p, &out.p, &f.f, 0, 0, obmc);
+      for (int y = 0; y < 30; y++)
+        for (int x = 0; x < 45; x++)
+          g_assert_cmpint (get (&out.p, x, y), ==, get (&ref.p,
+                  mc_clamp (x + mv[k][0] / 4, 45),
+                  mc_clamp (y + mv[k][1] / 4, 30)));
+      g_free (f.cells);
+    }
+  tplane_clear (&ref);
+  tplane_clear (&out);
+  g_rand_free (rand);
+}
+
+/* Every quarter-pel fraction, vectors of both signs, against the search's
+ * own interpolation: the 8-bit half samples me_hpel_h/v/c on a copy
+ * padded by edge replication, as the CPU backend pads, read through
+ * me_subpel_pair() as the refinement reads them. */
+#define PAD 8
+static void
+test_quarter_pel_luma (void)
+{
+  GRand *rand = g_rand_new_with_seed (3);
+  const int W = 24, H = 20, PW = W + 2 * PAD;
+  TPlane ref, out;
+  tplane_init (&ref, W, H, 8, 0);
+  tplane_init (&out, W, H, 8, 0);
+  fill_random (&ref.p, rand);
+  guint8 *pad = g_malloc ((size_t) PW * (H + 2 * PAD));
+  for (int y = 0; y < H + 2 * PAD; y++)
+    for (int x = 0; x < PW; x++)
+      pad[y * PW + x] = get (&ref.p, mc_clamp (x - PAD, W),
+          mc_clamp (y - PAD, H));
+  for (int qy = -7; qy <= 7; qy++)
+    for (int qx = -7; qx <= 7; qx++) {
+      TField f;
+      tfield_init (&f, 8, 4, 3, 5, qx, qy);
+      predict_ok (&ref.p, &out.p, &f.f, 0, 0, TRUE);
+      for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) {
+          const unsigned v = me_subpel_pair (qx & 3, qy & 3);
+          int s[2];
+          for (int k = 0; k < 2; k++) {
+            const unsigned e = k ? v >> 4 : v & 15;
+            const guint8 *p = pad + (y + PAD + (qy >> 2) + ME_SP_DY (e)) * PW
+                + x + PAD + (qx >> 2) + ME_SP_DX (e);
+            switch (ME_SP_PLANE (e)) {
+              case ME_HPEL_F: s[k] = *p; break;
+              case ME_HPEL_H: s[k] = me_hpel_h (p, PW); break;
+              case ME_HPEL_V: s[k] = me_hpel_v (p, PW); break;
+              default: s[k] = me_hpel_c (p, PW); break;
+            }
+          }
+          g_assert_cmpint (get (&out.p, x, y), ==, (s[0] + s[1] + 1) >> 1);
+        }
+      g_free (f.cells);
+    }
+  g_free (pad);
+  tplane_clear (&ref);
+  tplane_clear (&out);
+  g_rand_free (rand);
+}
+
+/* The chroma rule on numbers worked by hand (H.264 8-266). */
+static void
+test_chroma_eighth_pel (void)
+{
+  /* (3, 5) eighths between 10, 20 / 30, 40: 15 x 10 + 9 x 20 + 25 x 30 +
+   * 15 x 40 = 1680, (1680 + 32) >> 6 = 26 (exactly 26.25) */
+  g_assert_cmpint (mc_chroma_bilinear (10, 20, 30, 40, 3, 5), ==, 26);
+  /* (4, 4): the mean of 0, 1, 1, 1 is 0.75: (0 + 16 + 16 + 16 + 32) >> 6
+   * = 1 */
+  g_assert_cmpint (mc_chroma_bilinear (0, 1, 1, 1, 4, 4), ==, 1);
+  /* a half rounds up: (4, 0) between 0 and 1 is 32 / 64, (32 + 32) >> 6 */
+  g_assert_cmpint (mc_chroma_bilinear (0, 1, 0, 1, 4, 0), ==, 1);
+  g_assert_cmpint (mc_chroma_bilinear (2, 1, 2, 1, 4, 0), ==, 2);
+  /* (7, 0) from 0 to 65535: 7 x 8 x 65535 = 3669960, + 32, >> 6 = 57343 */
+  g_assert_cmpint (mc_chroma_bilinear (0, 65535, 0, 65535, 7, 0), ==, 57343);
+  /* the vector: a quarter luma sample is an eighth of a halved chroma
+   * sample, a quarter of a full one (4:2:2's vertical) */
+  g_assert_cmpint (mc_chroma_mv8 (-3, 1), ==, -3);
+  g_assert_cmpint (mc_chroma_mv8 (-3, 0), ==, -6);
+
+  /* A 4:2:0 picture whose chroma is c(x, y) = 10 + 10 x + 20 y (4x4), luma
+   * 8x8, one 8x8 block. */
+  MCPicture ref = { MC_CHROMA_420 }, out = { MC_CHROMA_420 };
+  TPlane rp[3], op[3];
+  for (int i = 0; i < 3; i++) {
+    const unsigned n = i ? 4 : 8;
+    tplane_init (&rp[i], n, n, 8, 0);
+    tplane_init (&op[i], n, n, 8, 0);
+    for (unsigned y = 0; y < n; y++)
+      for (unsigned x = 0; x < n; x++)
+        set (&rp[i].p, x, y, 10 + 10 * x + 20 * y);
+    ref.planes[i] = rp[i].p;
+    out.planes[i] = op[i].p;
+  }
+  TField f;
+  tfield_init (&f, 8, 8, 1, 1, 3, 5);
+  GError *err = NULL;
+  g_assert_true (mc_predict_picture (&ref, &out, &f.f, NULL, &err));
+  g_assert_no_error (err);
+  /* (3, 5) eighths from (0, 0): the 26 above; from (1, 2): 10 + 40 more
+   * in every corner, 76 (exactly 76.25) */
+  g_assert_cmpint (get (&op[1].p, 0, 0), ==, 26);
+  g_assert_cmpint (get (&op[2].p, 1, 2), ==, 76);
+  /* at (3, 3) the right and lower neighbours are clamped: A = B = C = D =
+   * c(3, 3) = 100 */
+  g_assert_cmpint (get (&op[1].p, 3, 3), ==, 100);
+
+  /* (-3, -11): (-3) >> 3 = -1, fraction 5; (-11) >> 3 = -2, fraction 5.
+   * At (0, 0): A, B, C, D at x -1, 0 and y -2, -1, all clamped to
+   * c(0, 0) = 10: 10.  At (2, 3): x 1, 2 and y 1, 2: 40 50 / 60 70,
+   * fractions (5, 5): (9 x 40 + 15 x 50 + 15 x 60 + 25 x 70 + 32) >> 6 =
+   * (360 + 750 + 900 + 1750 + 32) >> 6 = 3792 >> 6 = 59 (exactly 58.75) */
+  f.cells[0].mv_x = -3;
+  f.cells[0].mv_y = -11;
+  g_assert_true (mc_predict_picture (&ref, &out, &f.f, NULL, &err));
+  g_assert_cmpint (get (&op[1].p, 0, 0), ==, 10);
+  g_assert_cmpint (get (&op[2].p, 2, 3), ==, 59);
+
+  /* 4:2:2's vertical, a 4x8 chroma plane under the same 8x8 block:
+   * mv_y = 3 is 6 eighths down; mv_x = 3 is 3 eighths across.  At (0, 0):
+   * 10 20 / 30 40 at fractions (3, 6): (10 x 10 + 6 x 20 + 30 x 30 +
+   * 18 x 40 + 32) >> 6 = (100 + 120 + 900 + 720 + 32) >> 6 = 1872 >> 6 =
+   * 29 (exactly 28.75) */
+  TPlane c422, o422;
+  tplane_init (&c422, 4, 8, 8, 0);
+  tplane_init (&o422, 4, 8, 8, 0);
+  for (unsigned y = 0; y < 8; y++)
+    for (unsigned x = 0; x < 4; x++)
+      set (&c422.p, x, y, 10 + 10 * x + 20 * y);
+  f.cells[0].mv_x = 3;
+  f.cells[0].mv_y = 3;
+  predict_ok (&c422.p, &o422.p, &f.f, 1, 0, TRUE);
+  g_assert_cmpint (get (&o422.p, 0, 0), ==, 29);
+  tplane_clear (&c422);
+  tplane_clear (&o422);
+  for (int i = 0; i < 3; i++) {
+    tplane_clear (&rp[i]);
+    tplane_clear (&op[i]);
+  }
+  g_free (f.cells);
+}
+
+/* The windows of a row of blocks sum to MC_OBMC_ONE at every sample, for
+ * every block length and count, and so a constant field predicts the same
+ * with overlap as without. */
+static void
+test_obmc_windows (void)
+{
+  g_assert_cmpint (mc_obmc_ramp (1, 0), ==, 16);
+  g_assert_cmpint (mc_obmc_ramp (2, 1), ==, 24);
+  g_assert_cmpint (mc_obmc_ramp (4, 7), ==, 60);
+  static const int lens[] = { 2, 4, 8, 16 };
+  for (unsigned k = 0; k < G_N_ELEMENTS (lens); k++)
+    for (int count = 1; count <= 5; count++) {
+      const int n = lens[k];
+      int nonflat = 0;
+      for (int s = 0; s < n * count; s++) {
+        int sum = 0;
+        for (int b = 0; b < count; b++) {
+          const int w = naive_window (n, count, b, s, TRUE);
+          g_assert_cmpint (w, >=, 0);
+          g_assert_cmpint (w, <=, MC_OBMC_ONE);
+          nonflat += w > 0 && w < MC_OBMC_ONE;
+          sum += w;
+        }
+        g_assert_cmpint (sum, ==, MC_OBMC_ONE);
+      }
+      /* two samples a side in every zone between blocks: 2o each */
+      g_assert_cmpint (nonflat, ==, (count - 1) * 2 * 2 * mc_obmc_margin (n));
+    }
+
+  GRand *rand = g_rand_new_with_seed (4);
+  TField f;
+  tfield_init (&f, 8, 16, 7, 3, -13, 6);
+  /* luma 50x35, and a 4:2:0 chroma plane of it, 25x18 */
+  for (unsigned sub = 0; sub < 2; sub++) {
+    const unsigned w = (50 + sub) >> sub, h = (35 + sub) >> sub;
+    TPlane ref, a, b;
+    tplane_init (&ref, w, h, 10, 0);
+    tplane_init (&a, w, h, 10, 0);
+    tplane_init (&b, w, h, 10, 0);
+    fill_random (&ref.p, rand);
+    predict_ok (&ref.p, &a.p, &f.f, sub, sub, TRUE);
+    predict_ok (&ref.p, &b.p, &f.f, sub, sub, FALSE);
+    assert_planes_equal (&a.p, &b.p);
+    tplane_clear (&ref);
+    tplane_clear (&a);
+    tplane_clear (&b);
+  }
+  g_free (f.cells);
+  g_rand_free (rand);
+}
+
+/* Two regions, still on the left, 2 pixels on the right, over a ramp of 4
+ * a pixel across: outside the zone around their common edge each side is
+ * its own prediction exactly; across it the picture climbs 5 a sample at
+ * most (4 of the ramp and 8 x 8/64 of the blend) where blocks alone step
+ * 12 at the edge. */
+static void
+test_two_regions (void)
+{
+  const int W = 64, H = 32, edge = 32, o = mc_obmc_margin (16);
+  TPlane ref, out, left, right;
+  tplane_init (&ref, W, H, 8, 0);
+  tplane_init (&out, W, H, 8, 0);
+  tplane_init (&left, W, H, 8, 0);
+  tplane_init (&right, W, H, 8, 0);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      set (&ref.p, x, y, 4 * x);
+  TField f, fl, fr;
+  tfield_init (&f, 16, 16, 4, 2, 0, 0);
+  tfield_init (&fl, 16, 16, 4, 2, 0, 0);
+  tfield_init (&fr, 16, 16, 4, 2, 8, 0);
+  for (int r = 0; r < 2; r++)
+    for (int c = 2; c < 4; c++)
+      f.cells[r * 4 + c].mv_x = 8;
+  predict_ok (&ref.p, &left.p, &fl.f, 0, 0, TRUE);
+  predict_ok (&ref.p, &right.p, &fr.f, 0, 0, TRUE);
+  for (int obmc = 1; obmc >= 0; obmc--) {
+    predict_ok (&ref.p, &out.p, &f.f, 0, 0, obmc);
+    int worst = 0;
+    for (int y = 0; y < H; y++)
+      for (int x = 0; x < W; x++) {
+        const int v = get (&out.p, x, y);
+        if (x < edge - o)
+          g_assert_cmpint (v, ==, get (&left.p, x, y));
+        else if (x >= edge + o)
+          g_assert_cmpint (v, ==, get (&right.p, x, y));
+        else {
+          g_assert_cmpint (v, >=, get (&left.p, x, y));
+          g_assert_cmpint (v, <=, get (&right.p, x, y));
+        }
+        if (x > 0 && x < W - 2)   /* the right edge clamps the ramp */
+          worst = MAX (worst, ABS (v - get (&out.p, x - 1, y)));
+      }
+    g_assert_cmpint (worst, ==, obmc ? 5 : 12);
+  }
+  /* the naive version agrees sample for sample */
+  naive_predict (&ref.p, &left.p, &f.f, 0, 0, TRUE);
+  predict_ok (&ref.p, &out.p, &f.f, 0, 0, TRUE);
+  assert_planes_equal (&out.p, &left.p);
+  g_free (f.cells);
+  g_free (fl.cells);
+  g_free (fr.cells);
+  tplane_clear (&ref);
+  tplane_clear (&out);
+  tplane_clear (&left);
+  tplane_clear (&right);
+}
+
+/* Random fields, random pictures, every subsampling, three depths,
+ * threads: the library against the naive version. */
+static void
+test_random_against_naive (void)
+{
+  GRand *rand = g_rand_new_with_seed (5);
+  static const unsigned sizes[] = { 4, 8, 16 };
+  for (int iter = 0; iter < 24; iter++) {
+    const unsigned depth = (unsigned[]) { 8, 10, 16 }[iter % 3];
+    const unsigned sx = iter % 2, sy = (iter / 2) % 2;
+    const unsigned bw = sizes[g_rand_int_range (rand, 0, 3)];
+    const unsigned bh = sizes[g_rand_int_range (rand, 0, 3)];
+    const unsigned w = g_rand_int_range (rand, 1, 70);
+    const unsigned h = g_rand_int_range (rand, 1, 50);
+    const unsigned cols = ((w << sx) + bw - 1) / bw + iter % 2;
+    const unsigned rows = ((h << sy) + bh - 1) / bh;
+    TPlane ref, out, want;
+    tplane_init (&ref, w, h, depth, depth == 10 ? 6 : 0);
+    tplane_init (&out, w, h, depth, 0);
+    tplane_init (&want, w, h, depth, 0);
+    fill_random (&ref.p, rand);
+    TField f;
+    tfield_init (&f, bw, bh, cols, rows, 0, 0);
+    for (unsigned i = 0; i < cols * rows; i++) {
+      const int range = i % 7 ? 40 : 600;
+      f.cells[i].mv_x = g_rand_int_range (rand, -range, range);
+      f.cells[i].mv_y = g_rand_int_range (rand, -range, range);
+    }
+    const gboolean obmc = iter % 5 != 0;
+    MCOptions o = opts (obmc, 1 + iter % 4);
+    GError *err = NULL;
+    g_assert_true (mc_predict_plane (&ref.p, &out.p, &f.f, sx, sy, &o, &err));
+    g_assert_no_error (err);
+    naive_predict (&ref.p, &want.p, &f.f, sx, sy, obmc);
+    assert_planes_equal (&out.p, &want.p);
+    g_free (f.cells);
+    tplane_clear (&ref);
+    tplane_clear (&out);
+    tplane_clear (&want);
+  }
+  g_rand_free (rand);
+}
+
+/* Vectors scaled to t = num / den, rounded half away from zero. */
+static void
+test_scale (void)
+{
+  /* t = 0: nothing moves */
+  g_assert_cmpint (mc_scale_qpel (37, 0, 1), ==, 0);
+  g_assert_cmpint (mc_scale_qpel (-37, 0, 5), ==, 0);
+  /* t = 1/2: 5 / 2 = 2.5 -> 3, -2.5 -> -3; 4 -> 2; -3 / 2 = -1.5 -> -2;
+   * 1 / 2 = 0.5 -> 1, -0.5 -> -1 */
+  g_assert_cmpint (mc_scale_qpel (5, 1, 2), ==, 3);
+  g_assert_cmpint (mc_scale_qpel (-5, 1, 2), ==, -3);
+  g_assert_cmpint (mc_scale_qpel (4, 1, 2), ==, 2);
+  g_assert_cmpint (mc_scale_qpel (-3, 1, 2), ==, -2);
+  g_assert_cmpint (mc_scale_qpel (1, 1, 2), ==, 1);
+  g_assert_cmpint (mc_scale_qpel (-1, 1, 2), ==, -1);
+  /* t = 1: the vector itself */
+  g_assert_cmpint (mc_scale_qpel (-2047, 1, 1), ==, -2047);
+  g_assert_cmpint (mc_scale_qpel (2047, 7, 7), ==, 2047);
+  /* t = 2/5: 7 -> 2.8 -> 3; -7 -> -3; 5 -> 2; -6 -> -2.4 -> -2; 3 -> 1.2
+   * -> 1; -4 -> -1.6 -> -2; 10 -> 4 */
+  g_assert_cmpint (mc_scale_qpel (7, 2, 5), ==, 3);
+  g_assert_cmpint (mc_scale_qpel (-7, 2, 5), ==, -3);
+  g_assert_cmpint (mc_scale_qpel (5, 2, 5), ==, 2);
+  g_assert_cmpint (mc_scale_qpel (-6, 2, 5), ==, -2);
+  g_assert_cmpint (mc_scale_qpel (3, 2, 5), ==, 1);
+  g_assert_cmpint (mc_scale_qpel (-4, 2, 5), ==, -2);
+  g_assert_cmpint (mc_scale_qpel (10, 2, 5), ==, 4);
+  /* t = -1/2 reverses; t = 2 doubles; t = 4 saturates */
+  g_assert_cmpint (mc_scale_qpel (5, -1, 2), ==, -3);
+  g_assert_cmpint (mc_scale_qpel (-2047, 2, 1), ==, -4094);
+  g_assert_cmpint (mc_scale_qpel (32767, 4, 1), ==, 32767);
+  g_assert_cmpint (mc_scale_qpel (-32768, 4, 1), ==, -32768);
+
+  /* a field: vectors scaled, the rest kept */
+  GstMotionVectorCell cells[2] = { {7, -7, 99, 1, 2, 3, 4}, {-5, 4, 0} };
+  GstMotionVectorCell out[2];
+  MCField f = { 4, 4, 2, 1, 0, cells };
+  GError *err = NULL;
+  g_assert_true (mc_field_scale (&f, out, 2, 5, &err));
+  g_assert_cmpint (out[0].mv_x, ==, 3);
+  g_assert_cmpint (out[0].mv_y, ==, -3);
+  g_assert_cmpuint (out[0].cost, ==, 99);
+  g_assert_cmpint (out[0].mvd_y, ==, 4);
+  g_assert_cmpint (out[1].mv_x, ==, -2);
+  g_assert_cmpint (out[1].mv_y, ==, 2);
+  g_assert_false (mc_field_scale (&f, out, 1, 0, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_field_scale (&f, out, 9, 2, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+}
+
+/* 10- and 16-bit samples clip at 2^depth - 1 and at 0 (the 6-tap
+ * overshoots), in low and high bits of the word. */
+static void
+test_deep_clip (void)
+{
+  static const struct { unsigned depth, shift; } cases[] = {
+    {10, 0}, {10, 6}, {16, 0}
+  };
+  for (unsigned k = 0; k < G_N_ELEMENTS (cases); k++) {
+    const int M = (1 << cases[k].depth) - 1;
+    TPlane ref, out;
+    tplane_init (&ref, 16, 4, cases[k].depth, cases[k].shift);
+    tplane_init (&out, 16, 4, cases[k].depth, cases[k].shift);
+    /* columns 0 0 M M 0 0 ...: the half sample between the two M, b1 =
+     * 40 M, (40 M + 16) >> 5 = 1.25 M, clips to M; columns 6 .. 11,
+     * M M 0 0 M M: b1 = -8 M, clips to 0 */
+    static const int row[16] = { 0, 0, 1, 1, 0, 0, 1, 1, 0, 0, 1, 1, 1, 1,
+      1, 1 };
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 16; x++)
+        set (&ref.p, x, y, row[x] * M);
+    TField f;
+    tfield_init (&f, 4, 4, 4, 1, 2, 0);
+    predict_ok (&ref.p, &out.p, &f.f, 0, 0, FALSE);
+    g_assert_cmpint (get (&out.p, 2, 0), ==, M);
+    g_assert_cmpint (get (&out.p, 8, 0), ==, 0);
+    /* the word holds the sample where the depth and shift say */
+    const guint16 *w = (const guint16 *) out.p.data;
+    g_assert_cmpuint (w[2], ==, (guint) M << cases[k].shift);
+    /* all at M through the overlap: 4096 x M fits the sum */
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 16; x++)
+        set (&ref.p, x, y, M);
+    f.cells[1].mv_y = -3;
+    f.cells[2].mv_x = 5;
+    predict_ok (&ref.p, &out.p, &f.f, 0, 0, TRUE);
+    for (int x = 0; x < 16; x++)
+      g_assert_cmpint (get (&out.p, x, 3), ==, M);
+    g_free (f.cells);
+    tplane_clear (&ref);
+    tplane_clear (&out);
+  }
+}
+
+/* Weights from costs, and the blend with them. */
+static void
+test_blend (void)
+{
+  /* cost_b / (cost_a + cost_b) of 64: 300 / 400 -> 48; 2 / 3 -> 42.67 ->
+   * 43; 1 / 2 -> 32; nothing to choose -> 32; a perfect a -> 64 */
+  g_assert_cmpint (mc_cost_weight (100, 300), ==, 48);
+  g_assert_cmpint (mc_cost_weight (1, 2), ==, 43);
+  g_assert_cmpint (mc_cost_weight (5, 5), ==, 32);
+  g_assert_cmpint (mc_cost_weight (0, 0), ==, 32);
+  g_assert_cmpint (mc_cost_weight (0, 9), ==, 64);
+  g_assert_cmpint (mc_cost_weight (3, 0), ==, 0);
+  g_assert_cmpint (mc_cost_weight ((1u << 28) - 1, 1), ==, 0);
+  /* (32 x 10 + 32 x 21 + 32) >> 6 = 1024 >> 6 = 16 (15.5 rounds up) */
+  g_assert_cmpint (mc_blend_sample (10, 21, 32), ==, 16);
+  g_assert_cmpint (mc_blend_sample (65535, 0, 64), ==, 65535);
+  g_assert_cmpint (mc_blend_sample (65535, 7, 0), ==, 7);
+
+  /* two fields' costs, pairwise */
+  GstMotionVectorCell ca[2] = { {0, 0, 100}, {0, 0, 0} };
+  GstMotionVectorCell cb[2] = { {0, 0, 300}, {0, 0, 9} };
+  MCField fa = { 16, 16, 2, 1, 0, ca }, fb = { 16, 16, 2, 1, 0, cb };
+  guint8 weights[2];
+  GError *err = NULL;
+  g_assert_true (mc_cost_weights (&fa, &fb, weights, &err));
+  g_assert_cmpint (weights[0], ==, 48);
+  g_assert_cmpint (weights[1], ==, 64);
+
+  /* Planes a = 1000, b = 0 (10 bits), blocks of 16: left weighs 64, right
+   * 0.  Outside the zone, a or b; inside, falling from a to b. */
+  TPlane a, b, out;
+  tplane_init (&a, 32, 16, 10, 0);
+  tplane_init (&b, 32, 16, 10, 0);
+  tplane_init (&out, 32, 16, 10, 0);
+  for (int y = 0; y < 16; y++)
+    for (int x = 0; x < 32; x++)
+      set (&a.p, x, y, 1000);
+  guint8 w2[2] = { 64, 0 };
+  MCOptions o = opts (TRUE, 1);
+  g_assert_true (mc_blend_plane (&a.p, &b.p, &out.p, w2, 16, 16, 2, 1, 0, 0,
+          &o, &err));
+  g_assert_no_error (err);
+  /* x = 12 .. 19 is the zone (o = 4): a's weight there falls as the
+   * ramp rises, 60 52 44 ... 4 of 64 at x = 12 .. 19; at x = 12,
+   * (60 x 1000 + 32) >> 6 = 938 */
+  for (int x = 0; x < 32; x++) {
+    const int v = get (&out.p, x, 5);
+    if (x < 12)
+      g_assert_cmpint (v, ==, 1000);
+    else if (x >= 20)
+      g_assert_cmpint (v, ==, 0);
+    else
+      g_assert_cmpint (v, ==, ((64 - mc_obmc_ramp (4, x - 12)) * 1000 + 32)
+          >> 6);
+  }
+  g_assert_cmpint (get (&out.p, 12, 0), ==, 938);
+  /* blocks alone: the step at the edge */
+  o.obmc = FALSE;
+  g_assert_true (mc_blend_plane (&a.p, &b.p, &out.p, w2, 16, 16, 2, 1, 0, 0,
+          &o, &err));
+  g_assert_cmpint (get (&out.p, 15, 0), ==, 1000);
+  g_assert_cmpint (get (&out.p, 16, 0), ==, 0);
+  /* in place: out is a */
+  w2[0] = w2[1] = 32;
+  g_assert_true (mc_blend_plane (&a.p, &b.p, &a.p, w2, 16, 16, 2, 1, 0, 0,
+          &o, &err));
+  g_assert_cmpint (get (&a.p, 31, 15), ==, 500);
+  /* a weight above 64 is refused */
+  w2[1] = 65;
+  g_assert_false (mc_blend_plane (&a.p, &b.p, &out.p, w2, 16, 16, 2, 1, 0, 0,
+          &o, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  tplane_clear (&a);
+  tplane_clear (&b);
+  tplane_clear (&out);
+}
+
+/* Bad input is refused with an error that says what is wrong. */
+static void
+test_bad_input (void)
+{
+  TPlane ref, out;
+  tplane_init (&ref, 20, 20, 8, 0);
+  tplane_init (&out, 20, 20, 8, 0);
+  TField f;
+  tfield_init (&f, 8, 8, 3, 3, 0, 0);
+  GError *err = NULL;
+#define REFUSED(call, text) G_STMT_START { \
+    g_assert_false (call); \
+    g_assert_error (err, MC_ERROR, MC_ERROR_INVALID); \
+    g_assert_nonnull (strstr (err->message, text)); \
+    g_clear_error (&err); \
+  } G_STMT_END
+  MCField bad = f.f;
+  bad.block_w = 5;
+  REFUSED (mc_predict_plane (&ref.p, &out.p, &bad, 0, 0, NULL, &err), "5");
+  bad = f.f;
+  bad.cols = 2;
+  REFUSED (mc_predict_plane (&ref.p, &out.p, &bad, 0, 0, NULL, &err),
+      "do not cover");
+  bad.cells = NULL;
+  REFUSED (mc_predict_plane (&ref.p, &out.p, &bad, 0, 0, NULL, &err),
+      "no cells");
+  REFUSED (mc_predict_plane (&ref.p, &ref.p, &f.f, 0, 0, NULL, &err),
+      "overlaps");
+  REFUSED (mc_predict_plane (&ref.p, &out.p, &f.f, 2, 0, NULL, &err),
+      "subsampling");
+  MCPlane p = out.p;
+  p.depth = 7;
+  REFUSED (mc_predict_plane (&ref.p, &p, &f.f, 0, 0, NULL, &err), "depth");
+  p = out.p;
+  p.stride = 10;
+  REFUSED (mc_predict_plane (&ref.p, &p, &f.f, 0, 0, NULL, &err), "stride");
+  p = out.p;
+  p.height = 19;
+  REFUSED (mc_predict_plane (&ref.p, &p, &f.f, 0, 0, NULL, &err), "bits");
+  p = out.p;
+  p.data = NULL;
+  REFUSED (mc_predict_plane (&ref.p, &p, &f.f, 0, 0, NULL, &err), "no plane");
+  p = ref.p;
+  p.depth = 10;
+  p.shift = 7;
+  p.width = 10;
+  REFUSED (mc_predict_plane (&p, &p, &f.f, 0, 0, NULL, &err), "shift");
+  MCPicture pr = { MC_CHROMA_420, { ref.p, ref.p, ref.p } };
+  MCPicture po = { MC_CHROMA_420, { out.p, out.p, out.p } };
+  REFUSED (mc_predict_picture (&pr, &po, &f.f, NULL, &err), "chroma");
+#undef REFUSED
+  g_free (f.cells);
+  tplane_clear (&ref);
+  tplane_clear (&out);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/mc/zero-field", test_zero_field);
+  g_test_add_func ("/mc/whole-pel-shift", test_whole_pel_shift);
+  g_test_add_func ("/mc/quarter-pel-luma", test_quarter_pel_luma);
+  g_test_add_func ("/mc/chroma-eighth-pel", test_chroma_eighth_pel);
+  g_test_add_func ("/mc/obmc-windows", test_obmc_windows);
+  g_test_add_func ("/mc/two-regions", test_two_regions);
+  g_test_add_func ("/mc/random-against-naive", test_random_against_naive);
+  g_test_add_func ("/mc/scale", test_scale);
+  g_test_add_func ("/mc/deep-clip", test_deep_clip);
+  g_test_add_func ("/mc/blend", test_blend);
+  g_test_add_func ("/mc/bad-input", test_bad_input);
+  return g_test_run ();
+}
