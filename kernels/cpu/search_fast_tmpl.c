@@ -796,6 +796,16 @@ predictive_row (MESession * s, Scratch * scratch, unsigned mby)
         py[n++] = t[2 * mb_cols + 1];
       }
     }
+    /* the coarse predictors: this frame's level-2 winners, in s->level1 */
+    for (int i = 0; i < ME_PRED_COARSE; i++) {
+      const int x = (int) mbx + me_pred_coarse_offset (i, 0);
+      const int y = (int) mby + me_pred_coarse_offset (i, 1);
+      if (x < 0 || y < 0 || x >= (int) mb_cols || y >= (int) mb_rows)
+        continue;
+      const gint16 *c = s->level1 + 2 * ((size_t) y * mb_cols + x);
+      px[n] = ME_PRED_COARSE_SCALE * c[0];
+      py[n++] = ME_PRED_COARSE_SCALE * c[1];
+    }
 
     uint64_t best = ME_KEY_NONE;
     for (int i = 0; i < n; i++) {
@@ -831,8 +841,21 @@ void
 me_cpu_method_predictive (MESession * s)
 {
   const unsigned rows = s->field->mb_rows;
+  const unsigned R = s->params->search_range;
+  const unsigned R2 = me_hier_range (R, 2);
 
   ensure_guide (s);
+  /* the coarse predictors: hierarchical's level 2, whose pass writes its
+   * winners to s->guide; they move to s->level1, which predictive does not
+   * otherwise use */
+  plane_levels (s->ref, R);
+  plane_levels (s->cur, R);
+  if (s->coarse_ranks.range != R2)
+    me_cpu_rank_table_build (&s->coarse_ranks, R2);
+  me_cpu_run_parallel (s, coarse_row, (rows + 3) / 4);
+  gint16 *c = s->level1;
+  s->level1 = s->guide;
+  s->guide = c;
   if (rows > s->progress_size) {
     g_free (s->progress);
     s->progress = g_new (gint, rows);
