@@ -98,9 +98,13 @@ me_pred_coarse_offset (int i, int k)
 }
 
 #define ME_PRED_COARSE_SCALE 4
-/* zero, median, A, B, C-or-D, T(x, y), T(x + 1, y), T(x, y + 1), then the
- * coarse predictors */
-#define ME_PRED_MAX_PREDICTORS (8 + ME_PRED_COARSE)
+/* The zero vector's 8 neighbours (a 3x3 square, the zero vector in its
+ * centre) are predictors too: whichever predictor wins, the smallest
+ * motions are always costed. */
+#define ME_PRED_ZERO_RING 8
+/* zero, median, A, B, C-or-D, T(x, y), T(x + 1, y), T(x, y + 1), the
+ * coarse predictors, the zero vector's neighbours */
+#define ME_PRED_MAX_PREDICTORS (8 + ME_PRED_COARSE + ME_PRED_ZERO_RING)
 
 ME_INLINE int
 me_fast_clamp (int v, int range)

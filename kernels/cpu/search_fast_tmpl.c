@@ -806,6 +806,13 @@ predictive_row (MESession * s, Scratch * scratch, unsigned mby)
       px[n] = ME_PRED_COARSE_SCALE * c[0];
       py[n++] = ME_PRED_COARSE_SCALE * c[1];
     }
+    /* the zero vector's neighbours */
+    for (int oy = -1; oy <= 1; oy++)
+      for (int ox = -1; ox <= 1; ox++)
+        if (ox || oy) {
+          px[n] = ox;
+          py[n++] = oy;
+        }
 
     uint64_t best = ME_KEY_NONE;
     for (int i = 0; i < n; i++) {

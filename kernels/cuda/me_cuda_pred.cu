@@ -54,11 +54,14 @@
 #define VISIT_STRIDE \
   ((1 + ME_PRED_MAX_PREDICTORS + 8 + 5 * (ME_PRED_MAX_STEPS - 1) + 3) & ~3)
 
-/* The predictors that do not depend on the row above (zero, A, the three
- * temporal ones and the coarse ones) are costed in one round before the
- * wait, the others (the median, B, C or D) in one round after it. */
+/* The predictors that do not depend on the row above are costed before
+ * the wait: zero, A, the three temporal ones and the coarse ones in one
+ * round, the zero vector's neighbours in another; the others (the median,
+ * B, C or D) in one round after it. */
 static_assert (5 + ME_PRED_COARSE <= 8, "the predictors before the wait "
                                         "fit one round of 8 slots");
+static_assert (ME_PRED_ZERO_RING == 8, "the zero vector's neighbours are "
+                                       "one round");
 
 size_t
 me_cuda_pred_visited_bytes (const MECudaGeometry *g)
@@ -242,17 +245,24 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
     }
     uint64_t best =
         predictor_round<pixel> (a, c, mbx, mby, lane, mine_p, np, vis, &nv);
+    /* the zero vector's neighbours, ring slot k each (R >= 1: all inside) */
+    const int k = slot < 4 ? slot : slot + 1; /* skip the centre */
+    const uint64_t ring_zero = predictor_round<pixel> (a, c, mbx, mby, lane,
+        pack (k % 3 - 1, k / 3 - 1), 8, vis, &nv);
+    best = ring_zero < best ? ring_zero : best;
     /* The walk's first ring around the left neighbour's winner, also
      * before waiting: where that winner is the best predictor too, as in
      * most of a smooth field, the walk's first step is then already
      * costed, and the chain of macroblocks waits for one round less.
-     * Ring slot k is the same square position in both rings. */
-    const int k = slot < 4 ? slot : slot + 1; /* skip the centre */
+     * Ring slot k is the same square position in both rings; around the
+     * zero vector it is the round just costed. */
     const int sx = me_fast_clamp (unpack_x (left), R);
     const int sy = me_fast_clamp (unpack_y (left), R);
-    const uint64_t ring_left = round_min<pixel> (a, c, mbx, mby, q,
-        me_fast_inside (sx + k % 3 - 1, sy + k / 3 - 1, R), sx + k % 3 - 1,
-        sy + k / 3 - 1);
+    const uint64_t ring_left = sx == 0 && sy == 0
+        ? ring_zero
+        : round_min<pixel> (a, c, mbx, mby, q,
+              me_fast_inside (sx + k % 3 - 1, sy + k / 3 - 1, R),
+              sx + k % 3 - 1, sy + k / 3 - 1);
 
     /* B (lane 0) and C or D (lane 1) from the row above, once published */
     uint32_t g = 0;
@@ -289,7 +299,8 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
       const int ox = cx + k % 3 - 1, oy = cy + k / 3 - 1;
       const bool in = me_fast_inside (ox, oy, R);
       /* the same in every lane: best is */
-      const uint64_t next = step == 0 && cx == sx && cy == sy
+      const uint64_t next = step == 0 && cx == 0 && cy == 0 ? ring_zero
+          : step == 0 && cx == sx && cy == sy
           ? ring_left
           : round_min<pixel> (a, c, mbx, mby, q, in, ox, oy);
       if (vis) {

@@ -237,6 +237,13 @@ predictive (Walk * w, const gint16 * g, const gint16 * t, const int *v2,
     cand[nc][0] = ME_PRED_COARSE_SCALE * v2[2 * (y * mb_cols + x)];
     cand[nc++][1] = ME_PRED_COARSE_SCALE * v2[2 * (y * mb_cols + x) + 1];
   }
+  /* the zero vector's eight neighbours */
+  for (int oy = -1; oy <= 1; oy++)
+    for (int ox = -1; ox <= 1; ox++)
+      if (ox || oy) {
+        cand[nc][0] = ox;
+        cand[nc++][1] = oy;
+      }
   uint64_t best = ME_KEY_NONE;
   for (int i = 0; i < nc; i++)
     best = MIN (best, guide (w, CLAMP (cand[i][0], -R, R),
