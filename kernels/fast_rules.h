@@ -85,8 +85,26 @@ me_hier_decimate_16 (unsigned a, unsigned b, unsigned c, unsigned d)
 /* ---- predictive ---------------------------------------------------------- */
 
 #define ME_PRED_MAX_STEPS 32    /* times the 3x3 pattern is costed, at most */
-/* zero, median, A, B, C-or-D, T(x, y), T(x + 1, y), T(x, y + 1) */
-#define ME_PRED_MAX_PREDICTORS 8
+/* The coarse predictors: hierarchical's level-2 winner (a full search of
+ * the 4x4 block at a quarter of the resolution over +-ceil(R / 4)) of
+ * the macroblocks at these offsets from the macroblock, those inside the
+ * grid, each times 4; the macroblock's own first. */
+#define ME_PRED_COARSE 1
+ME_INLINE int
+me_pred_coarse_offset (int i, int k)
+{
+  const int d[ME_PRED_COARSE][2] = { {0, 0} };
+  return d[i][k];
+}
+
+#define ME_PRED_COARSE_SCALE 4
+/* The zero vector's 8 neighbours (a 3x3 square, the zero vector in its
+ * centre) are predictors too: whichever predictor wins, the smallest
+ * motions are always costed. */
+#define ME_PRED_ZERO_RING 8
+/* zero, median, A, B, C-or-D, T(x, y), T(x + 1, y), T(x, y + 1), the
+ * coarse predictors, the zero vector's neighbours */
+#define ME_PRED_MAX_PREDICTORS (8 + ME_PRED_COARSE + ME_PRED_ZERO_RING)
 
 ME_INLINE int
 me_fast_clamp (int v, int range)

@@ -154,6 +154,60 @@ visit_once (Walk * w, int dx, int dy)
   return w->seen_key[h] = visit (w, dx, dy);
 }
 
+/* Candidates of one visit_set() call at most: the predictors, or a ring. */
+#define VISIT_SET_MAX MAX (ME_PRED_MAX_PREDICTORS, 8)
+
+/* visit_once() of each of the n candidates (xs[i], ys[i]); returns the
+ * smallest guide key.  With 16x16 alone, those not seen yet are costed in
+ * one call of the DSP's scattered SADs, which loads the current block once
+ * for all of them. */
+static uint64_t
+visit_set (Walk * w, const int *xs, const int *ys, int n)
+{
+  uint64_t best = ME_KEY_NONE;
+
+  if (!w->only16) {
+    for (int i = 0; i < n; i++) {
+      const uint64_t key = visit_once (w, xs[i], ys[i]);
+      best = key < best ? key : best;
+    }
+    return best;
+  }
+  ptrdiff_t off[VISIT_SET_MAX];
+  uint32_t sad[VISIT_SET_MAX];
+  guint32 vec[VISIT_SET_MAX];
+  unsigned slot[VISIT_SET_MAX];
+  int m = 0, mx[VISIT_SET_MAX], my[VISIT_SET_MAX];
+  for (int i = 0; i < n; i++) {
+    guint32 v;
+    const unsigned h = seen_slot (xs[i], ys[i], &v);
+    /* seen, or listed here already (its key still ME_KEY_NONE) */
+    if (w->seen_vec[h] == v) {
+      best = w->seen_key[h] < best ? w->seen_key[h] : best;
+      continue;
+    }
+    w->seen_vec[h] = v;
+    w->seen_key[h] = ME_KEY_NONE;
+    off[m] = (ptrdiff_t) ys[i] * w->stride + xs[i];
+    mx[m] = xs[i];
+    my[m] = ys[i];
+    vec[m] = v;
+    slot[m++] = h;
+  }
+  if (m > 0)
+    w->dsp->sad16_points (w->scratch->cur, w->ref, w->stride, m, off, sad);
+  for (int j = 0; j < m; j++) {
+    const uint64_t key = me_key (sad[j], mx[j], my[j]);
+    /* (a later candidate of the list may have taken the slot) */
+    if (w->seen_vec[slot[j]] == vec[j])
+      w->seen_key[slot[j]] = key;
+    best = key < best ? key : best;
+  }
+  if (best < w->best[0])
+    w->best[0] = best;
+  return best;
+}
+
 /* Visits (dx, dy) if it lies in the window; returns its guide key, or
  * ME_KEY_NONE outside. */
 static uint64_t
@@ -796,27 +850,42 @@ predictive_row (MESession * s, Scratch * scratch, unsigned mby)
         py[n++] = t[2 * mb_cols + 1];
       }
     }
-
-    uint64_t best = ME_KEY_NONE;
-    for (int i = 0; i < n; i++) {
-      const uint64_t key = visit_once (&w, me_fast_clamp (px[i], R),
-          me_fast_clamp (py[i], R));
-      if (key < best)
-        best = key;
+    /* the coarse predictors: this frame's level-2 winners, in s->level1 */
+    for (int i = 0; i < ME_PRED_COARSE; i++) {
+      const int x = (int) mbx + me_pred_coarse_offset (i, 0);
+      const int y = (int) mby + me_pred_coarse_offset (i, 1);
+      if (x < 0 || y < 0 || x >= (int) mb_cols || y >= (int) mb_rows)
+        continue;
+      const gint16 *c = s->level1 + 2 * ((size_t) y * mb_cols + x);
+      px[n] = ME_PRED_COARSE_SCALE * c[0];
+      py[n++] = ME_PRED_COARSE_SCALE * c[1];
     }
+    /* the zero vector's neighbours */
+    for (int oy = -1; oy <= 1; oy++)
+      for (int ox = -1; ox <= 1; ox++)
+        if (ox || oy) {
+          px[n] = ox;
+          py[n++] = oy;
+        }
+
+    for (int i = 0; i < n; i++) {
+      px[i] = me_fast_clamp (px[i], R);
+      py[i] = me_fast_clamp (py[i], R);
+    }
+    uint64_t best = visit_set (&w, px, py, n);
     for (int step = 0; step < ME_PRED_MAX_STEPS; step++) {
       const int cx = me_key_dx (best), cy = me_key_dy (best);
-      uint64_t next = best;
+      int rx[8], ry[8], nr = 0;
       for (int oy = -1; oy <= 1; oy++)
         for (int ox = -1; ox <= 1; ox++)
           if ((ox || oy) && me_fast_inside (cx + ox, cy + oy, R)) {
-            const uint64_t key = visit_once (&w, cx + ox, cy + oy);
-            if (key < next)
-              next = key;
+            rx[nr] = cx + ox;
+            ry[nr++] = cy + oy;
           }
-      if (next == best)
+      const uint64_t ring = visit_set (&w, rx, ry, nr);
+      if (ring >= best)
         break;
-      best = next;
+      best = ring;
     }
 
     gint16 *out = s->guide + 2 * ((size_t) mby * mb_cols + mbx);
@@ -831,8 +900,21 @@ void
 me_cpu_method_predictive (MESession * s)
 {
   const unsigned rows = s->field->mb_rows;
+  const unsigned R = s->params->search_range;
+  const unsigned R2 = me_hier_range (R, 2);
 
   ensure_guide (s);
+  /* the coarse predictors: hierarchical's level 2, whose pass writes its
+   * winners to s->guide; they move to s->level1, which predictive does not
+   * otherwise use */
+  plane_levels (s->ref, R);
+  plane_levels (s->cur, R);
+  if (s->coarse_ranks.range != R2)
+    me_cpu_rank_table_build (&s->coarse_ranks, R2);
+  me_cpu_run_parallel (s, coarse_row, (rows + 3) / 4);
+  gint16 *c = s->level1;
+  s->level1 = s->guide;
+  s->guide = c;
   if (rows > s->progress_size) {
     g_free (s->progress);
     s->progress = g_new (gint, rows);

@@ -70,6 +70,8 @@
 #define DEFAULT_DEPTH 4 /* measured: docs/cuda-backend.md */
 #define NFRAMES (SLOTS + 1)                /* ring of submit() */
 #define RING (SLOTS + ME_MAX_WINDOW - 1)  /* ring of submit_pairs() */
+/* submit_pairs()'s guide buffers: one per slot, then two for the chain */
+static_assert (RING >= SLOTS + 2, "guide buffers of submit_pairs()");
 
 /* Frames in flight one device takes from all the sessions of a process
  * before some of them starve: measured on an H100 with 1080p searches,
@@ -187,16 +189,24 @@ struct MESession {
   uint8_t *pyramids[RING];
   gboolean pyramid_ok[RING];
   size_t pyramid_size;
-  /* predictive: the guide winners of each device frame's search and the
-   * event after its wavefront; the next frame's temporal predictors when
-   * temporal_ok (that frame was searched with predictive) on the same
-   * macroblock grid */
+  /* predictive: guide winners and the event after the wavefront that
+   * wrote them.  submit(): those of each device frame's search, the next
+   * frame's temporal predictors when temporal_ok (that frame was searched
+   * with predictive) on the same macroblock grid.  submit_pairs(): the
+   * guide words belong to searches, not to frames (a frame may be the
+   * target of searches in several submissions in flight): buffer i <
+   * SLOTS is slot i's, for its searches that pass nothing on, and
+   * buffers SLOTS and SLOTS + 1 take the chained searches (reference =
+   * target + 1) in turn, chain_buf the one of the last, which holds the
+   * temporal predictors as the CPU's session does. */
   uint64_t *guides[RING];
   cudaEvent_t guide_ready[RING];
   size_t guide_size; /* in macroblocks */
   uint32_t epoch;    /* tag of the guide words of the last predictive frame */
   gboolean temporal_ok;
   unsigned temporal_cols, temporal_rows;
+  unsigned chain_buf;            /* 0 or 1: guides[SLOTS + chain_buf] */
+  unsigned guide_out, guide_in;  /* the buffers of the next search */
 
   guint64 submitted, collected;
   gboolean have_ref; /* the last frame submitted can be a reference */
@@ -669,6 +679,9 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
         "hierarchical kernel");
     return TRUE;
   case GST_MOTION_VECTOR_METHOD_PREDICTIVE: {
+    /* the guide words this search writes and the temporal predictors it
+     * reads (s->guide_out, s->guide_in: set by the caller) */
+    const unsigned out = s->guide_out, in = s->guide_in;
     const gboolean temporal = s->temporal_ok &&
                               s->temporal_cols == g->mb_cols &&
                               s->temporal_rows == g->mb_rows;
@@ -678,20 +691,35 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
         !ensure_buffer ((void **)&sl->visited, &sl->visited_size,
             me_cuda_pred_visited_bytes (g), "visited candidates", error))
       return FALSE;
-    /* the previous frame's wavefront wrote the temporal predictors */
+    /* the coarse predictors: hierarchical's level 2 over both pyramids
+     * (the current frame's made with it, the reference's here unless it
+     * was searched with a pyramid too) */
+    if (!s->pyramid_ok[prev]) {
+      CHECK (me_cuda_launch_pyramid (ref, s->pyramids[prev], g, st),
+          "pyramid kernel");
+      s->pyramid_ok[prev] = TRUE;
+    }
+    if (!ensure_buffer ((void **)&sl->hier_vecs, &sl->hier_vecs_size,
+            me_cuda_hier_vecs_bytes (g), "coarse predictors", error))
+      return FALSE;
+    CHECK (me_cuda_launch_coarse (s->pyramids[f], s->pyramids[prev], g,
+               range, sl->hier_vecs, st),
+        "coarse predictor kernel");
+    /* the wavefront that wrote the temporal predictors */
     if (temporal)
-      CHECK (cudaStreamWaitEvent (st, s->guide_ready[prev], 0),
+      CHECK (cudaStreamWaitEvent (st, s->guide_ready[in], 0),
           "cudaStreamWaitEvent");
-    /* a new tag for every frame (the words in guides[f] carry an older
-     * frame's or 0); after 2^32 frames, tags start over from cleared words */
+    /* a new tag for every search (the words in guides[out] carry an older
+     * search's or 0); after 2^32 searches, tags start over from cleared
+     * words */
     if (s->epoch == G_MAXUINT32 && !clear_guides (s, error))
       return FALSE;
     s->epoch++;
     CHECK (me_cuda_launch_pred (cur, ref, g, range, parts, sl->keys,
-               s->guides[f], temporal ? s->guides[prev] : NULL, s->epoch,
-               sl->visited, sl->progress, st),
+               s->guides[out], temporal ? s->guides[in] : NULL,
+               sl->hier_vecs, s->epoch, sl->visited, sl->progress, st),
         "predictive kernel");
-    CHECK (cudaEventRecord (s->guide_ready[f], st), "cudaEventRecord");
+    CHECK (cudaEventRecord (s->guide_ready[out], st), "cudaEventRecord");
     return TRUE;
   }
   default:
@@ -1161,13 +1189,14 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
   const unsigned parts = params->partitions;
   const size_t ncells = slot_layout (sl, &g, parts);
 
-  const gboolean hier =
-      params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
+  const gboolean pred = params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
+  /* predictive's coarse predictors are hierarchical's level 2 */
+  const gboolean pyr =
+      params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL || pred;
   if (!ensure_frames (s, &g, error) ||
       !ensure_slot (sl, 0, ncells, ncells, error) ||
-      (hier && !ensure_pyramids (s, &g, error)) ||
-      (params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE &&
-          !ensure_guides (s, (size_t)g.mb_cols * g.mb_rows, error)))
+      (pyr && !ensure_pyramids (s, &g, error)) ||
+      (pred && !ensure_guides (s, (size_t)g.mb_cols * g.mb_rows, error)))
     return FALSE;
 
   const unsigned f = s->submitted % NFRAMES;
@@ -1187,7 +1216,7 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
     CHECK (cudaStreamWaitEvent (st, s->frame_ready[prev], 0),
         "cudaStreamWaitEvent");
   s->pyramid_ok[f] = FALSE;
-  if (hier) {
+  if (pyr) {
     /* the pyramid is part of this frame's search: timed with it */
     if (s->timed)
       CHECK (cudaEventRecord (sl->kernel_start, st), "cudaEventRecord");
@@ -1199,6 +1228,10 @@ submit_frame (MESession *s, Slot *sl, const MEPlane *luma,
   CHECK (cudaEventRecord (s->frame_ready[f], st), "cudaEventRecord");
 
   slot_add_out (sl, out, parts, has_reference);
+  /* predictive: the frame's guide words, the previous frame's as temporal
+   * predictors */
+  s->guide_out = f;
+  s->guide_in = prev;
   if (batched) {
     /* its tail, queued by flush_batched() at collect, records sl->done */
     if (!add_batched (s, sl, &g, params, f, prev, ncells, error))
@@ -1285,9 +1318,10 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
     GError **error)
 {
   const unsigned parts = params->partitions;
-  const gboolean hier =
-      params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL;
   const gboolean pred = params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
+  /* predictive's coarse predictors are hierarchical's level 2 */
+  const gboolean pyr =
+      params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL || pred;
 
   /* the geometry of the new frame, or else of the newest; a new frame of
    * another depth empties the window first */
@@ -1305,7 +1339,7 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
   const size_t ncells = slot_layout (sl, &g, parts);
   if (!ensure_frames (s, &g, error) ||
       !ensure_slot (sl, 0, ncells, ncells * n_pairs, error) ||
-      (hier && !ensure_pyramids (s, &g, error)) ||
+      (pyr && !ensure_pyramids (s, &g, error)) ||
       (pred && !ensure_guides (s, (size_t)g.mb_cols * g.mb_rows, error)))
     return FALSE;
   /* (a frame of a larger size than the window's empties it) */
@@ -1323,7 +1357,7 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
     if (!upload_frame (sl, luma, &g, s->frames[b], error))
       return FALSE;
     s->pyramid_ok[b] = FALSE;
-    if (hier) {
+    if (pyr) {
       if (s->timed)
         CHECK (cudaEventRecord (sl->kernel_start, sl->stream),
             "cudaEventRecord");
@@ -1363,9 +1397,15 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
     slot_add_out (sl, pairs[i].out, parts, has_reference);
   }
 
-  /* Predictive writes the target's guide winners into its buffer's guide
-   * words: the pairs that pass temporal predictors on run last, so that
-   * what they leave for the next frame is theirs. */
+  /* Predictive: a chained pair reads the temporal predictors the last
+   * chained search left (guides[SLOTS + chain_buf]) and leaves its own in
+   * the other buffer of the two, after that search's wavefront (which read
+   * it) has ended; the others write into the slot's buffer and pass
+   * nothing on.  So no two wavefronts in flight share guide words, and
+   * every chained search sees the CPU's temporal predictors: those of the
+   * chained search before it, whatever the pairs between.  The chained
+   * pairs run last, in the order of the list (only their order matters). */
+  const unsigned slot_buf = (unsigned)(sl - s->slots);
   gboolean any = FALSE;
   for (int chained = 0; chained < 2; chained++) {
     for (unsigned i = 0; i < n_pairs; i++) {
@@ -1381,13 +1421,23 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
           s->temporal_ok = FALSE;
         continue;
       }
-      if (hier && (!ensure_frame_pyramid (s, sl, &pg, t, error) ||
+      if (pyr && (!ensure_frame_pyramid (s, sl, &pg, t, error) ||
                       !ensure_frame_pyramid (s, sl, &pg, r, error)))
         return FALSE;
       /* search_integer reads temporal_ok: only a chained pair may */
       const gboolean temporal_ok = s->temporal_ok;
       if (!chain)
         s->temporal_ok = FALSE;
+      if (pred && chain) {
+        s->guide_in = SLOTS + s->chain_buf;
+        s->guide_out = SLOTS + (s->chain_buf ^ 1);
+        /* the last chained search has read guides[guide_out] */
+        CHECK (cudaStreamWaitEvent (sl->stream, s->guide_ready[s->guide_in],
+                   0),
+            "cudaStreamWaitEvent");
+      } else {
+        s->guide_in = s->guide_out = slot_buf;
+      }
       const gboolean ok =
           enqueue_search (s, sl, &pg, params, t, r, ncells, i, FALSE, error);
       any = TRUE;
@@ -1395,6 +1445,7 @@ submit_pairs (MESession *s, Slot *sl, const MEPlane *luma,
       if (chain && pred) {
         s->temporal_cols = pg.mb_cols;
         s->temporal_rows = pg.mb_rows;
+        s->chain_buf ^= 1;
       }
       if (!ok)
         return FALSE;

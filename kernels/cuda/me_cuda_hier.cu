@@ -32,6 +32,7 @@
 #include <cuda_runtime.h>
 #include <limits.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "fast_rules.h"
 #include "me_cuda_fast.cuh"
@@ -749,6 +750,35 @@ launch_hier (const HierArgs &a, unsigned partitions, cudaStream_t stream)
         HIER_WARPS * 32, 0, stream>>> (a);
     break;
   }
+}
+
+cudaError_t
+me_cuda_launch_coarse (const uint8_t *cur_pyramid, const uint8_t *ref_pyramid,
+    const MECudaGeometry *g, unsigned range, uint32_t *vecs,
+    cudaStream_t stream)
+{
+  HierArgs a;
+  MECudaPyramid layout;
+
+  memset (&a, 0, sizeof a);
+  me_cuda_pyramid_init (&layout, g);
+  const size_t o2 =
+      layout.offset[1] + PYR_PAD2 * layout.pitch[1] + PYR_PAD2 * g->bps;
+  a.cur2 = cur_pyramid + o2;
+  a.ref2 = ref_pyramid + o2;
+  a.pitch2 = layout.pitch[1];
+  a.mb_cols = g->mb_cols;
+  a.mb_rows = g->mb_rows;
+  a.n_mbs = g->mb_cols * g->mb_rows;
+  a.vec2 = vecs;
+  a.range = (int)range;
+
+  const unsigned blocks = (a.n_mbs + HIER_WARPS - 1) / HIER_WARPS;
+  if (g->bps == 2)
+    hier_level2_kernel<uint16_t><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+  else
+    hier_level2_kernel<uint8_t><<<blocks, HIER_WARPS * 32, 0, stream>>> (a);
+  return cudaGetLastError ();
 }
 
 cudaError_t

@@ -170,6 +170,12 @@ cudaError_t me_cuda_launch_hier (const uint8_t *cur, const uint8_t *ref,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
     uint64_t *keys, uint32_t *vecs, cudaStream_t stream);
 
+/* Level 2 of that search alone (predictive's coarse predictors): each
+ * macroblock's level-2 winner, dx and dy as int16, into vecs[mb]. */
+cudaError_t me_cuda_launch_coarse (const uint8_t *cur_pyramid,
+    const uint8_t *ref_pyramid, const MECudaGeometry *g, unsigned range,
+    uint32_t *vecs, cudaStream_t stream);
+
 /* Bytes of the `vecs` scratch me_cuda_launch_hier needs: levels 2 and 1's
  * winners, a word per macroblock each. */
 static inline size_t
@@ -181,7 +187,8 @@ me_cuda_hier_vecs_bytes (const MECudaGeometry *g)
 /* predictive: the guide walk as a wavefront over macroblock rows, writing
  * this frame's guide winners (`guide`, one word per macroblock: `epoch`
  * above dx and dy as int16) from the previous frame's (`temporal`, NULL:
- * none), and for shapes other than 16x16 then every shape over the
+ * none) and the level-2 winners of me_cuda_launch_coarse() (`coarse`),
+ * and for shapes other than 16x16 then every shape over the
  * candidates it visited.  `epoch` must differ from the tag of every word
  * already in `guide` (0 after a clear).  Needs ME_CUDA_PROGRESS_WORDS of
  * `progress` and, when shapes other than 16x16 are asked for, `visited` of
@@ -189,8 +196,8 @@ me_cuda_hier_vecs_bytes (const MECudaGeometry *g)
 cudaError_t me_cuda_launch_pred (const uint8_t *cur, const uint8_t *ref,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
     uint64_t *keys, uint64_t *guide, const uint64_t *temporal,
-    uint32_t epoch, uint32_t *visited, unsigned *progress,
-    cudaStream_t stream);
+    const uint32_t *coarse, uint32_t epoch, uint32_t *visited,
+    unsigned *progress, cudaStream_t stream);
 
 size_t me_cuda_pred_visited_bytes (const MECudaGeometry *g);
 

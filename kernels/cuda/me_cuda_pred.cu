@@ -45,12 +45,23 @@
 #define PRED_WARPS 4   /* macroblock rows per thread block */
 #define SHAPES_WARPS 4 /* macroblocks per thread block */
 
-/* Candidates recorded per macroblock: the predictors (8, duplicates
- * dropped), the first ring (8), and for each of at most
- * ME_PRED_MAX_STEPS - 1 later rings the candidates not around the centre
- * before (3 after a straight move, 5 after a diagonal one): 171.  The
+/* Candidates recorded per macroblock: the predictors
+ * (ME_PRED_MAX_PREDICTORS at most, duplicates within a round dropped), the
+ * first ring (8), and for each of at most ME_PRED_MAX_STEPS - 1 later
+ * rings the candidates not around the centre before (3 after a straight
+ * move, 5 after a diagonal one): 172 with one coarse predictor.  The
  * record is the count, then the candidates, padded to 16 bytes. */
-#define VISIT_STRIDE 176
+#define VISIT_STRIDE \
+  ((1 + ME_PRED_MAX_PREDICTORS + 8 + 5 * (ME_PRED_MAX_STEPS - 1) + 3) & ~3)
+
+/* The predictors that do not depend on the row above are costed before
+ * the wait: zero, A, the three temporal ones and the coarse ones in one
+ * round, the zero vector's neighbours in another; the others (the median,
+ * B, C or D) in one round after it. */
+static_assert (5 + ME_PRED_COARSE <= 8, "the predictors before the wait "
+                                        "fit one round of 8 slots");
+static_assert (ME_PRED_ZERO_RING == 8, "the zero vector's neighbours are "
+                                       "one round");
 
 size_t
 me_cuda_pred_visited_bytes (const MECudaGeometry *g)
@@ -83,6 +94,7 @@ typedef struct {
   int mb_cols, mb_rows, range;
   uint64_t *guide;          /* this frame's guide winners, epoch-tagged */
   const uint64_t *temporal; /* the previous frame's, or NULL */
+  const uint32_t *coarse;   /* level 2's winner of each macroblock */
   uint32_t epoch;           /* tag of this frame's guide words */
   uint64_t *key16;          /* the 16x16 grid's keys, or NULL */
   uint32_t *visited;        /* VISIT_STRIDE words per macroblock, or NULL */
@@ -136,6 +148,34 @@ record (uint32_t *vis, int lane, bool rec, int cx, int cy, unsigned *n)
   *n += __popc (mask);
 }
 
+/* One round of predictors: slot s (lanes 4 s .. 4 s + 3) costs `mine`,
+ * its predictor, clamped into the window, when s < np; records them,
+ * those equal to an earlier slot's once; returns the smallest key. */
+template <typename pixel>
+static __device__ __forceinline__ uint64_t
+predictor_round (const PredArgs &a, const uint32_t (&c)[4][MeRow<pixel>::W],
+    int mbx, int mby, int lane, uint32_t mine, int np, uint32_t *vis,
+    unsigned *nv)
+{
+  const int slot = lane >> 2;
+  const int px = me_fast_clamp (unpack_x (mine), a.range);
+  const int py = me_fast_clamp (unpack_y (mine), a.range);
+  const bool live = slot < np;
+  const uint64_t best =
+      round_min<pixel> (a, c, mbx, mby, lane & 3, live, px, py);
+  if (vis) {
+    bool dup = false;
+    const uint32_t me = pack (px, py);
+#pragma unroll
+    for (int j = 0; j < 7; j++) {
+      const uint32_t o = __shfl_sync (ME_FULL_MASK, me, 4 * j);
+      dup |= j < slot && o == me;
+    }
+    record (vis, lane, live && !dup, px, py, nv);
+  }
+  return best;
+}
+
 template <typename pixel>
 __global__ void
 __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
@@ -172,36 +212,13 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
       if (mby + 1 < a.mb_rows)
         t2 = (uint32_t)__ldg (a.temporal + mb + a.mb_cols);
     }
-    /* The walk's first ring around the left neighbour's winner, also
-     * before waiting: where that winner is the best predictor too, as in
-     * most of a smooth field, the walk's first step is then already
-     * costed, and the chain of macroblocks waits for one round less.
-     * Ring slot k is the same square position in both rings. */
-    const int k = slot < 4 ? slot : slot + 1; /* skip the centre */
-    const int sx = me_fast_clamp (unpack_x (left), R);
-    const int sy = me_fast_clamp (unpack_y (left), R);
-    const uint64_t ring_left = round_min<pixel> (a, c, mbx, mby, q,
-        me_fast_inside (sx + k % 3 - 1, sy + k / 3 - 1, R), sx + k % 3 - 1,
-        sy + k / 3 - 1);
+    uint32_t *vis = a.visited ? a.visited + (size_t)mb * VISIT_STRIDE : NULL;
+    unsigned nv = 0;
 
-    /* B (lane 0) and C or D (lane 1) from the row above, once published */
-    uint32_t g = 0;
-    const int want = lane == 0 ? nb.b : lane == 1 ? nb.c : -1;
-    if (want >= 0) {
-      uint64_t w;
-      do
-        w = guide[want];
-      while ((uint32_t)(w >> 32) != a.epoch);
-      g = (uint32_t)w;
-    }
-    const uint32_t ga = left;
-    const uint32_t gb = __shfl_sync (ME_FULL_MASK, g, 0);
-    const uint32_t gc = __shfl_sync (ME_FULL_MASK, g, 1);
-    int mx, my;
-    me_mvpred_combine (0, mbx, mby, nb, unpack_x (ga), unpack_y (ga),
-        unpack_x (gb), unpack_y (gb), unpack_x (gc), unpack_y (gc), &mx, &my);
-
-    /* the predictors in the CPU's order, slot i taking the i-th */
+    /* the predictors known before the wait, slot i taking the i-th: zero,
+     * A, the temporal ones, the coarse ones (the CPU's order but for the
+     * median, B and C, which come after the wait; the best of all is the
+     * same in any order) */
     int np = 0;
     uint32_t mine_p = 0;
 #define OFFER(cond, v) \
@@ -213,32 +230,67 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
     } \
   } while (0)
     OFFER (true, pack (0, 0));
-    OFFER (true, pack (mx, my));
-    OFFER (nb.a >= 0, ga);
-    OFFER (nb.b >= 0, gb);
-    OFFER (nb.c >= 0, gc);
+    OFFER (nb.a >= 0, left);
     OFFER (a.temporal != NULL, t0);
     OFFER (a.temporal && mbx + 1 < a.mb_cols, t1);
     OFFER (a.temporal && mby + 1 < a.mb_rows, t2);
-#undef OFFER
-    const int px = me_fast_clamp (unpack_x (mine_p), R);
-    const int py = me_fast_clamp (unpack_y (mine_p), R);
-    const bool live = slot < np;
-    uint64_t best = round_min<pixel> (a, c, mbx, mby, q, live, px, py);
-
-    uint32_t *vis = a.visited ? a.visited + (size_t)mb * VISIT_STRIDE : NULL;
-    unsigned nv = 0;
-    if (vis) {
-      /* a predictor equal to an earlier one is not recorded again */
-      bool dup = false;
-      const uint32_t me = pack (px, py);
 #pragma unroll
-      for (int j = 0; j < 7; j++) {
-        const uint32_t o = __shfl_sync (ME_FULL_MASK, me, 4 * j);
-        dup |= j < slot && o == me;
-      }
-      record (vis, lane, live && !dup, px, py, &nv);
+    for (int i = 0; i < ME_PRED_COARSE; i++) {
+      const int x = mbx + me_pred_coarse_offset (i, 0);
+      const int y = mby + me_pred_coarse_offset (i, 1);
+      const bool in = x >= 0 && y >= 0 && x < a.mb_cols && y < a.mb_rows;
+      const uint32_t v = in ? __ldg (a.coarse + y * a.mb_cols + x) : 0;
+      OFFER (in, pack (ME_PRED_COARSE_SCALE * unpack_x (v),
+                     ME_PRED_COARSE_SCALE * unpack_y (v)));
     }
+    uint64_t best =
+        predictor_round<pixel> (a, c, mbx, mby, lane, mine_p, np, vis, &nv);
+    /* the zero vector's neighbours, ring slot k each (R >= 1: all inside) */
+    const int k = slot < 4 ? slot : slot + 1; /* skip the centre */
+    const uint64_t ring_zero = predictor_round<pixel> (a, c, mbx, mby, lane,
+        pack (k % 3 - 1, k / 3 - 1), 8, vis, &nv);
+    best = ring_zero < best ? ring_zero : best;
+    /* The walk's first ring around the left neighbour's winner, also
+     * before waiting: where that winner is the best predictor too, as in
+     * most of a smooth field, the walk's first step is then already
+     * costed, and the chain of macroblocks waits for one round less.
+     * Ring slot k is the same square position in both rings; around the
+     * zero vector it is the round just costed. */
+    const int sx = me_fast_clamp (unpack_x (left), R);
+    const int sy = me_fast_clamp (unpack_y (left), R);
+    const uint64_t ring_left = sx == 0 && sy == 0
+        ? ring_zero
+        : round_min<pixel> (a, c, mbx, mby, q,
+              me_fast_inside (sx + k % 3 - 1, sy + k / 3 - 1, R),
+              sx + k % 3 - 1, sy + k / 3 - 1);
+
+    /* B (lane 0) and C or D (lane 1) from the row above, once published */
+    uint32_t g = 0;
+    const int want = lane == 0 ? nb.b : lane == 1 ? nb.c : -1;
+    if (want >= 0) {
+      uint64_t w;
+      do
+        w = guide[want];
+      while ((uint32_t)(w >> 32) != a.epoch);
+      g = (uint32_t)w;
+    }
+    const uint32_t ga = left; /* A */
+    const uint32_t gb = __shfl_sync (ME_FULL_MASK, g, 0);
+    const uint32_t gc = __shfl_sync (ME_FULL_MASK, g, 1);
+    int mx, my;
+    me_mvpred_combine (0, mbx, mby, nb, unpack_x (ga), unpack_y (ga),
+        unpack_x (gb), unpack_y (gb), unpack_x (gc), unpack_y (gc), &mx, &my);
+
+    /* the predictors that the row above gives */
+    np = 0;
+    mine_p = 0;
+    OFFER (true, pack (mx, my));
+    OFFER (nb.b >= 0, gb);
+    OFFER (nb.c >= 0, gc);
+#undef OFFER
+    const uint64_t after =
+        predictor_round<pixel> (a, c, mbx, mby, lane, mine_p, np, vis, &nv);
+    best = after < best ? after : best;
 
     /* the pattern: the 3x3 square around the best while it moves */
     int pcx = 0, pcy = 0;
@@ -247,7 +299,8 @@ __launch_bounds__ (PRED_WARPS * 32) pred_kernel (const PredArgs a)
       const int ox = cx + k % 3 - 1, oy = cy + k / 3 - 1;
       const bool in = me_fast_inside (ox, oy, R);
       /* the same in every lane: best is */
-      const uint64_t next = step == 0 && cx == sx && cy == sy
+      const uint64_t next = step == 0 && cx == 0 && cy == 0 ? ring_zero
+          : step == 0 && cx == sx && cy == sy
           ? ring_left
           : round_min<pixel> (a, c, mbx, mby, q, in, ox, oy);
       if (vis) {
@@ -317,8 +370,8 @@ cudaError_t
 me_cuda_launch_pred (const uint8_t *cur, const uint8_t *ref,
     const MECudaGeometry *g, unsigned range, unsigned partitions,
     uint64_t *keys, uint64_t *guide, const uint64_t *temporal,
-    uint32_t epoch, uint32_t *visited, unsigned *progress,
-    cudaStream_t stream)
+    const uint32_t *coarse, uint32_t epoch, uint32_t *visited,
+    unsigned *progress, cudaStream_t stream)
 {
   guint64 offsets[GST_MOTION_VECTOR_PARTITION_COUNT];
   const size_t origin = (size_t)ME_CUDA_PAD * g->pitch + ME_CUDA_PAD * g->bps;
@@ -337,6 +390,7 @@ me_cuda_launch_pred (const uint8_t *cur, const uint8_t *ref,
   a.range = (int)range;
   a.guide = guide;
   a.temporal = temporal;
+  a.coarse = coarse;
   a.epoch = epoch;
   a.key16 = (partitions & GST_MOTION_VECTOR_PARTITIONS_16X16) ? keys : NULL;
   a.visited = rest ? visited : NULL;

@@ -176,11 +176,12 @@ static const GstVideoFormat deep_formats[] = {
 };
 
 /* Settings whose costs scale exactly with the samples: no interpolation
- * and no pyramid (their rounding does not scale), SAD or SATD, with and
- * without a rate term. */
+ * and no pyramid (their rounding does not scale: `hierarchical`, and
+ * `predictive`, whose coarse predictor is the pyramid's level 2), SAD or
+ * SATD, with and without a rate term. */
 static const gchar *const exact_props[] = {
   NULL, "metric=satd", "lambda=6", "metric=satd lambda=40",
-  "method=predictive lambda=3", "method=mods",
+  "method=mods lambda=3", "method=mods",
 };
 
 GST_START_TEST (test_deep_costs_scale)

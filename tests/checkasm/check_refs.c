@@ -14,6 +14,14 @@
  *    searched frame after frame instead.
  * 2. Any other backend against the CPU backend, every field (check_search.c
  *    calls it for each backend).
+ *
+ * Both also drive random submissions that the element never sends
+ * (random_script()): a frame the target of searches in several
+ * submissions in flight, chained pairs (reference = target + 1) in only
+ * some submissions, a chained target searched again later, submissions
+ * without a new frame.  The CPU's searches that pass nothing on are
+ * checked against each pair searched alone, and another backend's every
+ * field against the CPU's.
  */
 #include "config.h"
 
@@ -216,6 +224,173 @@ fields_free (Field * f, const RefList * l)
   g_free (f);
 }
 
+/* ---- random submissions -------------------------------------------------- */
+
+#define SCRIPT_SUBMISSIONS 14
+#define SCRIPT_PAIRS 4
+G_STATIC_ASSERT (SCRIPT_SUBMISSIONS <= N_FRAMES + MAX_REFS);
+
+typedef struct {
+  gboolean add;                 /* the next frame arrives with it */
+  unsigned n;
+  unsigned target[SCRIPT_PAIRS], reference[SCRIPT_PAIRS];    /* ages */
+  /* the frames they are, in the sequence (a reference outside the window:
+   * -1) */
+  int target_frame[SCRIPT_PAIRS], reference_frame[SCRIPT_PAIRS];
+} ScriptStep;
+
+/* Random submissions over q's frames: one to four pairs each, half of them
+ * chained, the others against any age (one past the window at times,
+ * which has no reference), targets anywhere in the window. */
+static void
+random_script (ScriptStep * st)
+{
+  unsigned have = 0;
+
+  for (unsigned j = 0; j < SCRIPT_SUBMISSIONS; j++) {
+    ScriptStep *x = &st[j];
+    x->add = have < N_FRAMES && (have == 0 || g_rand_int_range (checkasm.rand,
+            0, 4) != 0);
+    have += x->add;
+    x->n = g_rand_int_range (checkasm.rand, 1, SCRIPT_PAIRS + 1);
+    for (unsigned i = 0; i < x->n; i++) {
+      const unsigned t = g_rand_int_range (checkasm.rand, 0, have);
+      unsigned r = t + 1;
+      if (g_rand_boolean (checkasm.rand)) {
+        r = g_rand_int_range (checkasm.rand, 0, have + 1);
+        if (r == t)
+          r = t + 1;
+      }
+      x->target[i] = t;
+      x->reference[i] = r;
+      x->target_frame[i] = (int) have - 1 - (int) t;
+      x->reference_frame[i] = r < have ? (int) have - 1 - (int) r : -1;
+    }
+  }
+}
+
+/* The script through `b` with `depth` submissions in flight; out[j *
+ * SCRIPT_PAIRS + i] receives pair i of submission j. */
+static gboolean
+drive_script (MEBackend * b, const Sequence * q, const ScriptStep * st,
+    unsigned depth, Field * out, GError ** error)
+{
+  unsigned in_flight = 0, next = 0;
+  gboolean ok = TRUE;
+
+  me_backend_reset (b);
+  me_backend_set_in_flight (b, depth);
+  for (unsigned j = 0; ok && j < SCRIPT_SUBMISSIONS; j++) {
+    MESearchPair pairs[SCRIPT_PAIRS];
+    MEPlane plane = { st[j].add ? q->frames[next] : NULL, q->stride, q->w,
+      q->h
+    };
+    next += st[j].add;
+    for (unsigned i = 0; i < st[j].n; i++)
+      pairs[i] = (MESearchPair) {
+      st[j].target[i], st[j].reference[i],
+            &out[j * SCRIPT_PAIRS + i].field};
+    if (in_flight >= depth) {
+      ok = me_backend_collect (b, error);
+      in_flight--;
+    }
+    ok = ok && me_backend_submit_pairs (b, st[j].add ? &plane : NULL,
+        &q->params[j], pairs, st[j].n, error);
+    in_flight += ok;
+  }
+  while (ok && in_flight) {
+    ok = me_backend_collect (b, error);
+    in_flight--;
+  }
+  return ok;
+}
+
+static Field *
+script_fields_new (const Sequence * q, const MEBackendOps * mem)
+{
+  Field *f = g_new0 (Field, SCRIPT_SUBMISSIONS * SCRIPT_PAIRS);
+  for (unsigned i = 0; i < SCRIPT_SUBMISSIONS * SCRIPT_PAIRS; i++)
+    checkasm_field_alloc_in (&f[i], q->w, q->h, q->params[0].partitions, mem);
+  return f;
+}
+
+static void
+script_fields_free (Field * f)
+{
+  for (unsigned i = 0; i < SCRIPT_SUBMISSIONS * SCRIPT_PAIRS; i++)
+    checkasm_field_free (&f[i]);
+  g_free (f);
+}
+
+/* 1, random submissions: the CPU's pairs that pass nothing on (not
+ * predictive's chained ones) against each pair searched alone, at depth
+ * 1 and 3. */
+static gboolean
+check_cpu_script (MEBackend * cpu, MEBackend * ref, const Sequence * q,
+    GError ** error)
+{
+  ScriptStep st[SCRIPT_SUBMISSIONS];
+  Field *got = script_fields_new (q, NULL);
+  Field want;
+  gboolean ok = TRUE;
+  char what[128];
+
+  random_script (st);
+  checkasm_field_alloc_in (&want, q->w, q->h, q->params[0].partitions, NULL);
+  for (unsigned depth = 1; ok && depth <= 3; depth += 2) {
+    g_snprintf (what, sizeof (what), "cpu %ux%u, method %d, random "
+        "submissions, depth %u", q->w, q->h, (int) q->method, depth);
+    ok = drive_script (cpu, q, st, depth, got, error);
+    for (unsigned j = 0; ok && j < SCRIPT_SUBMISSIONS; j++)
+      for (unsigned i = 0; ok && i < st[j].n; i++) {
+        const int t = st[j].target_frame[i], r = st[j].reference_frame[i];
+        if (q->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE
+            && st[j].reference[i] == st[j].target[i] + 1)
+          continue;
+        if (r < 0)
+          field_clear (&want);
+        else
+          ok = search_alone (ref, q->frames, q->stride, q->w, q->h,
+              &q->params[j], t, r, &want, error);
+        ok = ok && same_field (&want, &got[j * SCRIPT_PAIRS + i], what, t,
+            r - t);
+      }
+  }
+  checkasm_field_free (&want);
+  script_fields_free (got);
+  return ok;
+}
+
+/* 2, random submissions: another backend at depths 1 to 4 against the
+ * CPU, every field. */
+static gboolean
+check_backend_script (MEBackend * s, MEBackend * cpu_s, const Sequence * q,
+    unsigned depth, const MEBackendOps * mem, GError ** error)
+{
+  ScriptStep st[SCRIPT_SUBMISSIONS];
+  Field *want = script_fields_new (q, NULL);
+  Field *got = script_fields_new (q, mem);
+  gboolean ok;
+  char what[128];
+
+  random_script (st);
+  g_snprintf (what, sizeof (what), "%s %ux%u, method %d, random "
+      "submissions, depth %u", me_backend_name (s), q->w, q->h,
+      (int) q->method, depth);
+  ok = drive_script (cpu_s, q, st, 1, want, error)
+      && drive_script (s, q, st, depth, got, error);
+  for (unsigned j = 0; ok && j < SCRIPT_SUBMISSIONS; j++)
+    for (unsigned i = 0; ok && i < st[j].n; i++)
+      ok = same_field (&want[j * SCRIPT_PAIRS + i], &got[j * SCRIPT_PAIRS
+              + i], what, st[j].target_frame[i], st[j].reference_frame[i]
+          - st[j].target_frame[i]);
+  if (!ok && error && !*error)
+    printf ("  (%s)\n", what);
+  script_fields_free (want);
+  script_fields_free (got);
+  return ok;
+}
+
 /* 1: the CPU's submit_pairs() against each pair searched alone. */
 static gboolean
 check_cpu_list (MEBackend * cpu, MEBackend * ref, const Sequence * q,
@@ -281,7 +456,7 @@ checkasm_check_refs (void)
   MEBackend *cpu = checkasm_open_backend ("cpu", &error);
   MEBackend *ref = cpu ? checkasm_open_backend ("cpu", &error) : NULL;
   gboolean ok = ref != NULL;
-  unsigned n_lists = 0;
+  unsigned n_lists = 0, n_scripts = 0;
 
   for (int m = 0; ok && m < 4; m++)
     for (unsigned si = 0; ok && si < G_N_ELEMENTS (sizes); si++) {
@@ -296,13 +471,16 @@ checkasm_check_refs (void)
         ok = check_cpu_list (cpu, ref, &q, &ref_lists[li], &error);
         n_lists++;
       }
+      ok = ok && check_cpu_script (cpu, ref, &q, &error);
+      n_scripts++;
       sequence_clear (&q);
     }
   if (error)
     printf ("  %s\n", error->message);
   me_backend_close (cpu);
   me_backend_close (ref);
-  printf ("  (%u sequences x reference lists checked)\n", n_lists);
+  printf ("  (%u sequences x reference lists, %u random scripts checked)\n",
+      n_lists, n_scripts);
   checkasm_report ("references cpu vs pairs searched alone", ok);
 }
 
@@ -317,7 +495,7 @@ checkasm_check_backend_refs (MEBackend * s, MEBackend * cpu_s, GError ** error)
   const guint methods = me_backend_get_ops (s)->caps.methods
       & me_backend_get_ops (cpu_s)->caps.methods;
   gboolean ok = TRUE;
-  unsigned n_cases = 0;
+  unsigned n_cases = 0, n_scripts = 0;
 
   if (!me_backend_get_ops (s)->caps.window) {
     printf ("  %s: no searches against other references\n",
@@ -359,9 +537,18 @@ checkasm_check_backend_refs (MEBackend * s, MEBackend * cpu_s, GError ** error)
         fields_free (got, l);
         n_cases++;
       }
+      /* random submissions, several scripts per sequence, every depth */
+      for (unsigned k = 0; ok && k < 4; k++) {
+        const unsigned depth = 1 + (si + k) % MIN (4,
+            me_backend_max_in_flight (s));
+        ok = check_backend_script (s, cpu_s, &q, depth, (si + k) % 2 ?
+            me_backend_get_ops (s) : NULL, error);
+        n_scripts++;
+      }
       sequence_clear (&q);
     }
   }
-  printf ("  %s: %u reference-list cases\n", me_backend_name (s), n_cases);
+  printf ("  %s: %u reference-list cases, %u random scripts\n",
+      me_backend_name (s), n_cases, n_scripts);
   return ok;
 }

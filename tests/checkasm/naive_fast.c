@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "checkasm.h"
+#include "fast_rules.h"
 #include "me_cost.h"
 #include "mvpred_rules.h"
 
@@ -106,13 +107,14 @@ level0 (const Img * p, int mb_cols, int mb_rows)
   return d;
 }
 
-/* Level 2's winner of every macroblock, then level 1's, each from the
- * whole level below (the neighbours' winners are candidates). */
+/* Level 2's winner of every macroblock: the full search of its 4x4 block
+ * over [-ceil(R / 4), ceil(R / 4)]^2 (hierarchical's first level, and
+ * predictive's coarse predictors). */
 static void
-hierarchical_levels (const Img cl[3], const Img rl[3], int mb_cols,
-    int mb_rows, int R, int *v2, int *v1)
+level2_winners (const Img cl[3], const Img rl[3], int mb_cols, int mb_rows,
+    int R, int *v2)
 {
-  const int R2 = (R + 3) / 4, R1 = (R + 1) / 2;
+  const int R2 = (R + 3) / 4;
 
   for (int mby = 0; mby < mb_rows; mby++)
     for (int mbx = 0; mbx < mb_cols; mbx++) {
@@ -124,6 +126,17 @@ hierarchical_levels (const Img cl[3], const Img rl[3], int mb_cols,
       v2[2 * (mby * mb_cols + mbx)] = me_key_dx (b2);
       v2[2 * (mby * mb_cols + mbx) + 1] = me_key_dy (b2);
     }
+}
+
+/* Level 2's winner of every macroblock, then level 1's, each from the
+ * whole level below (the neighbours' winners are candidates). */
+static void
+hierarchical_levels (const Img cl[3], const Img rl[3], int mb_cols,
+    int mb_rows, int R, int *v2, int *v1)
+{
+  const int R1 = (R + 1) / 2;
+
+  level2_winners (cl, rl, mb_cols, mb_rows, R, v2);
   for (int mby = 0; mby < mb_rows; mby++)
     for (int mbx = 0; mbx < mb_cols; mbx++) {
       uint64_t b1 = ME_KEY_NONE;
@@ -168,13 +181,13 @@ hierarchical (Walk * w, const int *v1, int mbx, int mby, int mb_cols,
 }
 
 static void
-predictive (Walk * w, const gint16 * g, const gint16 * t, int mbx, int mby,
-    int mb_cols, int mb_rows, int R)
+predictive (Walk * w, const gint16 * g, const gint16 * t, const int *v2,
+    int mbx, int mby, int mb_cols, int mb_rows, int R)
 {
   const MEMvpredNeighbours n = me_mvpred_neighbours (0, mbx, mby, mb_cols,
       mb_rows);
   int ax = 0, ay = 0, bx = 0, by = 0, cx = 0, cy = 0, px, py;
-  int cand[8][2], nc = 0;
+  int cand[ME_PRED_MAX_PREDICTORS][2], nc = 0;
 
   if (n.a >= 0) {
     ax = g[2 * n.a];
@@ -214,6 +227,23 @@ predictive (Walk * w, const gint16 * g, const gint16 * t, int mbx, int mby,
         cand[nc++][1] = v[1];
       }
   }
+  /* the coarse predictors: level 2's winners of the macroblocks that
+   * fast_rules.h lists, scaled to level 0 */
+  for (int i = 0; i < ME_PRED_COARSE; i++) {
+    const int x = mbx + me_pred_coarse_offset (i, 0);
+    const int y = mby + me_pred_coarse_offset (i, 1);
+    if (x < 0 || y < 0 || x >= mb_cols || y >= mb_rows)
+      continue;
+    cand[nc][0] = ME_PRED_COARSE_SCALE * v2[2 * (y * mb_cols + x)];
+    cand[nc++][1] = ME_PRED_COARSE_SCALE * v2[2 * (y * mb_cols + x) + 1];
+  }
+  /* the zero vector's eight neighbours */
+  for (int oy = -1; oy <= 1; oy++)
+    for (int ox = -1; ox <= 1; ox++)
+      if (ox || oy) {
+        cand[nc][0] = ox;
+        cand[nc++][1] = oy;
+      }
   uint64_t best = ME_KEY_NONE;
   for (int i = 0; i < nc; i++)
     best = MIN (best, guide (w, CLAMP (cand[i][0], -R, R),
@@ -246,7 +276,10 @@ checkasm_naive_fast (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
   int *v2 = g_new (int, 2 * mb_cols * mb_rows);
   int *v1 = g_new (int, 2 * mb_cols * mb_rows);
 
-  if (params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL) {
+  const gboolean pyramid = params->method ==
+      GST_MOTION_VECTOR_METHOD_HIERARCHICAL
+      || params->method == GST_MOTION_VECTOR_METHOD_PREDICTIVE;
+  if (pyramid) {
     Img c0 = level0 (&ci, mb_cols, mb_rows), r0 = level0 (&ri, mb_cols,
         mb_rows);
     cl[1] = decimate (&c0);
@@ -255,7 +288,10 @@ checkasm_naive_fast (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
     rl[2] = decimate (&rl[1]);
     g_free ((gpointer) c0.data);
     g_free ((gpointer) r0.data);
-    hierarchical_levels (cl, rl, mb_cols, mb_rows, R, v2, v1);
+    if (params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL)
+      hierarchical_levels (cl, rl, mb_cols, mb_rows, R, v2, v1);
+    else
+      level2_winners (cl, rl, mb_cols, mb_rows, R, v2);
   }
   for (int mby = 0; mby < mb_rows; mby++)
     for (int mbx = 0; mbx < mb_cols; mbx++) {
@@ -269,7 +305,8 @@ checkasm_naive_fast (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
           hierarchical (&wk, v1, mbx, mby, mb_cols, mb_rows, R);
           break;
         default:
-          predictive (&wk, guide_out, temporal, mbx, mby, mb_cols, mb_rows, R);
+          predictive (&wk, guide_out, temporal, v2, mbx, mby, mb_cols,
+              mb_rows, R);
           break;
       }
       /* every requested shape: the smallest key over V of each cell */
@@ -303,7 +340,7 @@ checkasm_naive_fast (const guint8 * cur, const guint8 * ref, ptrdiff_t stride,
       guide_out[2 * (mby * mb_cols + mbx) + 1] = me_key_dy (g);
     }
   for (int l = 1; l < 3; l++)
-    if (params->method == GST_MOTION_VECTOR_METHOD_HIERARCHICAL) {
+    if (pyramid) {
       g_free ((gpointer) cl[l].data);
       g_free ((gpointer) rl[l].data);
     }
