@@ -1,15 +1,8 @@
 /* gpumotionest — motion compensation, the CUDA implementation.
  *
- * One thread per output sample.  A sample gathers what the C reference's
- * cell gathers for it (mc_c.c): the blocks of its cell and the neighbours
- * whose windows reach it (at most four with weights not zero), each
- * predicted at this sample by the rules of mc_rules.h, weighted by the
- * window product, summed in 32 bits and rounded by mc_obmc_round().  The
- * sum is of integers and cannot overflow (< 2^28), so the order of its
- * terms does not matter and every sample equals the reference's.  A
- * sample's prediction from one block does not depend on the rest of the
- * block: the C reference's patch is the clamped neighbourhood of each
- * sample, which a thread reads for itself.
+ * One thread per output sample, computed by mc_cuda_sample.h (the rules of
+ * mc_rules.h gathered as the C reference's cells gather them; why that is
+ * bit for bit the reference is said there).
  *
  * Planes in host memory go through device buffers of the calling thread
  * (2D copies on its stream); planes in device memory (MCOptions.device) are
@@ -19,7 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "mc_impl.h"
-#include "mc_rules.h"
+#include "mc_cuda_sample.h"
 
 /* ---- errors ------------------------------------------------------------ */
 
@@ -44,151 +37,36 @@ check (cudaError_t e, const char *what, GError **error)
 
 /* ---- kernels ----------------------------------------------------------- */
 
-#define MC_CU_MAX_BLOCK 16
-
-typedef struct {
-  const uint8_t *data;
-  ptrdiff_t stride;
-  int width;
-  int height;
-  int depth;
-  int shift;
-} DevPlane;
-
-template <typename T>
-static __device__ __forceinline__ int
-dev_read (const DevPlane &p, int x, int y)
-{
-  const T *row = (const T *) (p.data + (ptrdiff_t) y * p.stride);
-  if (sizeof (T) == 1)
-    return row[x];
-  return (row[x] >> p.shift) & ((1 << p.depth) - 1);
-}
-
-template <typename T>
-static __device__ __forceinline__ void
-dev_write (uint8_t *data, ptrdiff_t stride, int shift, int x, int y, int v)
-{
-  T *row = (T *) (data + (ptrdiff_t) y * stride);
-  row[x] = (T) (sizeof (T) == 1 ? v : v << shift);
-}
-
-/* The window of the block d - 1 .. d + 1 (d 0 .. 2) around cell k at
- * sample i (0 .. len - 1) of the cell, as mc_c.c's window_1d(). */
-static __device__ __forceinline__ int
-dev_window (int n, int k, int count, int i, int d, int obmc)
-{
-  if (!obmc)
-    return d == 1 ? MC_OBMC_ONE : 0;
-  const int b = k + d - 1;
-  if (b < 0 || b >= count)
-    return 0;
-  const int o = mc_obmc_margin (n);
-  const int j = k * n + i - (b * n - o);
-  if (j < 0 || j >= n + 2 * o)
-    return 0;
-  return mc_obmc_window (n, j, b == 0, b == count - 1);
-}
-
-/* The prediction of sample (x, y) with vector (mvx, mvy), quarter luma
- * samples: the luma rule on the clamped 7x7 neighbourhood, or the chroma
- * bilinear on its clamped four corners. */
-template <typename T>
-static __device__ __forceinline__ int
-dev_predict (const DevPlane &ref, int x, int y, int mvx, int mvy, int sub_x,
-    int sub_y)
-{
-  const int W = ref.width, H = ref.height;
-  if (!sub_x && !sub_y) {
-    const int fx = mvx & 3, fy = mvy & 3;
-    const int ix = x + (mvx >> 2), iy = y + (mvy >> 2);
-    if (!fx && !fy)
-      return dev_read<T> (ref, mc_clamp (ix, W), mc_clamp (iy, H));
-    enum { P = MC_TAP_BEFORE + 1 + MC_TAP_AFTER };
-    uint16_t patch[P * P];
-#pragma unroll
-    for (int r = 0; r < P; r++) {
-      const int yy = mc_clamp (iy - MC_TAP_BEFORE + r, H);
-#pragma unroll
-      for (int c = 0; c < P; c++)
-        patch[r * P + c] = (uint16_t) dev_read<T> (ref,
-            mc_clamp (ix - MC_TAP_BEFORE + c, W), yy);
-    }
-    return mc_luma_qpel (patch + MC_TAP_BEFORE * P + MC_TAP_BEFORE, P, fx,
-        fy, (1 << ref.depth) - 1);
-  }
-  const int cx = mc_chroma_mv8 (mvx, sub_x), cy = mc_chroma_mv8 (mvy, sub_y);
-  const int ix = x + (cx >> 3), iy = y + (cy >> 3);
-  const int x0 = mc_clamp (ix, W), x1 = mc_clamp (ix + 1, W);
-  const int y0 = mc_clamp (iy, H), y1 = mc_clamp (iy + 1, H);
-  return mc_chroma_bilinear (dev_read<T> (ref, x0, y0),
-      dev_read<T> (ref, x1, y0), dev_read<T> (ref, x0, y1),
-      dev_read<T> (ref, x1, y1), cx & 7, cy & 7);
-}
-
-typedef struct {
-  int bw, bh, ncols, nrows;
-} DevGrid;
-
-template <typename T>
+/* One thread per output sample, the sample from mc_cuda_sample.h; BPS a
+ * constant, so that each kernel reads its own sample size without a
+ * branch. */
+template <int BPS>
 __global__ void
-mc_predict_kernel (DevPlane ref, uint8_t *out, ptrdiff_t out_stride,
-    int out_shift, const GstMotionVectorCell *cells, int fstride, DevGrid g,
-    int sub_x, int sub_y, int obmc)
+mc_predict_kernel (MCSPlane ref, uint8_t *out, ptrdiff_t out_stride,
+    int out_shift, const GstMotionVectorCell *cells, MCSGrid g, int sub_x,
+    int sub_y, int obmc)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= ref.width || y >= ref.height)
     return;
-  const int c = x / g.bw, r = y / g.bh;
-  const int i = x - c * g.bw, j = y - r * g.bh;
-  uint32_t acc = 0;
-  for (int dy = 0; dy < 3; dy++) {
-    const int wy = dev_window (g.bh, r, g.nrows, j, dy, obmc);
-    if (!wy)
-      continue;
-    for (int dx = 0; dx < 3; dx++) {
-      const int wx = dev_window (g.bw, c, g.ncols, i, dx, obmc);
-      if (!wx)
-        continue;
-      const GstMotionVectorCell *cell = cells + (size_t) (r + dy - 1)
-          * fstride + (c + dx - 1);
-      const int pred = dev_predict<T> (ref, x, y, cell->mv_x, cell->mv_y,
-          sub_x, sub_y);
-      acc += (uint32_t) (wy * wx) * (uint32_t) pred;
-    }
-  }
-  dev_write<T> (out, out_stride, out_shift, x, y, mc_obmc_round (acc));
+  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_predict (ref, BPS,
+          cells, g, x, y, sub_x, sub_y, obmc));
 }
 
-template <typename T>
+/* Both inputs are read before the write: out may be a or b, sample for
+ * sample. */
+template <int BPS>
 __global__ void
-mc_blend_kernel (DevPlane a, DevPlane b, uint8_t *out, ptrdiff_t out_stride,
-    int out_shift, const uint8_t *weights, int wstride, DevGrid g, int obmc)
+mc_blend_kernel (MCSPlane a, MCSPlane b, uint8_t *out, ptrdiff_t out_stride,
+    int out_shift, const uint8_t *weights, MCSGrid g, int obmc)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= a.width || y >= a.height)
     return;
-  const int c = x / g.bw, r = y / g.bh;
-  const int i = x - c * g.bw, j = y - r * g.bh;
-  uint32_t acc = 0;
-  for (int dy = 0; dy < 3; dy++) {
-    const int wy = dev_window (g.bh, r, g.nrows, j, dy, obmc);
-    if (!wy)
-      continue;
-    for (int dx = 0; dx < 3; dx++) {
-      const int wx = dev_window (g.bw, c, g.ncols, i, dx, obmc);
-      if (!wx)
-        continue;
-      acc += (uint32_t) (wy * wx) * (uint32_t) weights[(size_t) (r + dy - 1)
-          * wstride + c + dx - 1];
-    }
-  }
-  /* both read before the write: out may be a or b, sample for sample */
-  const int sa = dev_read<T> (a, x, y), sb = dev_read<T> (b, x, y);
-  dev_write<T> (out, out_stride, out_shift, x, y,
-      mc_blend_sample (sa, sb, mc_blend_weight (acc)));
+  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_blend (a, b, BPS,
+          weights, g, x, y, obmc));
 }
 
 /* ---- the calling thread's stream and buffers --------------------------- */
@@ -294,7 +172,7 @@ check_device_plane (const MCPlane *p, int device, GError **error)
  * `buf` of the state, the samples uploaded when `upload`. */
 static gboolean
 dev_plane (ThreadState *st, cudaStream_t stream, const MCPlane *p,
-    gboolean device, int buf, gboolean upload, DevPlane *dp, GError **error)
+    gboolean device, int buf, gboolean upload, MCSPlane *dp, GError **error)
 {
   dp->width = (int) p->width;
   dp->height = (int) p->height;
@@ -321,7 +199,7 @@ dev_plane (ThreadState *st, cudaStream_t stream, const MCPlane *p,
 
 static gboolean
 download (cudaStream_t stream, const MCPlane *out, gboolean device,
-    const DevPlane *dp, GError **error)
+    const MCSPlane *dp, GError **error)
 {
   if (device)
     return TRUE;
@@ -339,10 +217,10 @@ finish (cudaStream_t stream, GError **error)
   return TRUE;
 }
 
-static DevGrid
+static MCSGrid
 dev_grid (const MCGrid *g)
 {
-  DevGrid d = { (int) g->bw, (int) g->bh, (int) g->ncols, (int) g->nrows };
+  MCSGrid d = { (int) g->bw, (int) g->bh, (int) g->ncols, (int) g->nrows };
   return d;
 }
 
@@ -367,7 +245,7 @@ predict_plane_cuda (const MCPlane *ref, MCPlane *out, const MCField *field,
     return FALSE;
   cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
       : st->stream;
-  DevPlane dref, dout;
+  MCSPlane dref, dout;
   const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
   const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
   if (!dev_plane (st, stream, ref, din, BUF_A, TRUE, &dref, error)
@@ -384,15 +262,15 @@ predict_plane_cuda (const MCPlane *ref, MCPlane *out, const MCField *field,
           cell * fstride, cell * grid->ncols, grid->nrows,
           cudaMemcpyHostToDevice, stream), "upload of the field");
   if (ref->depth > 8)
-    mc_predict_kernel<uint16_t> <<<blocks_2d (out), threads_2d, 0, stream>>>
+    mc_predict_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
         (dref, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const GstMotionVectorCell *) cells, (int) grid->ncols,
-        dev_grid (grid), (int) sub_x, (int) sub_y, opt->obmc ? 1 : 0);
+        (const GstMotionVectorCell *) cells, dev_grid (grid), (int) sub_x,
+        (int) sub_y, opt->obmc ? 1 : 0);
   else
-    mc_predict_kernel<uint8_t> <<<blocks_2d (out), threads_2d, 0, stream>>>
+    mc_predict_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
         (dref, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const GstMotionVectorCell *) cells, (int) grid->ncols,
-        dev_grid (grid), (int) sub_x, (int) sub_y, opt->obmc ? 1 : 0);
+        (const GstMotionVectorCell *) cells, dev_grid (grid), (int) sub_x,
+        (int) sub_y, opt->obmc ? 1 : 0);
   CHECK (cudaGetLastError (), "launch of the prediction kernel");
   return download (stream, out, dout_dev, &dout, error)
       && finish (stream, error);
@@ -408,7 +286,7 @@ blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
     return FALSE;
   cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
       : st->stream;
-  DevPlane da, db, dout;
+  MCSPlane da, db, dout;
   const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
   const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
   if (!dev_plane (st, stream, a, din, BUF_A, TRUE, &da, error)
@@ -423,15 +301,13 @@ blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
           grid->nrows, cudaMemcpyHostToDevice, stream),
       "upload of the weights");
   if (a->depth > 8)
-    mc_blend_kernel<uint16_t> <<<blocks_2d (out), threads_2d, 0, stream>>>
+    mc_blend_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
         (da, db, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const uint8_t *) w, (int) grid->ncols, dev_grid (grid),
-        opt->obmc ? 1 : 0);
+        (const uint8_t *) w, dev_grid (grid), opt->obmc ? 1 : 0);
   else
-    mc_blend_kernel<uint8_t> <<<blocks_2d (out), threads_2d, 0, stream>>>
+    mc_blend_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
         (da, db, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const uint8_t *) w, (int) grid->ncols, dev_grid (grid),
-        opt->obmc ? 1 : 0);
+        (const uint8_t *) w, dev_grid (grid), opt->obmc ? 1 : 0);
   CHECK (cudaGetLastError (), "launch of the blend kernel");
   return download (stream, out, dout_dev, &dout, error)
       && finish (stream, error);
@@ -456,7 +332,7 @@ mc_impl_cuda (GError **error)
     return NULL;
   /* a chip this build has no code for fails here, not in the first call */
   cudaFuncAttributes attr;
-  e = cudaFuncGetAttributes (&attr, mc_predict_kernel<uint8_t>);
+  e = cudaFuncGetAttributes (&attr, mc_predict_kernel<1>);
   if (e != cudaSuccess) {
     cudaDeviceProp prop;
     cudaGetLastError ();

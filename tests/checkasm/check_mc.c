@@ -11,9 +11,11 @@
  * each call and compared as whole buffers, so a sample written where none
  * should be (between rows, past the width) shows too.
  *
- * First the C reference against itself on several threads; then CUDA,
- * host planes and device planes (MCOptions.device), when a device is
- * usable.
+ * First the C reference against itself on several threads, and the CUDA
+ * kernels' per-sample code (mc_cuda_sample.h) run on the host, as the
+ * kernels would, sample by sample over packed fields and weights; then
+ * CUDA itself, host planes and device planes (MCOptions.device), when a
+ * device is usable.
  */
 #include "config.h"
 
@@ -21,7 +23,8 @@
 #include <string.h>
 
 #include "checkasm.h"
-#include "mc.h"
+#include "mc_impl.h"
+#include "mc_cuda_sample.h"
 
 #define RAND(lo, hi) g_rand_int_range (checkasm.rand, (lo), (hi) + 1)
 
@@ -555,6 +558,73 @@ check_c_refuses_device (void)
   return ok;
 }
 
+/* ---- the kernels' per-sample code on the host -------------------------- */
+
+/* An implementation made of mc_cuda_sample.h, called for every sample as
+ * the kernels are, with the field and weights packed as mc_cuda.cu packs
+ * them: what the GPU computes, checked where there is none. */
+static MCSPlane
+splane (const MCPlane * p)
+{
+  MCSPlane s = { p->data, p->stride, (int) p->width, (int) p->height,
+    (int) p->depth, (int) p->shift
+  };
+  return s;
+}
+
+static MCSGrid
+sgrid (const MCGrid * g)
+{
+  MCSGrid s = { (int) g->bw, (int) g->bh, (int) g->ncols, (int) g->nrows };
+  return s;
+}
+
+static gboolean
+host_predict (const MCPlane * ref, MCPlane * out, const MCField * field,
+    const MCGrid * grid, unsigned sub_x, unsigned sub_y,
+    const MCOptions * opt, GError ** error)
+{
+  (void) error;
+  const size_t fstride = field->stride ? field->stride : field->cols;
+  GstMotionVectorCell *cells = g_new (GstMotionVectorCell,
+      (size_t) grid->ncols * grid->nrows);
+  for (unsigned r = 0; r < grid->nrows; r++)
+    memcpy (cells + (size_t) r * grid->ncols, field->cells + r * fstride,
+        grid->ncols * sizeof *cells);
+  const int bps = ref->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, bps, (int) out->shift, (int) x,
+          (int) y, mc_s_predict (splane (ref), bps, cells, sgrid (grid),
+              (int) x, (int) y, (int) sub_x, (int) sub_y, opt->obmc));
+  g_free (cells);
+  return TRUE;
+}
+
+static gboolean
+host_blend (const MCPlane * a, const MCPlane * b, MCPlane * out,
+    const uint8_t * weights, size_t wstride, const MCGrid * grid,
+    const MCOptions * opt, GError ** error)
+{
+  (void) error;
+  guint8 *w = g_new (guint8, (size_t) grid->ncols * grid->nrows);
+  for (unsigned r = 0; r < grid->nrows; r++)
+    memcpy (w + (size_t) r * grid->ncols, weights + r * wstride,
+        grid->ncols);
+  const int bps = a->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, bps, (int) out->shift, (int) x,
+          (int) y, mc_s_blend (splane (a), splane (b), bps, w, sgrid (grid),
+              (int) x, (int) y, opt->obmc));
+  g_free (w);
+  return TRUE;
+}
+
+static const MCImpl host_sample_impl = { "cuda-sample-on-host", FALSE,
+  host_predict, host_blend
+};
+
 /* ---- the groups ---------------------------------------------------------- */
 
 static gboolean
@@ -588,6 +658,9 @@ checkasm_check_mc (const char *which)
               threads[i], 40, label));
     }
     checkasm_report ("mc c, device planes refused", check_c_refuses_device ());
+    g_snprintf (label, sizeof label, "mc cuda kernels' code on the host vs c");
+    checkasm_report (label, check_cases (&host_sample_impl, MEM_HOST, 1, 150,
+            label));
   }
   if (want_cuda) {
     GError *error = NULL;
