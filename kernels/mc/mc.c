@@ -17,6 +17,9 @@ mc_options_init (MCOptions * opt)
 {
   opt->obmc = TRUE;
   opt->threads = 1;
+  opt->impl = NULL;
+  opt->device = MC_DEVICE_NONE;
+  opt->cuda_stream = NULL;
 }
 
 static gboolean
@@ -136,6 +139,24 @@ options (const MCOptions * opt, MCOptions * def)
   return def;
 }
 
+/* The implementation the options name, if it takes the planes' memory. */
+static const MCImpl *
+pick_impl (const MCOptions * opt, GError ** error)
+{
+  const MCImpl *impl = opt->impl ? opt->impl : mc_impl_c ();
+  if ((unsigned) opt->device & ~(unsigned) MC_DEVICE_ALL) {
+    invalid (error, "options", "device 0x%x is not a set of MCDevice flags",
+        (unsigned) opt->device);
+    return NULL;
+  }
+  if (opt->device && !impl->device_planes) {
+    invalid (error, "options", "planes in device memory, which the %s "
+        "implementation does not read", impl->name);
+    return NULL;
+  }
+  return impl;
+}
+
 gboolean
 mc_predict_plane (const MCPlane * ref, MCPlane * out, const MCField * field,
     unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
@@ -151,8 +172,10 @@ mc_predict_plane (const MCPlane * ref, MCPlane * out, const MCField * field,
   if (!plane_grid (out, field->block_w, field->block_h, field->cols,
           field->rows, sub_x, sub_y, &g, error))
     return FALSE;
-  return mc_impl_c ()->predict_plane (ref, out, field, &g, sub_x, sub_y,
-      options (opt, &def), error);
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  return impl && impl->predict_plane (ref, out, field, &g, sub_x, sub_y, opt,
+      error);
 }
 
 static void
@@ -266,6 +289,8 @@ mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
     if (weights[i] > MC_BLEND_ONE)
       return invalid (error, "weights", "block %zu weighs %u, more than %d",
           i, weights[i], MC_BLEND_ONE);
-  return mc_impl_c ()->blend_plane (a, b, out, weights, cols, &g,
-      options (opt, &def), error);
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  return impl && impl->blend_plane (a, b, out, weights, cols, &g, opt,
+      error);
 }

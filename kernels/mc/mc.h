@@ -8,7 +8,7 @@
  * the fields' costs.  Every rule it follows is integer arithmetic written
  * once in mc_rules.h for every backend; docs/motion-compensation.md gives
  * the rules, their reasons and the state of the backends (the C reference
- * today).
+ * and CUDA).
  *
  * Each call checks its arguments first and answers bad input with a
  * GError (MC_ERROR_INVALID) naming what is wrong; the implementation never
@@ -30,6 +30,8 @@ GQuark mc_error_quark (void);
 typedef enum {
   MC_ERROR_INVALID,          /* bad plane, field, picture or parameter */
   MC_ERROR_THREADS,          /* a worker thread could not be started */
+  MC_ERROR_DEVICE,           /* CUDA: no usable device, or a CUDA call
+                              * failed (the message names the error) */
 } MCError;
 
 /* One plane of samples.  depth 8: one byte a sample; 9 .. 16: 16-bit
@@ -37,7 +39,8 @@ typedef enum {
  * (word >> shift) masked to `depth` bits, as MEPlane reads them (shift 0
  * for I420_10LE, 16 - depth for P010_10LE).  A plane written by the
  * library gets sample << shift in each word, the other bits zero.  A
- * reference plane is only read. */
+ * reference plane is only read.  Host memory, unless MCOptions.device
+ * says the planes of a call are CUDA device memory. */
 typedef struct {
   uint8_t *data;
   ptrdiff_t stride;
@@ -83,11 +86,34 @@ typedef struct {
   const GstMotionVectorCell *cells;
 } MCField;
 
+/* Which planes of a call are CUDA device memory of the current device
+ * (mc_cuda_alloc(), or frames already there), read and written there by
+ * the CUDA implementation; the others are host memory. */
+typedef enum {
+  MC_DEVICE_NONE = 0,
+  MC_DEVICE_INPUTS = 1 << 0,     /* the reference; both blend inputs */
+  MC_DEVICE_OUTPUT = 1 << 1,     /* the output */
+  MC_DEVICE_ALL = MC_DEVICE_INPUTS | MC_DEVICE_OUTPUT,
+} MCDevice;
+
+/* An implementation of the per-sample work (mc_impl.h): mc_impl_c(), the
+ * C reference, or mc_impl_cuda().  Every one makes the same samples. */
+typedef struct MCImpl MCImpl;
+
 /* How to compensate.  mc_options_init() gives the defaults. */
 typedef struct {
   gboolean obmc;             /* overlapped blocks (default); FALSE: each
                               * block predicted alone, edges and all */
-  unsigned threads;          /* worker threads; 0 or 1: the calling one */
+  unsigned threads;          /* worker threads of the C reference; 0 or 1:
+                              * the calling one */
+  const MCImpl *impl;        /* NULL (default): the C reference */
+  MCDevice device;           /* planes in device memory (CUDA only);
+                              * default MC_DEVICE_NONE */
+  void *cuda_stream;         /* CUDA: a cudaStream_t to queue the work on
+                              * after the caller's own; NULL (default):
+                              * one of the implementation's per thread.
+                              * The call returns when the output is
+                              * written either way. */
 } MCOptions;
 
 void mc_options_init (MCOptions * opt);
@@ -128,6 +154,28 @@ gboolean mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
     const uint8_t * weights, unsigned block_w, unsigned block_h,
     unsigned cols, unsigned rows, unsigned sub_x, unsigned sub_y,
     const MCOptions * opt, GError ** error);
+
+/* The C reference, always present. */
+const MCImpl *mc_impl_c (void);
+
+/* The CUDA implementation on the current CUDA device (device 0 unless the
+ * caller chose another), or NULL with MC_ERROR_DEVICE saying why (built
+ * without CUDA, no driver or device, a chip this build has no kernels
+ * for).  Planes may be in host memory (uploaded, computed, downloaded on a
+ * stream) or in device memory (MCOptions.device); fields and weights are
+ * always host memory (small, uploaded each call).  Samples equal the C
+ * reference's bit for bit. */
+const MCImpl *mc_impl_cuda (GError ** error);
+
+/* Device memory for planes under MCOptions.device, without the CUDA headers:
+ * mc_cuda_alloc() gives `size` bytes of the current device (NULL and
+ * MC_ERROR_DEVICE on failure or without CUDA), mc_cuda_free() returns them
+ * (NULL is ignored), mc_cuda_copy() copies `size` bytes between any two
+ * of host and device memory and waits for the copy. */
+void *mc_cuda_alloc (size_t size, GError ** error);
+void mc_cuda_free (void *ptr);
+gboolean mc_cuda_copy (void *dst, const void *src, size_t size,
+    GError ** error);
 
 G_END_DECLS
 

@@ -286,6 +286,6 @@ blend_plane_c (const MCPlane * a, const MCPlane * b, MCPlane * out,
 const MCImpl *
 mc_impl_c (void)
 {
-  static const MCImpl impl = { predict_plane_c, blend_plane_c };
+  static const MCImpl impl = { "c", FALSE, predict_plane_c, blend_plane_c };
   return &impl;
 }

@@ -2,8 +2,9 @@
  *
  * mc.c checks every argument and then calls an implementation through this
  * table, as the search's MEBackend does, so an implementation never sees
- * bad input.  The C reference (mc_c.c) is the only one today; SIMD levels
- * and CUDA fill the same table and must give the same samples bit for bit.
+ * bad input.  The C reference (mc_c.c) and CUDA (mc_cuda.cu) fill it, SIMD
+ * levels will; all must give the same samples bit for bit.  MCOptions.impl picks one; mc_impl_c() and
+ * mc_impl_cuda() are declared in mc.h.
  */
 #ifndef MC_IMPL_H
 #define MC_IMPL_H
@@ -20,7 +21,9 @@ typedef struct {
   unsigned nrows;
 } MCGrid;
 
-typedef struct {
+struct MCImpl {
+  const char *name;          /* "c", "cuda" */
+  gboolean device_planes;    /* takes planes with MCPlane.device */
   /* out from ref with the field's vectors; chroma (sub_x | sub_y) picks the
    * chroma rule.  ref and out of one size and depth. */
   gboolean (*predict_plane) (const MCPlane * ref, MCPlane * out,
@@ -31,8 +34,6 @@ typedef struct {
   gboolean (*blend_plane) (const MCPlane * a, const MCPlane * b,
       MCPlane * out, const uint8_t * weights, size_t wstride,
       const MCGrid * grid, const MCOptions * opt, GError ** error);
-} MCImpl;
-
-const MCImpl *mc_impl_c (void);
+};
 
 #endif /* MC_IMPL_H */

@@ -1,6 +1,6 @@
 /* gpumotionest — checkasm driver.
  *
- *   checkasm [--seed N] [--test dsp|search|fast|refs|backend] [--backend NAME] [--bench]
+ *   checkasm [--seed N] [--test dsp|search|fast|refs|backend|mc] [--backend NAME] [--bench]
  *            [--input FILE --size WxH] [--threads N] [--devices LIST]
  *
  * Without arguments: the DSP routines of every SIMD level against their C
@@ -13,6 +13,9 @@
  * sets the CPU backend's threads (0, the default: one per core).
  * --devices 0,1 gives cuda-multi the devices to split over (default 0,0,0:
  * three sessions on the first GPU, the split without a second one).
+ * --test mc: motion compensation (kernels/mc), the C reference on threads
+ * against itself and CUDA against it; with --backend c or cuda only that
+ * part, and --backend cuda exits 77 without a usable GPU.
  */
 #include "config.h"
 
@@ -69,7 +72,7 @@ main (int argc, char **argv)
         && sscanf (argv[++i], "%ux%u", &width, &height) == 2)
       ;
     else {
-      fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|fast|refs|backend] "
+      fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|fast|refs|backend|mc] "
           "[--backend NAME] [--bench [--input FILE --size WxH]] "
           "[--threads N] [--devices LIST]\n", argv[0]);
       return 2;
@@ -84,9 +87,9 @@ main (int argc, char **argv)
     return checkasm_bench_file (input, width, height, checkasm.backend);
   if (test && strcmp (test, "dsp") && strcmp (test, "search")
       && strcmp (test, "fast") && strcmp (test, "refs")
-      && strcmp (test, "backend")) {
+      && strcmp (test, "backend") && strcmp (test, "mc")) {
     fprintf (stderr, "checkasm: no test named %s (dsp, search, fast, refs, "
-        "backend)\n", test);
+        "backend, mc)\n", test);
     return 2;
   }
   if (checkasm.bench) {
@@ -97,7 +100,11 @@ main (int argc, char **argv)
     return 0;
   }
 
-  if (checkasm.backend) {
+  if (test && !strcmp (test, "mc")) {
+    int r = checkasm_check_mc (checkasm.backend);
+    if (r == 77 || r == 2)
+      return r;
+  } else if (checkasm.backend) {
     int r = checkasm_check_backend (checkasm.backend);
     if (r == 77)
       return 77;
@@ -114,6 +121,8 @@ main (int argc, char **argv)
       checkasm_check_fast ();
     if (!test || !strcmp (test, "refs"))
       checkasm_check_refs ();
+    if (!test)
+      checkasm_check_mc (NULL);
     if (!test || !strcmp (test, "backend"))
       checkasm_check_backend ("cpu-c");
     if (!test || !strcmp (test, "backend"))

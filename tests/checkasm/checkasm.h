@@ -99,6 +99,12 @@ MEBackend *checkasm_open_backend (const char *name, GError ** error);
 /* Returns 77 when the backend is not available, else 0. */
 int checkasm_check_backend (const char *name);
 
+/* Motion compensation (check_mc.c): `which` NULL: the C reference on
+ * threads against itself, then CUDA when usable (a SKIP line otherwise);
+ * "c" or "cuda": that part alone.  Returns 77 when "cuda" cannot run here,
+ * 2 for another name, else 0 (failures are counted). */
+int checkasm_check_mc (const char *which);
+
 void checkasm_bench_dsp (void);
 void checkasm_bench_backends (void);
 /* Times a backend (NULL: "cpu") on the luma of raw I420 frames in a file;

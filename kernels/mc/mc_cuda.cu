@@ -1,0 +1,377 @@
+/* gpumotionest — motion compensation, the CUDA implementation.
+ *
+ * One thread per output sample, computed by mc_cuda_sample.h (the rules of
+ * mc_rules.h gathered as the C reference's cells gather them; why that is
+ * bit for bit the reference is said there).
+ *
+ * Planes in host memory go through device buffers of the calling thread
+ * (2D copies on its stream); planes in device memory (MCOptions.device) are
+ * read and written in place.  Fields and weights are uploaded each call.
+ * Every call waits for its stream before it returns.
+ */
+#include <cuda_runtime.h>
+
+#include "mc_impl.h"
+#include "mc_cuda_sample.h"
+
+/* ---- errors ------------------------------------------------------------ */
+
+static gboolean
+check (cudaError_t e, const char *what, GError **error)
+{
+  if (e == cudaSuccess)
+    return TRUE;
+  cudaGetLastError (); /* clear it if it is not sticky */
+  g_set_error (error, MC_ERROR, MC_ERROR_DEVICE, "CUDA: %s failed: %s (%s)",
+      what, cudaGetErrorName (e), cudaGetErrorString (e));
+  return FALSE;
+}
+
+#define CHECK(call, what) \
+  G_STMT_START \
+  { \
+    if (!check ((call), (what), error)) \
+      return FALSE; \
+  } \
+  G_STMT_END
+
+/* ---- kernels ----------------------------------------------------------- */
+
+/* One thread per output sample, the sample from mc_cuda_sample.h; BPS a
+ * constant, so that each kernel reads its own sample size without a
+ * branch. */
+template <int BPS>
+__global__ void
+mc_predict_kernel (MCSPlane ref, uint8_t *out, ptrdiff_t out_stride,
+    int out_shift, const GstMotionVectorCell *cells, MCSGrid g, int sub_x,
+    int sub_y, int obmc)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= ref.width || y >= ref.height)
+    return;
+  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_predict (ref, BPS,
+          cells, g, x, y, sub_x, sub_y, obmc));
+}
+
+/* Both inputs are read before the write: out may be a or b, sample for
+ * sample. */
+template <int BPS>
+__global__ void
+mc_blend_kernel (MCSPlane a, MCSPlane b, uint8_t *out, ptrdiff_t out_stride,
+    int out_shift, const uint8_t *weights, MCSGrid g, int obmc)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= a.width || y >= a.height)
+    return;
+  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_blend (a, b, BPS,
+          weights, g, x, y, obmc));
+}
+
+/* ---- the calling thread's stream and buffers --------------------------- */
+
+enum { BUF_A, BUF_B, BUF_OUT, BUF_CELLS, BUF_WEIGHTS, N_BUFS };
+
+typedef struct {
+  int device;
+  cudaStream_t stream;
+  void *buf[N_BUFS];
+  size_t size[N_BUFS];
+} ThreadState;
+
+static void
+state_free (gpointer data)
+{
+  ThreadState *st = (ThreadState *) data;
+  if (!st)
+    return;
+  int cur = -1;
+  cudaGetDevice (&cur);
+  if (cur != st->device)
+    cudaSetDevice (st->device);
+  for (int i = 0; i < N_BUFS; i++)
+    cudaFree (st->buf[i]);
+  if (st->stream)
+    cudaStreamDestroy (st->stream);
+  if (cur >= 0 && cur != st->device)
+    cudaSetDevice (cur);
+  cudaGetLastError ();
+  g_free (st);
+}
+
+static GPrivate thread_state = G_PRIVATE_INIT (state_free);
+
+/* The calling thread's state on the current device. */
+static ThreadState *
+get_state (GError **error)
+{
+  int device;
+  if (!check (cudaGetDevice (&device), "cudaGetDevice", error))
+    return NULL;
+  ThreadState *st = (ThreadState *) g_private_get (&thread_state);
+  if (st && st->device == device)
+    return st;
+  /* another device now: the old buffers belong to the old one */
+  g_private_replace (&thread_state, NULL);
+  st = g_new0 (ThreadState, 1);
+  st->device = device;
+  if (!check (cudaStreamCreateWithFlags (&st->stream,
+              cudaStreamNonBlocking), "cudaStreamCreateWithFlags", error)) {
+    g_free (st);
+    return NULL;
+  }
+  g_private_set (&thread_state, st);
+  return st;
+}
+
+static void *
+get_buf (ThreadState *st, int i, size_t size, GError **error)
+{
+  if (st->size[i] >= size)
+    return st->buf[i];
+  cudaFree (st->buf[i]);
+  st->buf[i] = NULL;
+  st->size[i] = 0;
+  if (!check (cudaMalloc (&st->buf[i], size), "cudaMalloc", error))
+    return NULL;
+  st->size[i] = size;
+  return st->buf[i];
+}
+
+/* ---- planes between host and device ----------------------------------- */
+
+static size_t
+row_bytes (const MCPlane *p)
+{
+  return (size_t) p->width * (p->depth > 8 ? 2 : 1);
+}
+
+/* A plane said to be in device memory must be memory of the current
+ * device (or managed memory): a host pointer would fault in the kernel. */
+static gboolean
+check_device_plane (const MCPlane *p, int device, GError **error)
+{
+  cudaPointerAttributes attr;
+  cudaError_t e = cudaPointerGetAttributes (&attr, p->data);
+  if (e != cudaSuccess) {
+    cudaGetLastError ();
+    attr.type = cudaMemoryTypeUnregistered;
+  }
+  if (attr.type == cudaMemoryTypeManaged
+      || (attr.type == cudaMemoryTypeDevice && attr.device == device))
+    return TRUE;
+  g_set_error (error, MC_ERROR, MC_ERROR_INVALID,
+      "plane: marked as device memory, but %p is %s", (void *) p->data,
+      attr.type == cudaMemoryTypeDevice ? "memory of another device"
+      : "not CUDA device memory");
+  return FALSE;
+}
+
+/* The device view of plane p: itself when in device memory, else buffer
+ * `buf` of the state, the samples uploaded when `upload`. */
+static gboolean
+dev_plane (ThreadState *st, cudaStream_t stream, const MCPlane *p,
+    gboolean device, int buf, gboolean upload, MCSPlane *dp, GError **error)
+{
+  dp->width = (int) p->width;
+  dp->height = (int) p->height;
+  dp->depth = (int) p->depth;
+  dp->shift = (int) p->shift;
+  if (device) {
+    if (!check_device_plane (p, st->device, error))
+      return FALSE;
+    dp->data = p->data;
+    dp->stride = p->stride;
+    return TRUE;
+  }
+  const size_t rb = row_bytes (p);
+  void *d = get_buf (st, buf, rb * p->height, error);
+  if (!d)
+    return FALSE;
+  dp->data = (const uint8_t *) d;
+  dp->stride = (ptrdiff_t) rb;
+  if (upload)
+    CHECK (cudaMemcpy2DAsync (d, rb, p->data, p->stride, rb, p->height,
+            cudaMemcpyHostToDevice, stream), "upload of a plane");
+  return TRUE;
+}
+
+static gboolean
+download (cudaStream_t stream, const MCPlane *out, gboolean device,
+    const MCSPlane *dp, GError **error)
+{
+  if (device)
+    return TRUE;
+  CHECK (cudaMemcpy2DAsync (out->data, out->stride, dp->data, dp->stride,
+          row_bytes (out), out->height, cudaMemcpyDeviceToHost, stream),
+      "download of a plane");
+  return TRUE;
+}
+
+static gboolean
+finish (cudaStream_t stream, GError **error)
+{
+  CHECK (cudaGetLastError (), "kernel launch");
+  CHECK (cudaStreamSynchronize (stream), "motion compensation on the GPU");
+  return TRUE;
+}
+
+static MCSGrid
+dev_grid (const MCGrid *g)
+{
+  MCSGrid d = { (int) g->bw, (int) g->bh, (int) g->ncols, (int) g->nrows };
+  return d;
+}
+
+static const dim3 threads_2d (32, 8);
+
+static dim3
+blocks_2d (const MCPlane *p)
+{
+  return dim3 ((p->width + threads_2d.x - 1) / threads_2d.x,
+      (p->height + threads_2d.y - 1) / threads_2d.y);
+}
+
+/* ---- the table --------------------------------------------------------- */
+
+static gboolean
+predict_plane_cuda (const MCPlane *ref, MCPlane *out, const MCField *field,
+    const MCGrid *grid, unsigned sub_x, unsigned sub_y,
+    const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  MCSPlane dref, dout;
+  const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
+  const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
+  if (!dev_plane (st, stream, ref, din, BUF_A, TRUE, &dref, error)
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, FALSE, &dout, error))
+    return FALSE;
+  /* the cells of the blocks the grid uses, rows packed */
+  const size_t fstride = field->stride ? field->stride : field->cols;
+  const size_t cell = sizeof (GstMotionVectorCell);
+  void *cells = get_buf (st, BUF_CELLS, cell * grid->ncols * grid->nrows,
+      error);
+  if (!cells)
+    return FALSE;
+  CHECK (cudaMemcpy2DAsync (cells, cell * grid->ncols, field->cells,
+          cell * fstride, cell * grid->ncols, grid->nrows,
+          cudaMemcpyHostToDevice, stream), "upload of the field");
+  if (ref->depth > 8)
+    mc_predict_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (dref, (uint8_t *) dout.data, dout.stride, dout.shift,
+        (const GstMotionVectorCell *) cells, dev_grid (grid), (int) sub_x,
+        (int) sub_y, opt->obmc ? 1 : 0);
+  else
+    mc_predict_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (dref, (uint8_t *) dout.data, dout.stride, dout.shift,
+        (const GstMotionVectorCell *) cells, dev_grid (grid), (int) sub_x,
+        (int) sub_y, opt->obmc ? 1 : 0);
+  CHECK (cudaGetLastError (), "launch of the prediction kernel");
+  return download (stream, out, dout_dev, &dout, error)
+      && finish (stream, error);
+}
+
+static gboolean
+blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
+    const uint8_t *weights, size_t wstride, const MCGrid *grid,
+    const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  MCSPlane da, db, dout;
+  const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
+  const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
+  if (!dev_plane (st, stream, a, din, BUF_A, TRUE, &da, error)
+      || !dev_plane (st, stream, b, din, BUF_B, TRUE, &db, error)
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, FALSE, &dout, error))
+    return FALSE;
+  void *w = get_buf (st, BUF_WEIGHTS, (size_t) grid->ncols * grid->nrows,
+      error);
+  if (!w)
+    return FALSE;
+  CHECK (cudaMemcpy2DAsync (w, grid->ncols, weights, wstride, grid->ncols,
+          grid->nrows, cudaMemcpyHostToDevice, stream),
+      "upload of the weights");
+  if (a->depth > 8)
+    mc_blend_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (da, db, (uint8_t *) dout.data, dout.stride, dout.shift,
+        (const uint8_t *) w, dev_grid (grid), opt->obmc ? 1 : 0);
+  else
+    mc_blend_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (da, db, (uint8_t *) dout.data, dout.stride, dout.shift,
+        (const uint8_t *) w, dev_grid (grid), opt->obmc ? 1 : 0);
+  CHECK (cudaGetLastError (), "launch of the blend kernel");
+  return download (stream, out, dout_dev, &dout, error)
+      && finish (stream, error);
+}
+
+const MCImpl *
+mc_impl_cuda (GError **error)
+{
+  static const MCImpl impl = { "cuda", TRUE, predict_plane_cuda,
+    blend_plane_cuda };
+  int count = 0, device = 0;
+  cudaError_t e = cudaGetDeviceCount (&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError ();
+    g_set_error (error, MC_ERROR, MC_ERROR_DEVICE,
+        "no usable CUDA device: %s (%s)",
+        e != cudaSuccess ? cudaGetErrorName (e) : "cudaErrorNoDevice",
+        e != cudaSuccess ? cudaGetErrorString (e) : "no device found");
+    return NULL;
+  }
+  if (!check (cudaGetDevice (&device), "cudaGetDevice", error))
+    return NULL;
+  /* a chip this build has no code for fails here, not in the first call */
+  cudaFuncAttributes attr;
+  e = cudaFuncGetAttributes (&attr, mc_predict_kernel<1>);
+  if (e != cudaSuccess) {
+    cudaDeviceProp prop;
+    cudaGetLastError ();
+    if (cudaGetDeviceProperties (&prop, device) != cudaSuccess) {
+      cudaGetLastError ();
+      g_strlcpy (prop.name, "?", sizeof (prop.name));
+      prop.major = prop.minor = 0;
+    }
+    g_set_error (error, MC_ERROR, MC_ERROR_DEVICE,
+        "CUDA device %d (%s, compute capability %d.%d) cannot run the "
+        "motion-compensation kernels, built for %s: %s (%s)", device,
+        prop.name, prop.major, prop.minor, ME_CUDA_BUILD_ARCHS,
+        cudaGetErrorName (e), cudaGetErrorString (e));
+    return NULL;
+  }
+  return &impl;
+}
+
+/* ---- device memory for callers without the CUDA headers ---------------- */
+
+void *
+mc_cuda_alloc (size_t size, GError **error)
+{
+  void *p = NULL;
+  if (!check (cudaMalloc (&p, size ? size : 1), "cudaMalloc", error))
+    return NULL;
+  return p;
+}
+
+void
+mc_cuda_free (void *ptr)
+{
+  if (ptr && cudaFree (ptr) != cudaSuccess)
+    cudaGetLastError ();
+}
+
+gboolean
+mc_cuda_copy (void *dst, const void *src, size_t size, GError **error)
+{
+  CHECK (cudaMemcpy (dst, src, size, cudaMemcpyDefault), "cudaMemcpy");
+  return TRUE;
+}

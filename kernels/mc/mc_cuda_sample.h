@@ -1,0 +1,168 @@
+/* gpumotionest — motion compensation: one output sample, as the CUDA
+ * kernels compute it (mc_cuda.cu), written for C and CUDA alike
+ * (ME_INLINE), so that the per-sample code the GPU runs can also be run,
+ * and checked against the C reference, on a machine without one
+ * (tests/checkasm/check_mc.c).
+ *
+ * A sample gathers what the C reference's cell gathers for it (mc_c.c):
+ * the blocks of its cell and the neighbours whose windows reach it, each
+ * predicted at this sample alone, weighted by the window product, summed
+ * in 32 bits.  Equal to the reference because a sample's prediction from
+ * a block does not depend on the rest of the block (the reference's patch
+ * is the clamped neighbourhood of each sample) and the sum is of integers
+ * below 2^28, so the order of its terms does not matter.
+ *
+ * Fields and weights are packed: cell (c, r) of the plane's grid at
+ * [r ncols + c], as the CUDA implementation uploads them.
+ */
+#ifndef MC_CUDA_SAMPLE_H
+#define MC_CUDA_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <gst/motionvectors/gstmotionvectortypes.h>
+
+#include "mc_rules.h"
+
+/* A plane as the kernels see it: bps 1 (8-bit samples) or 2 (16-bit
+ * words, the sample (word >> shift) masked to depth bits). */
+typedef struct {
+  const uint8_t *data;
+  ptrdiff_t stride;
+  int width;
+  int height;
+  int depth;
+  int shift;
+} MCSPlane;
+
+/* The plane's grid (MCGrid, in ints). */
+typedef struct {
+  int bw;
+  int bh;
+  int ncols;
+  int nrows;
+} MCSGrid;
+
+ME_INLINE int
+mc_s_read (MCSPlane p, int bps, int x, int y)
+{
+  const uint8_t *row = p.data + (ptrdiff_t) y * p.stride;
+  if (bps == 1)
+    return row[x];
+  return (((const uint16_t *) row)[x] >> p.shift) & ((1 << p.depth) - 1);
+}
+
+ME_INLINE void
+mc_s_write (uint8_t *data, ptrdiff_t stride, int bps, int shift, int x, int y,
+    int v)
+{
+  uint8_t *row = data + (ptrdiff_t) y * stride;
+  if (bps == 1)
+    row[x] = (uint8_t) v;
+  else
+    ((uint16_t *) row)[x] = (uint16_t) (v << shift);
+}
+
+/* The window, along one direction, of block k + d - 1 (d 0 .. 2) at
+ * sample i of cell k of `count`, n samples a cell: mc_c.c's window_1d()
+ * for one sample. */
+ME_INLINE int
+mc_s_window (int n, int k, int count, int i, int d, int obmc)
+{
+  if (!obmc)
+    return d == 1 ? MC_OBMC_ONE : 0;
+  const int b = k + d - 1;
+  if (b < 0 || b >= count)
+    return 0;
+  const int o = mc_obmc_margin (n);
+  const int j = k * n + i - (b * n - o);
+  if (j < 0 || j >= n + 2 * o)
+    return 0;
+  return mc_obmc_window (n, j, b == 0, b == count - 1);
+}
+
+/* Sample (x, y) predicted with vector (mvx, mvy), quarter luma samples:
+ * the luma rule over its clamped 7x7 neighbourhood (one sample for a whole
+ * vector), or the chroma bilinear over its clamped four corners. */
+ME_INLINE int
+mc_s_predict_one (MCSPlane ref, int bps, int x, int y, int mvx, int mvy,
+    int sub_x, int sub_y)
+{
+  const int W = ref.width, H = ref.height;
+  if (!sub_x && !sub_y) {
+    const int fx = mvx & 3, fy = mvy & 3;
+    const int ix = x + (mvx >> 2), iy = y + (mvy >> 2);
+    if (!fx && !fy)
+      return mc_s_read (ref, bps, mc_clamp (ix, W), mc_clamp (iy, H));
+#define MC_S_P (MC_TAP_BEFORE + 1 + MC_TAP_AFTER)
+    uint16_t patch[MC_S_P * MC_S_P];
+    for (int r = 0; r < MC_S_P; r++) {
+      const int yy = mc_clamp (iy - MC_TAP_BEFORE + r, H);
+      for (int c = 0; c < MC_S_P; c++)
+        patch[r * MC_S_P + c] = (uint16_t) mc_s_read (ref, bps,
+            mc_clamp (ix - MC_TAP_BEFORE + c, W), yy);
+    }
+    return mc_luma_qpel (patch + MC_TAP_BEFORE * MC_S_P + MC_TAP_BEFORE,
+        MC_S_P, fx, fy, (1 << ref.depth) - 1);
+#undef MC_S_P
+  }
+  const int cx = mc_chroma_mv8 (mvx, sub_x), cy = mc_chroma_mv8 (mvy, sub_y);
+  const int ix = x + (cx >> 3), iy = y + (cy >> 3);
+  const int x0 = mc_clamp (ix, W), x1 = mc_clamp (ix + 1, W);
+  const int y0 = mc_clamp (iy, H), y1 = mc_clamp (iy + 1, H);
+  return mc_chroma_bilinear (mc_s_read (ref, bps, x0, y0),
+      mc_s_read (ref, bps, x1, y0), mc_s_read (ref, bps, x0, y1),
+      mc_s_read (ref, bps, x1, y1), cx & 7, cy & 7);
+}
+
+/* Output sample (x, y) of mc_predict_plane(). */
+ME_INLINE int
+mc_s_predict (MCSPlane ref, int bps, const GstMotionVectorCell *cells,
+    MCSGrid g, int x, int y, int sub_x, int sub_y, int obmc)
+{
+  const int c = x / g.bw, r = y / g.bh;
+  const int i = x - c * g.bw, j = y - r * g.bh;
+  uint32_t acc = 0;
+  for (int dy = 0; dy < 3; dy++) {
+    const int wy = mc_s_window (g.bh, r, g.nrows, j, dy, obmc);
+    if (!wy)
+      continue;
+    for (int dx = 0; dx < 3; dx++) {
+      const int wx = mc_s_window (g.bw, c, g.ncols, i, dx, obmc);
+      if (!wx)
+        continue;
+      const GstMotionVectorCell *cell = cells + (size_t) (r + dy - 1)
+          * g.ncols + (c + dx - 1);
+      const int pred = mc_s_predict_one (ref, bps, x, y, cell->mv_x,
+          cell->mv_y, sub_x, sub_y);
+      acc += (uint32_t) (wy * wx) * (uint32_t) pred;
+    }
+  }
+  return mc_obmc_round (acc);
+}
+
+/* Output sample (x, y) of mc_blend_plane(). */
+ME_INLINE int
+mc_s_blend (MCSPlane a, MCSPlane b, int bps, const uint8_t *weights,
+    MCSGrid g, int x, int y, int obmc)
+{
+  const int c = x / g.bw, r = y / g.bh;
+  const int i = x - c * g.bw, j = y - r * g.bh;
+  uint32_t acc = 0;
+  for (int dy = 0; dy < 3; dy++) {
+    const int wy = mc_s_window (g.bh, r, g.nrows, j, dy, obmc);
+    if (!wy)
+      continue;
+    for (int dx = 0; dx < 3; dx++) {
+      const int wx = mc_s_window (g.bw, c, g.ncols, i, dx, obmc);
+      if (!wx)
+        continue;
+      acc += (uint32_t) (wy * wx) * (uint32_t) weights[(size_t) (r + dy - 1)
+          * g.ncols + c + dx - 1];
+    }
+  }
+  return mc_blend_sample (mc_s_read (a, bps, x, y), mc_s_read (b, bps, x, y),
+      mc_blend_weight (acc));
+}
+
+#endif /* MC_CUDA_SAMPLE_H */

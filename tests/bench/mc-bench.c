@@ -1,0 +1,201 @@
+/* gpumotionest — motion compensation (kernels/mc): 1080p frames a second.
+ *
+ *   mc-bench [--seconds S] [--depth 8|10|12|16] [--block 4|8|16] [--apart]
+ *
+ * Predicts a 1920x1080 luma plane (mc_predict_plane) and a whole 4:2:0
+ * picture (mc_predict_picture) from a noise reference with a field of
+ * mixed vectors (most near zero, some far, all fractional), overlapped
+ * blocks unless --apart, by the C reference on 1 and 2 threads and, when a
+ * GPU is usable, by CUDA twice: with the planes in device memory (the
+ * kernels, the field's upload and the wait for them: what an element with
+ * frames in CUDA memory pays) and with host planes (upload, kernels,
+ * download).  Each line runs for S seconds (default 1) after a warm-up.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "mc.h"
+
+#define W 1920
+#define H 1080
+
+typedef struct {
+  MCPicture host;               /* the reference */
+  MCPicture out;
+  MCPicture dref;               /* device copies (data NULL without CUDA) */
+  MCPicture dout;
+} Bufs;
+
+static gboolean
+run (const char *what, const char *how, gboolean picture, const MCPicture * ref,
+    MCPicture * out, const MCField * f, const MCOptions * opt, double seconds)
+{
+  GError *error = NULL;
+  gboolean ok = TRUE;
+  /* warm-up: the first call allocates, the first launch loads */
+  for (int i = 0; i < 2 && ok; i++)
+    ok = picture ? mc_predict_picture (ref, out, f, opt, &error)
+        : mc_predict_plane (&ref->planes[0], &out->planes[0], f, 0, 0, opt,
+        &error);
+  unsigned n = 0;
+  const gint64 t0 = g_get_monotonic_time ();
+  gint64 t = t0;
+  while (ok && (t - t0 < seconds * 1e6 || n < 3)) {
+    ok = picture ? mc_predict_picture (ref, out, f, opt, &error)
+        : mc_predict_plane (&ref->planes[0], &out->planes[0], f, 0, 0, opt,
+        &error);
+    n++;
+    t = g_get_monotonic_time ();
+  }
+  if (!ok) {
+    printf ("%-22s %-28s failed: %s\n", what, how, error->message);
+    g_error_free (error);
+    return FALSE;
+  }
+  const double s = (t - t0) / 1e6 / n;
+  printf ("%-22s %-28s %9.1f frames/s  %8.3f ms\n", what, how, 1.0 / s,
+      1e3 * s);
+  return TRUE;
+}
+
+static void
+picture_init (MCPicture * p, unsigned depth, guint8 ** bufs, gboolean device,
+    GError ** error)
+{
+  const unsigned bps = depth > 8 ? 2 : 1;
+  p->chroma = MC_CHROMA_420;
+  for (int i = 0; i < 3; i++) {
+    const unsigned w = i ? (W + 1) / 2 : W, h = i ? (H + 1) / 2 : H;
+    MCPlane *pl = &p->planes[i];
+    pl->width = w;
+    pl->height = h;
+    pl->depth = depth;
+    pl->shift = 0;
+    pl->stride = (ptrdiff_t) w * bps;
+    pl->data = device ? mc_cuda_alloc ((size_t) pl->stride * h, error)
+        : g_malloc0 ((size_t) pl->stride * h);
+    if (device && bufs[i] && pl->data)
+      mc_cuda_copy (pl->data, bufs[i], (size_t) pl->stride * h, error);
+  }
+}
+
+static void
+picture_free (MCPicture * p, gboolean device)
+{
+  for (int i = 0; i < 3; i++) {
+    if (device)
+      mc_cuda_free (p->planes[i].data);
+    else
+      g_free (p->planes[i].data);
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  double seconds = 1.0;
+  unsigned depth = 8, block = 16;
+  gboolean obmc = TRUE;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp (argv[i], "--seconds") && i + 1 < argc)
+      seconds = atof (argv[++i]);
+    else if (!strcmp (argv[i], "--depth") && i + 1 < argc)
+      depth = (unsigned) atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--block") && i + 1 < argc)
+      block = (unsigned) atoi (argv[++i]);
+    else if (!strcmp (argv[i], "--apart"))
+      obmc = FALSE;
+    else {
+      fprintf (stderr, "usage: %s [--seconds S] [--depth 8|10|12|16] "
+          "[--block 4|8|16] [--apart]\n", argv[0]);
+      return 2;
+    }
+  }
+  if ((depth != 8 && depth != 10 && depth != 12 && depth != 16)
+      || (block != 4 && block != 8 && block != 16)) {
+    fprintf (stderr, "mc-bench: depth 8, 10, 12 or 16; block 4, 8 or 16\n");
+    return 2;
+  }
+
+  GRand *rand = g_rand_new_with_seed (1);
+  Bufs b;
+  memset (&b, 0, sizeof b);
+  picture_init (&b.host, depth, NULL, FALSE, NULL);
+  picture_init (&b.out, depth, NULL, FALSE, NULL);
+  guint8 *hostdata[3];
+  for (int i = 0; i < 3; i++) {
+    MCPlane *pl = &b.host.planes[i];
+    for (unsigned y = 0; y < pl->height; y++)
+      for (unsigned x = 0; x < pl->width; x++) {
+        const unsigned v = g_rand_int_range (rand, 0, 1 << depth);
+        guint8 *row = pl->data + (size_t) y * pl->stride;
+        if (depth == 8)
+          row[x] = (guint8) v;
+        else
+          ((guint16 *) row)[x] = (guint16) v;
+      }
+    hostdata[i] = pl->data;
+  }
+
+  /* most vectors within a few pixels, one in eight far, all fractional */
+  const unsigned cols = (W + block - 1) / block, rows = (H + block - 1) / block;
+  GstMotionVectorCell *cells = g_new0 (GstMotionVectorCell, cols * rows);
+  for (unsigned i = 0; i < cols * rows; i++) {
+    const int far = g_rand_int_range (rand, 0, 8) == 0 ? 256 : 16;
+    cells[i].mv_x = (gint16) g_rand_int_range (rand, -far, far + 1);
+    cells[i].mv_y = (gint16) g_rand_int_range (rand, -far, far + 1);
+  }
+  MCField f = { block, block, cols, rows, 0, cells };
+
+  printf ("mc-bench: %ux%u, %u bits, %ux%u blocks, %s\n", W, H, depth,
+      block, block, obmc ? "overlapped" : "apart");
+  gboolean ok = TRUE;
+  static const char *const what[2] = { "predict_plane luma", "picture 4:2:0" };
+  for (int pic = 0; pic < 2; pic++) {
+    MCOptions opt;
+    mc_options_init (&opt);
+    opt.obmc = obmc;
+    for (unsigned t = 1; t <= 2; t++) {
+      char how[64];
+      opt.threads = t;
+      g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
+      ok &= run (what[pic], how, pic, &b.host, &b.out, &f, &opt, seconds);
+    }
+    GError *error = NULL;
+    opt.threads = 1;
+    opt.impl = mc_impl_cuda (&error);
+    if (!opt.impl) {
+      printf ("%-22s %-28s skipped: %s\n", what[pic], "cuda", error->message);
+      g_clear_error (&error);
+      continue;
+    }
+    if (!b.dref.planes[0].data) {
+      picture_init (&b.dref, depth, hostdata, TRUE, &error);
+      if (!error)
+        picture_init (&b.dout, depth, NULL, TRUE, &error);
+      if (error) {
+        printf ("cuda: device planes: %s\n", error->message);
+        g_clear_error (&error);
+        ok = FALSE;
+        break;
+      }
+    }
+    MCOptions dopt = opt;
+    dopt.device = MC_DEVICE_ALL;
+    ok &= run (what[pic], "cuda, device planes", pic, &b.dref, &b.dout, &f,
+        &dopt, seconds);
+    ok &= run (what[pic], "cuda, host to host", pic, &b.host, &b.out, &f,
+        &opt, seconds);
+  }
+
+  picture_free (&b.host, FALSE);
+  picture_free (&b.out, FALSE);
+  picture_free (&b.dref, TRUE);
+  picture_free (&b.dout, TRUE);
+  g_free (cells);
+  g_rand_free (rand);
+  return ok ? 0 : 1;
+}

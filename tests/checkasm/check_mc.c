@@ -1,0 +1,682 @@
+/* gpumotionest — checkasm: motion compensation (kernels/mc) of every
+ * implementation against the C reference, every sample of every plane.
+ *
+ * Random cases: sizes from one sample to a few hundred, odd ones and ones
+ * that no block divides; blocks of 4, 8 and 16 each way; luma only, 4:2:0,
+ * 4:2:2, 4:4:4; 8, 10, 12 and 16 bits with every shift the word allows;
+ * fields wider and taller than the picture, with a stride of their own;
+ * vectors small, large, and far outside the picture up to the int16
+ * limits; with and without overlap; blends with random, extreme and
+ * uniform weights, in place and apart.  Outputs are poisoned alike before
+ * each call and compared as whole buffers, so a sample written where none
+ * should be (between rows, past the width) shows too.
+ *
+ * First the C reference against itself on several threads, and the CUDA
+ * kernels' per-sample code (mc_cuda_sample.h) run on the host, as the
+ * kernels would, sample by sample over packed fields and weights; then
+ * CUDA itself, host planes and device planes (MCOptions.device), when a
+ * device is usable.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "checkasm.h"
+#include "mc_impl.h"
+#include "mc_cuda_sample.h"
+
+#define RAND(lo, hi) g_rand_int_range (checkasm.rand, (lo), (hi) + 1)
+
+/* ---- planes, pictures, fields ------------------------------------------ */
+
+typedef struct {
+  MCPlane p;
+  guint8 *buf;
+  size_t size;
+} Buf;
+
+static void
+buf_init (Buf * b, unsigned w, unsigned h, unsigned depth, unsigned shift)
+{
+  const unsigned bps = depth > 8 ? 2 : 1;
+  memset (b, 0, sizeof *b);
+  b->p.width = w;
+  b->p.height = h;
+  b->p.depth = depth;
+  b->p.shift = shift;
+  /* slack after each row, 0 .. 9 samples */
+  b->p.stride = (ptrdiff_t) ((w + RAND (0, 9)) * bps);
+  b->size = (size_t) b->p.stride * h;
+  b->buf = g_malloc (b->size);
+  b->p.data = b->buf;
+}
+
+static void
+buf_poison (Buf * b, guint8 v)
+{
+  memset (b->buf, v, b->size);
+}
+
+/* Random samples: noise, or a smooth ramp with noise on it (so the 6-tap
+ * half samples clip at both ends), in words whose other bits are random
+ * too: the implementations must mask them away. */
+static void
+buf_fill (Buf * b)
+{
+  const unsigned maxv = (1u << b->p.depth) - 1;
+  const gboolean smooth = RAND (0, 1);
+  for (unsigned y = 0; y < b->p.height; y++) {
+    guint8 *row = b->buf + (size_t) y * b->p.stride;
+    for (unsigned x = 0; x < b->p.width; x++) {
+      unsigned v = smooth ? ((x * 37 + y * 11) % (maxv + 1))
+          ^ (unsigned) RAND (0, 3) : (unsigned) RAND (0, (int) maxv);
+      v &= maxv;
+      if (b->p.depth == 8)
+        row[x] = (guint8) v;
+      else {
+        const unsigned junk = g_rand_int (checkasm.rand) & 0xffff;
+        const unsigned mask = maxv << b->p.shift;
+        ((guint16 *) row)[x] = (guint16) ((v << b->p.shift) | (junk & ~mask));
+      }
+    }
+  }
+}
+
+static void
+buf_free (Buf * b)
+{
+  g_free (b->buf);
+}
+
+typedef struct {
+  MCChroma chroma;
+  unsigned w, h, depth, shift;
+  Buf ref[3];
+  unsigned np;
+  unsigned sx, sy;
+} Pic;
+
+static const char *const chroma_names[] = { "gray", "420", "422", "444" };
+
+static void
+pic_init (Pic * p, MCChroma chroma, unsigned w, unsigned h, unsigned depth,
+    unsigned shift)
+{
+  p->chroma = chroma;
+  p->w = w;
+  p->h = h;
+  p->depth = depth;
+  p->shift = shift;
+  p->np = chroma == MC_CHROMA_NONE ? 1 : 3;
+  p->sx = chroma == MC_CHROMA_420 || chroma == MC_CHROMA_422;
+  p->sy = chroma == MC_CHROMA_420;
+  for (unsigned i = 0; i < p->np; i++) {
+    buf_init (&p->ref[i], i ? (w + p->sx) >> p->sx : w,
+        i ? (h + p->sy) >> p->sy : h, depth, shift);
+    buf_fill (&p->ref[i]);
+  }
+}
+
+static void
+pic_free (Pic * p)
+{
+  for (unsigned i = 0; i < p->np; i++)
+    buf_free (&p->ref[i]);
+}
+
+typedef struct {
+  MCField f;
+  GstMotionVectorCell *cells;
+} Fld;
+
+static int
+random_mv (unsigned extent, int kind)
+{
+  switch (kind) {
+    case 0:                    /* small: inside a few samples */
+      return RAND (-24, 24);
+    case 1:                    /* up to the picture's size and past it */
+      return RAND (-4 * (int) extent - 64, 4 * (int) extent + 64);
+    default:                   /* anywhere an int16 reaches */
+      return RAND (-32768, 32767);
+  }
+}
+
+/* A field over a w x h picture in blocks of bw x bh, possibly more blocks
+ * than needed (the search's macroblock padding) and a wider stride; `kind`
+ * picks how far its vectors go (-1: mixed, cell by cell). */
+static void
+fld_init (Fld * f, unsigned w, unsigned h, unsigned bw, unsigned bh,
+    int kind)
+{
+  const unsigned cols = (w + bw - 1) / bw + RAND (0, 1);
+  const unsigned rows = (h + bh - 1) / bh + RAND (0, 1);
+  const size_t stride = RAND (0, 1) ? 0 : cols + RAND (1, 3);
+  const size_t n = (stride ? stride : cols) * rows;
+  f->cells = g_new (GstMotionVectorCell, n);
+  for (size_t i = 0; i < n; i++) {
+    const int k = kind >= 0 ? kind : RAND (0, 5) < 4 ? 0 : RAND (1, 2);
+    f->cells[i].mv_x = (gint16) random_mv (w, k);
+    f->cells[i].mv_y = (gint16) random_mv (h, k);
+    f->cells[i].cost = g_rand_int (checkasm.rand) >> RAND (4, 31);
+    f->cells[i].pred_x = f->cells[i].pred_y = 0;
+    f->cells[i].mvd_x = f->cells[i].mvd_y = 0;
+  }
+  f->f = (MCField) { bw, bh, cols, rows, stride, f->cells };
+}
+
+static unsigned
+random_block (void)
+{
+  return 4u << RAND (0, 2);
+}
+
+static unsigned
+random_side (void)
+{
+  switch (RAND (0, 5)) {
+    case 0:
+      return RAND (1, 7);
+    case 1:
+      return RAND (8, 40);
+    case 2:
+      return 16 * RAND (1, 8);
+    case 3:
+      return 16 * RAND (1, 8) + RAND (1, 15);
+    default:
+      return RAND (33, 300);
+  }
+}
+
+static void
+random_format (unsigned *depth, unsigned *shift)
+{
+  static const unsigned depths[] = { 8, 10, 12, 16 };
+  *depth = depths[RAND (0, 3)];
+  *shift = *depth == 8 ? 0 : RAND (0, 16 - *depth);
+}
+
+/* ---- running an implementation ----------------------------------------- */
+
+/* Where the planes of a call live for the implementation under test. */
+typedef enum {
+  MEM_HOST,
+  MEM_DEVICE,                   /* every plane in device memory */
+  MEM_MIXED,                    /* inputs in device memory, output host */
+  MEM_OUT,                      /* inputs host, output in device memory */
+} Mem;
+
+static const char *const mem_names[] = { "host", "device",
+  "device-to-host", "host-to-device"
+};
+
+static const MCDevice mem_flags[] = { MC_DEVICE_NONE, MC_DEVICE_ALL,
+  MC_DEVICE_INPUTS, MC_DEVICE_OUTPUT
+};
+
+/* A device copy of b's whole buffer (same stride), or NULL. */
+static guint8 *
+to_device (const Buf * b, GError ** error)
+{
+  guint8 *d = mc_cuda_alloc (b->size, error);
+  if (d && !mc_cuda_copy (d, b->buf, b->size, error)) {
+    mc_cuda_free (d);
+    return NULL;
+  }
+  return d;
+}
+
+static gboolean
+same_bytes (const Buf * want, const Buf * got, const char *what,
+    const char *label)
+{
+  if (!memcmp (want->buf, got->buf, want->size))
+    return TRUE;
+  for (size_t i = 0; i < want->size; i++)
+    if (want->buf[i] != got->buf[i]) {
+      const unsigned bps = want->p.depth > 8 ? 2 : 1;
+      const size_t y = i / want->p.stride, x = i % want->p.stride / bps;
+      printf ("  %s: %s: byte %zu (sample %zu, row %zu%s) is 0x%02x, the "
+          "reference's 0x%02x\n", label, what, i, x, y,
+          x >= want->p.width ? ", past the width" : "", got->buf[i],
+          want->buf[i]);
+      break;
+    }
+  return FALSE;
+}
+
+/* out from ref with `impl` and the planes in `mem`; out is in host memory
+ * on return. */
+static gboolean
+run_predict (const MCImpl * impl, Mem mem, const Buf * ref, Buf * out,
+    const MCField * f, unsigned sx, unsigned sy, const MCOptions * base,
+    GError ** error)
+{
+  MCOptions o = *base;
+  o.impl = impl;
+  o.device = mem_flags[mem];
+  if (mem == MEM_HOST)
+    return mc_predict_plane (&ref->p, &out->p, f, sx, sy, &o, error);
+  MCPlane r = ref->p, w = out->p;
+  guint8 *dr = NULL, *dw = NULL;
+  gboolean ok = TRUE;
+  if (o.device & MC_DEVICE_INPUTS) {
+    dr = to_device (ref, error);
+    ok = dr != NULL;
+    r.data = dr;
+  }
+  if (ok && (o.device & MC_DEVICE_OUTPUT)) {
+    dw = to_device (out, error);        /* the poison, to see what changed */
+    ok = dw != NULL;
+    w.data = dw;
+  }
+  if (ok)
+    ok = mc_predict_plane (&r, &w, f, sx, sy, &o, error);
+  if (ok && dw)
+    ok = mc_cuda_copy (out->buf, dw, out->size, error);
+  mc_cuda_free (dr);
+  mc_cuda_free (dw);
+  return ok;
+}
+
+/* out from a and b; with `inplace` out is a (its buffer gets a's samples
+ * first; where only one of them is in device memory, a is a copy). */
+static gboolean
+run_blend (const MCImpl * impl, Mem mem, const Buf * a, const Buf * b,
+    Buf * out, gboolean inplace, const guint8 * weights, unsigned bw,
+    unsigned bh, unsigned cols, unsigned rows, unsigned sx, unsigned sy,
+    const MCOptions * base, GError ** error)
+{
+  MCOptions o = *base;
+  o.impl = impl;
+  o.device = mem_flags[mem];
+  if (inplace)
+    memcpy (out->buf, a->buf, a->size);
+  if (mem == MEM_HOST)
+    return mc_blend_plane (inplace ? &out->p : &a->p, &b->p, &out->p,
+        weights, bw, bh, cols, rows, sx, sy, &o, error);
+  MCPlane pa = inplace ? out->p : a->p, pb = b->p, po = out->p;
+  guint8 *da = NULL, *db = NULL, *dout = NULL;
+  gboolean ok = TRUE;
+  if (o.device & MC_DEVICE_INPUTS) {
+    da = to_device (inplace ? out : a, error);
+    db = da ? to_device (b, error) : NULL;
+    ok = da && db;
+    pa.data = da;
+    pb.data = db;
+  }
+  if (ok && (o.device & MC_DEVICE_OUTPUT)) {
+    if (inplace && da)
+      po.data = da;
+    else {
+      dout = to_device (out, error);
+      ok = dout != NULL;
+      po.data = dout;
+    }
+  }
+  if (ok)
+    ok = mc_blend_plane (&pa, &pb, &po, weights, bw, bh, cols, rows, sx, sy,
+        &o, error);
+  if (ok && (o.device & MC_DEVICE_OUTPUT))
+    ok = mc_cuda_copy (out->buf, po.data, out->size, error);
+  mc_cuda_free (da);
+  mc_cuda_free (db);
+  mc_cuda_free (dout);
+  return ok;
+}
+
+/* ---- one random case ---------------------------------------------------- */
+
+/* A picture predicted by the reference (C, one thread) and by `impl` with
+ * `threads` in `mem`, then a blend of two predictions of each plane; FALSE
+ * and a message on the first difference or error. */
+static gboolean
+check_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
+    const char *label)
+{
+  unsigned depth, shift;
+  random_format (&depth, &shift);
+  const MCChroma chroma = (MCChroma) RAND (0, 3);
+  unsigned w = random_side (), h = random_side ();
+  if (n == 0 && impl != mc_impl_c ()) { /* one of 720p, 4:2:0, every run */
+    w = 1280;
+    h = 720;
+  }
+  const unsigned bw = random_block (), bh = random_block ();
+  Pic pic;
+  Fld f, f2;
+  pic_init (&pic, n == 0 ? MC_CHROMA_420 : chroma, w, h, depth, shift);
+  fld_init (&f, w, h, bw, bh, n % 7 == 3 ? 2 : -1);
+  fld_init (&f2, w, h, bw, bh, n % 5 == 1 ? 0 : -1);
+  MCOptions ref_opt, opt;
+  mc_options_init (&ref_opt);
+  ref_opt.obmc = RAND (0, 3) != 0;
+  opt = ref_opt;
+  opt.threads = threads;
+
+  /* block weights over the field's grid: random, all one side, or even */
+  const unsigned cols = f2.f.cols, rows = f2.f.rows;
+  guint8 *weights = g_new (guint8, (size_t) cols * rows);
+  const int wkind = RAND (0, 4);
+  for (size_t i = 0; i < (size_t) cols * rows; i++)
+    weights[i] = (guint8) (wkind == 0 ? 0 : wkind == 1 ? 64 : wkind == 2
+        ? 32 : RAND (0, 1) ? RAND (0, 64) : 64 * RAND (0, 1));
+
+  char what[160];
+  gboolean ok = TRUE;
+  GError *error = NULL;
+  for (unsigned i = 0; ok && i < pic.np; i++) {
+    const unsigned sx = i ? pic.sx : 0, sy = i ? pic.sy : 0;
+    const Buf *ref = &pic.ref[i];
+    Buf want, got, want2, got2, bl_want, bl_got;
+    g_snprintf (what, sizeof what, "case %u: plane %u of %ux%u %s, %u bits "
+        "shift %u, blocks %ux%u, %s", n, i, w, h,
+        chroma_names[pic.chroma], depth, shift, bw, bh,
+        ref_opt.obmc ? "overlapped" : "apart");
+    buf_init (&want, ref->p.width, ref->p.height, depth, shift);
+    got = want;
+    got.buf = g_malloc (want.size);
+    got.p.data = got.buf;
+    buf_poison (&want, 0xa5);
+    buf_poison (&got, 0xa5);
+    buf_init (&want2, ref->p.width, ref->p.height, depth, shift);
+    got2 = want2;
+    got2.buf = g_malloc (want2.size);
+    got2.p.data = got2.buf;
+    buf_poison (&want2, 0x5a);
+    buf_poison (&got2, 0x5a);
+
+    ok = mc_predict_plane (&ref->p, &want.p, &f.f, sx, sy, &ref_opt, &error)
+        && mc_predict_plane (&ref->p, &want2.p, &f2.f, sx, sy, &ref_opt,
+        &error);
+    if (!ok)
+      printf ("  %s: %s: the reference failed: %s\n", label, what,
+          error->message);
+    if (ok) {
+      ok = run_predict (impl, mem, ref, &got, &f.f, sx, sy, &opt, &error)
+          && run_predict (impl, mem, ref, &got2, &f2.f, sx, sy, &opt,
+          &error);
+      if (!ok)
+        printf ("  %s: %s: %s\n", label, what, error->message);
+    }
+    ok = ok && same_bytes (&want, &got, what, label)
+        && same_bytes (&want2, &got2, what, label);
+
+    /* the two predictions blended, apart or in place of the first */
+    if (ok) {
+      const gboolean inplace = RAND (0, 2) == 0;
+      buf_init (&bl_want, ref->p.width, ref->p.height, depth, shift);
+      if (inplace) {            /* a's layout */
+        bl_want.p.stride = want.p.stride;
+        bl_want.size = want.size;
+        bl_want.buf = g_realloc (bl_want.buf, bl_want.size);
+        bl_want.p.data = bl_want.buf;
+      }
+      bl_got = bl_want;
+      bl_got.buf = g_malloc (bl_want.size);
+      bl_got.p.data = bl_got.buf;
+      buf_poison (&bl_want, 0x3c);
+      buf_poison (&bl_got, 0x3c);
+      if (inplace)
+        memcpy (bl_want.buf, want.buf, want.size);
+      ok = mc_blend_plane (inplace ? &bl_want.p : &want.p, &want2.p,
+          &bl_want.p, weights, bw, bh, cols, rows, sx, sy, &ref_opt, &error);
+      if (!ok)
+        printf ("  %s: %s: the reference blend failed: %s\n", label, what,
+            error->message);
+      if (ok) {
+        ok = run_blend (impl, mem, &want, &want2, &bl_got, inplace, weights,
+            bw, bh, cols, rows, sx, sy, &opt, &error);
+        if (!ok)
+          printf ("  %s: %s: blend: %s\n", label, what, error->message);
+      }
+      g_strlcat (what, inplace ? ", blend in place" : ", blend", sizeof what);
+      ok = ok && same_bytes (&bl_want, &bl_got, what, label);
+      buf_free (&bl_want);
+      g_free (bl_got.buf);
+    }
+    g_clear_error (&error);
+    buf_free (&want);
+    g_free (got.buf);
+    buf_free (&want2);
+    g_free (got2.buf);
+  }
+  g_free (weights);
+  g_free (f.cells);
+  g_free (f2.cells);
+  pic_free (&pic);
+  return ok;
+}
+
+/* ---- bad input to the CUDA implementation ------------------------------ */
+
+/* A plane marked as device memory that is not, and device planes given to
+ * the C reference: errors, never a fault. */
+static gboolean
+check_cuda_errors (const MCImpl * cuda)
+{
+  Buf ref, out;
+  Fld f;
+  GError *error = NULL;
+  MCOptions o;
+  gboolean ok = TRUE;
+  buf_init (&ref, 32, 16, 8, 0);
+  buf_init (&out, 32, 16, 8, 0);
+  buf_fill (&ref);
+  fld_init (&f, 32, 16, 8, 8, 0);
+  mc_options_init (&o);
+
+  o.impl = cuda;
+  o.device = MC_DEVICE_INPUTS;  /* a lie: host memory */
+  if (mc_predict_plane (&ref.p, &out.p, &f.f, 0, 0, &o, &error)
+      || !g_error_matches (error, MC_ERROR, MC_ERROR_INVALID)) {
+    printf ("  a host plane marked as device memory: %s\n",
+        error ? error->message : "accepted");
+    ok = FALSE;
+  }
+  g_clear_error (&error);
+
+  guint8 *d = to_device (&ref, &error);
+  if (!d) {
+    printf ("  %s\n", error->message);
+    ok = FALSE;
+  } else {
+    MCPlane r = ref.p;
+    r.data = d;
+    o.impl = NULL;              /* the C reference */
+    if (mc_predict_plane (&r, &out.p, &f.f, 0, 0, &o, &error)
+        || !g_error_matches (error, MC_ERROR, MC_ERROR_INVALID)) {
+      printf ("  a device plane given to the C reference: %s\n",
+          error ? error->message : "accepted");
+      ok = FALSE;
+    }
+    g_clear_error (&error);
+    mc_cuda_free (d);
+  }
+  /* the implementation still works after both */
+  o.impl = cuda;
+  o.device = MC_DEVICE_NONE;
+  if (ok && !mc_predict_plane (&ref.p, &out.p, &f.f, 0, 0, &o, &error)) {
+    printf ("  after bad input: %s\n", error->message);
+    ok = FALSE;
+  }
+  g_clear_error (&error);
+  g_free (f.cells);
+  buf_free (&ref);
+  buf_free (&out);
+  return ok;
+}
+
+/* A plane marked as device memory given to the C reference: an error
+ * before any sample is read (no GPU needed: the flag is enough). */
+static gboolean
+check_c_refuses_device (void)
+{
+  Buf ref, out, out2;
+  Fld f;
+  GError *error = NULL;
+  gboolean ok = TRUE;
+  buf_init (&ref, 24, 8, 8, 0);
+  buf_init (&out, 24, 8, 8, 0);
+  buf_init (&out2, 24, 8, 8, 0);
+  buf_fill (&ref);
+  fld_init (&f, 24, 8, 8, 8, 0);
+  guint8 w[3 * 1 + 8] = { 0 };
+  MCOptions o;
+  mc_options_init (&o);
+  o.device = MC_DEVICE_INPUTS;
+  if (mc_predict_plane (&ref.p, &out.p, &f.f, 0, 0, &o, &error)
+      || !g_error_matches (error, MC_ERROR, MC_ERROR_INVALID)
+      || !strstr (error->message, "device memory")) {
+    printf ("  predict, device reference: %s\n",
+        error ? error->message : "accepted");
+    ok = FALSE;
+  }
+  g_clear_error (&error);
+  o.device = MC_DEVICE_OUTPUT;
+  if (mc_blend_plane (&ref.p, &out.p, &out2.p, w, 8, 8, 3, 1, 0, 0, &o,
+          &error) || !g_error_matches (error, MC_ERROR, MC_ERROR_INVALID)) {
+    printf ("  blend, device output: %s\n",
+        error ? error->message : "accepted");
+    ok = FALSE;
+  }
+  g_clear_error (&error);
+  o.device = (MCDevice) 4;      /* no such flag */
+  o.impl = NULL;
+  if (mc_blend_plane (&ref.p, &out.p, &out2.p, w, 8, 8, 3, 1, 0, 0, &o,
+          &error) || !g_error_matches (error, MC_ERROR, MC_ERROR_INVALID)) {
+    printf ("  blend, device flags 4: %s\n",
+        error ? error->message : "accepted");
+    ok = FALSE;
+  }
+  g_clear_error (&error);
+  g_free (f.cells);
+  buf_free (&ref);
+  buf_free (&out);
+  buf_free (&out2);
+  return ok;
+}
+
+/* ---- the kernels' per-sample code on the host -------------------------- */
+
+/* An implementation made of mc_cuda_sample.h, called for every sample as
+ * the kernels are, with the field and weights packed as mc_cuda.cu packs
+ * them: what the GPU computes, checked where there is none. */
+static MCSPlane
+splane (const MCPlane * p)
+{
+  MCSPlane s = { p->data, p->stride, (int) p->width, (int) p->height,
+    (int) p->depth, (int) p->shift
+  };
+  return s;
+}
+
+static MCSGrid
+sgrid (const MCGrid * g)
+{
+  MCSGrid s = { (int) g->bw, (int) g->bh, (int) g->ncols, (int) g->nrows };
+  return s;
+}
+
+static gboolean
+host_predict (const MCPlane * ref, MCPlane * out, const MCField * field,
+    const MCGrid * grid, unsigned sub_x, unsigned sub_y,
+    const MCOptions * opt, GError ** error)
+{
+  (void) error;
+  const size_t fstride = field->stride ? field->stride : field->cols;
+  GstMotionVectorCell *cells = g_new (GstMotionVectorCell,
+      (size_t) grid->ncols * grid->nrows);
+  for (unsigned r = 0; r < grid->nrows; r++)
+    memcpy (cells + (size_t) r * grid->ncols, field->cells + r * fstride,
+        grid->ncols * sizeof *cells);
+  const int bps = ref->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, bps, (int) out->shift, (int) x,
+          (int) y, mc_s_predict (splane (ref), bps, cells, sgrid (grid),
+              (int) x, (int) y, (int) sub_x, (int) sub_y, opt->obmc));
+  g_free (cells);
+  return TRUE;
+}
+
+static gboolean
+host_blend (const MCPlane * a, const MCPlane * b, MCPlane * out,
+    const uint8_t * weights, size_t wstride, const MCGrid * grid,
+    const MCOptions * opt, GError ** error)
+{
+  (void) error;
+  guint8 *w = g_new (guint8, (size_t) grid->ncols * grid->nrows);
+  for (unsigned r = 0; r < grid->nrows; r++)
+    memcpy (w + (size_t) r * grid->ncols, weights + r * wstride,
+        grid->ncols);
+  const int bps = a->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, bps, (int) out->shift, (int) x,
+          (int) y, mc_s_blend (splane (a), splane (b), bps, w, sgrid (grid),
+              (int) x, (int) y, opt->obmc));
+  g_free (w);
+  return TRUE;
+}
+
+static const MCImpl host_sample_impl = { "cuda-sample-on-host", FALSE,
+  host_predict, host_blend
+};
+
+/* ---- the groups ---------------------------------------------------------- */
+
+static gboolean
+check_cases (const MCImpl * impl, Mem mem, unsigned threads, unsigned count,
+    const char *label)
+{
+  for (unsigned n = 0; n < count; n++)
+    if (!check_case (impl, mem, threads, n, label))
+      return FALSE;
+  return TRUE;
+}
+
+int
+checkasm_check_mc (const char *which)
+{
+  const gboolean want_c = !which || !strcmp (which, "c");
+  const gboolean want_cuda = !which || !strcmp (which, "cuda");
+  char label[64];
+
+  if (which && !want_c && !want_cuda) {
+    fprintf (stderr, "checkasm: --test mc takes --backend c or cuda, not "
+        "%s\n", which);
+    return 2;
+  }
+  if (want_c) {
+    /* the reference on threads against itself on one */
+    static const unsigned threads[] = { 2, 3, 4, 7 };
+    for (unsigned i = 0; i < G_N_ELEMENTS (threads); i++) {
+      g_snprintf (label, sizeof label, "mc c, %u threads, vs c", threads[i]);
+      checkasm_report (label, check_cases (mc_impl_c (), MEM_HOST,
+              threads[i], 40, label));
+    }
+    checkasm_report ("mc c, device planes refused", check_c_refuses_device ());
+    g_snprintf (label, sizeof label, "mc cuda kernels' code on the host vs c");
+    checkasm_report (label, check_cases (&host_sample_impl, MEM_HOST, 1, 150,
+            label));
+  }
+  if (want_cuda) {
+    GError *error = NULL;
+    const MCImpl *cuda = mc_impl_cuda (&error);
+    if (!cuda) {
+      printf ("SKIP: mc cuda: %s\n", error->message);
+      g_error_free (error);
+      return which ? 77 : 0;
+    }
+    for (Mem m = MEM_HOST; m <= MEM_OUT; m++) {
+      g_snprintf (label, sizeof label, "mc cuda, %s planes, vs c",
+          mem_names[m]);
+      checkasm_report (label, check_cases (cuda, m, 1, m == MEM_HOST ? 300
+              : m == MEM_DEVICE ? 100 : 50, label));
+    }
+    checkasm_report ("mc cuda, bad input", check_cuda_errors (cuda));
+  }
+  return 0;
+}
