@@ -373,5 +373,9 @@ gboolean
 mc_cuda_copy (void *dst, const void *src, size_t size, GError **error)
 {
   CHECK (cudaMemcpy (dst, src, size, cudaMemcpyDefault), "cudaMemcpy");
+  /* cudaMemcpy from pageable memory may return before its DMA lands, and
+   * the kernels run on streams of their own that do not wait for the
+   * legacy default stream: the copy is complete when this returns. */
+  CHECK (cudaDeviceSynchronize (), "cudaMemcpy");
   return TRUE;
 }

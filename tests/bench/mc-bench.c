@@ -77,7 +77,7 @@ picture_init (MCPicture * p, unsigned depth, guint8 ** bufs, gboolean device,
     pl->stride = (ptrdiff_t) w * bps;
     pl->data = device ? mc_cuda_alloc ((size_t) pl->stride * h, error)
         : g_malloc0 ((size_t) pl->stride * h);
-    if (device && bufs[i] && pl->data)
+    if (device && bufs && bufs[i] && pl->data)
       mc_cuda_copy (pl->data, bufs[i], (size_t) pl->stride * h, error);
   }
 }
@@ -120,6 +120,7 @@ main (int argc, char **argv)
     return 2;
   }
 
+  setvbuf (stdout, NULL, _IOLBF, 0);   /* each line out as it is measured */
   GRand *rand = g_rand_new_with_seed (1);
   Bufs b;
   memset (&b, 0, sizeof b);
