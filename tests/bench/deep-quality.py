@@ -56,10 +56,7 @@ def search(frames, bits, props, work, build, backend, name):
             f.write(fr.astype(dt).tobytes())
             f.write(chroma.tobytes())
     bpp = 2 if bits == 10 else 1
-    env = dict(os.environ)
-    env["GST_PLUGIN_PATH_1_0"] = os.path.join(build, "gst")
-    env.pop("GST_PLUGIN_PATH", None)
-    env["GST_REGISTRY_1_0"] = os.path.join(work, "registry.bin")
+    env = mq.gst_env(build, work)
     pipe = (f"filesrc location={raw} ! rawvideoparse format={fmt} width={w} "
             f"height={h} framerate=25/1 ! gpumotionest backend={backend} "
             f"{props} ! mvexport location={out} partitions=16x16+8x8+4x4 ! "

@@ -311,15 +311,20 @@ def write_y4m(path, frames, fps="25:1"):
 SHAPE_SIZE = {"16x16": 16, "8x8": 8, "4x4": 4}
 
 
-def gst_pipeline(gray, w, h, props, build, backend, tail):
-    """The environment and gst-launch-1.0 arguments of gpumotionest over
-    the raw GRAY8 file `gray`, followed by `tail`.  The plugins are taken
-    from BUILD/gst only, through a registry of the work folder's own."""
+def gst_env(build, work):
+    """The environment of a gst-launch-1.0 that takes the project's
+    plugins from BUILD/gst only, through a registry in the folder work."""
     env = dict(os.environ)
     env["GST_PLUGIN_PATH_1_0"] = os.path.join(build, "gst")
     env.pop("GST_PLUGIN_PATH", None)
-    env["GST_REGISTRY_1_0"] = os.path.join(os.path.dirname(gray),
-                                           "registry.bin")
+    env["GST_REGISTRY_1_0"] = os.path.join(work, "registry.bin")
+    return env
+
+
+def gst_pipeline(gray, w, h, props, build, backend, tail):
+    """The environment and gst-launch-1.0 arguments of gpumotionest over
+    the raw GRAY8 file `gray`, followed by `tail`."""
+    env = gst_env(build, os.path.dirname(gray))
     pipe = (f"filesrc location={gray} ! rawvideoparse format=gray8 "
             f"width={w} height={h} framerate=25/1 frame-size={w * h} "
             f"plane-strides=<{w}> ! gpumotionest backend={backend} {props} "

@@ -303,10 +303,7 @@ def run_element(frames, props, work, build, backend, caps="", bits=8,
                 f.write(chroma.tobytes())
         parse = (f"rawvideoparse format=i420-10le width={w} height={h} "
                  "framerate=25/1")
-    env = dict(os.environ)
-    env["GST_PLUGIN_PATH_1_0"] = os.path.join(build, "gst")
-    env.pop("GST_PLUGIN_PATH", None)
-    env["GST_REGISTRY_1_0"] = os.path.join(work, "registry.bin")
+    env = mq.gst_env(build, work)
     pipe = (f"filesrc location={raw} ! {parse} {caps} ! gpumotionest "
             f"backend={backend} partitions=16x16 {props} ! mvexport "
             f"location={out} partitions=16x16"
