@@ -5,6 +5,8 @@
 #include "mc_impl.h"
 #include "mc_rules.h"
 
+#include <string.h>
+
 /* The largest plane side: more than any frame the search takes
  * (GST_MOTION_VECTOR_MAX_SIZE, 8192), and small enough that every
  * coordinate, with a vector of +-8192 pixels added, fits an int. */
@@ -293,4 +295,260 @@ mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
   const MCImpl *impl = pick_impl (opt, error);
   return impl && impl->blend_plane (a, b, out, weights, cols, &g, opt,
       error);
+}
+
+/* ---- interpolation ------------------------------------------------------ */
+
+static gboolean
+check_time (int num, int den, GError ** error)
+{
+  if (den < 1 || den > 65536 || num < 0 || num > den)
+    return invalid (error, "time", "%d/%d: den 1..65536, 0 <= num <= den",
+        num, den);
+  return TRUE;
+}
+
+gboolean
+mc_interpolate_weights (const MCField * next_field,
+    const MCField * prev_field, int num, int den, unsigned depth,
+    uint8_t * weights, uint8_t * fallback, unsigned *n_fallback,
+    GError ** error)
+{
+  if (!check_field (next_field, error) || !check_field (prev_field, error))
+    return FALSE;
+  if (!check_block (next_field->block_w, "next's field", error)
+      || !check_block (next_field->block_h, "next's field", error))
+    return FALSE;
+  if (next_field->block_w != prev_field->block_w
+      || next_field->block_h != prev_field->block_h
+      || next_field->cols != prev_field->cols
+      || next_field->rows != prev_field->rows)
+    return invalid (error, "fields", "prev's field has %ux%u blocks of "
+        "%ux%u, next's %ux%u of %ux%u: one grid needed", prev_field->cols,
+        prev_field->rows, prev_field->block_w, prev_field->block_h,
+        next_field->cols, next_field->rows, next_field->block_w,
+        next_field->block_h);
+  if (depth < 8 || depth > 16)
+    return invalid (error, "fields", "depth %u outside 8..16", depth);
+  if (!check_time (num, den, error))
+    return FALSE;
+  if (!weights)
+    return invalid (error, "weights", "no storage");
+  const int bw = (int) next_field->block_w, bh = (int) next_field->block_h;
+  const uint32_t trust = mc_interp_trust (bw, bh, (int) depth);
+  const uint32_t floor_ = mc_interp_floor (bw, bh, (int) depth);
+  const int wt = mc_interp_time_weight (num, den);
+  const size_t sn = next_field->stride ? next_field->stride
+      : next_field->cols;
+  const size_t sp = prev_field->stride ? prev_field->stride
+      : prev_field->cols;
+  unsigned count = 0;
+  for (unsigned r = 0; r < next_field->rows; r++)
+    for (unsigned c = 0; c < next_field->cols; c++) {
+      const size_t i = (size_t) r * next_field->cols + c;
+      const int w = mc_interp_weight (next_field->cells[r * sn + c].cost,
+          prev_field->cells[r * sp + c].cost, num, den, trust, floor_);
+      weights[i] = (uint8_t) (w == MC_INTERP_FALLBACK ? wt : w);
+      if (fallback)
+        fallback[i] = w == MC_INTERP_FALLBACK;
+      count += w == MC_INTERP_FALLBACK;
+    }
+  if (n_fallback)
+    *n_fallback = count;
+  return TRUE;
+}
+
+/* Every plane of a picture valid, the chroma of the luma's size. */
+static gboolean
+check_picture (const MCPicture * p, const char *what, GError ** error)
+{
+  char name[64];
+  if (!p)
+    return invalid (error, what, "no picture");
+  if (p->chroma > MC_CHROMA_444)
+    return invalid (error, what, "chroma %d is not an MCChroma", p->chroma);
+  unsigned sx, sy;
+  chroma_sub (p->chroma, &sx, &sy);
+  const unsigned n = p->chroma == MC_CHROMA_NONE ? 1 : 3;
+  for (unsigned i = 0; i < n; i++) {
+    g_snprintf (name, sizeof name, "%s, plane %u", what, i);
+    if (!check_plane (&p->planes[i], name, error))
+      return FALSE;
+    const unsigned w = i ? (p->planes[0].width + sx) >> sx
+        : p->planes[0].width;
+    const unsigned h = i ? (p->planes[0].height + sy) >> sy
+        : p->planes[0].height;
+    if (p->planes[i].width != w || p->planes[i].height != h
+        || p->planes[i].depth != p->planes[0].depth)
+      return invalid (error, name, "%ux%u at %u bits, not %ux%u at %u bits",
+          p->planes[i].width, p->planes[i].height, p->planes[i].depth, w, h,
+          p->planes[0].depth);
+  }
+  return TRUE;
+}
+
+/* Temporary planes between prediction and blend: device memory for an
+ * implementation that takes device planes, else host memory. */
+typedef struct {
+  gboolean device;
+  void *data[2];
+} Temps;
+
+static void *
+temp_alloc (Temps * t, int i, size_t size, GError ** error)
+{
+  t->data[i] = t->device ? mc_cuda_alloc (size, error) : g_malloc (size);
+  return t->data[i];
+}
+
+static void
+temps_free (Temps * t)
+{
+  for (int i = 0; i < 2; i++) {
+    if (t->device)
+      mc_cuda_free (t->data[i]);
+    else
+      g_free (t->data[i]);
+  }
+}
+
+/* out = prev and next mixed by one weight everywhere (the modes without
+ * motion): the blend over a grid of 16x16 blocks of weight w, which the
+ * windows, summing to one, leave w at every sample. */
+static gboolean
+blend_uniform (const MCPicture * prev, const MCPicture * next,
+    MCPicture * out, int w, const MCOptions * opt, GError ** error)
+{
+  const unsigned cols = (prev->planes[0].width + 15) / 16;
+  const unsigned rows = (prev->planes[0].height + 15) / 16;
+  uint8_t *weights = g_malloc ((size_t) cols * rows);
+  memset (weights, w, (size_t) cols * rows);
+  unsigned sx, sy;
+  chroma_sub (prev->chroma, &sx, &sy);
+  const unsigned n = prev->chroma == MC_CHROMA_NONE ? 1 : 3;
+  gboolean ok = TRUE;
+  for (unsigned i = 0; ok && i < n; i++)
+    ok = mc_blend_plane (&prev->planes[i], &next->planes[i], &out->planes[i],
+        weights, 16, 16, cols, rows, i ? sx : 0, i ? sy : 0, opt, error);
+  g_free (weights);
+  return ok;
+}
+
+gboolean
+mc_interpolate_picture (const MCPicture * prev, const MCPicture * next,
+    MCPicture * out, const MCField * next_field, const MCField * prev_field,
+    int num, int den, MCInterpMode mode, const MCOptions * opt,
+    unsigned *n_fallback, GError ** error)
+{
+  MCOptions def;
+  if (n_fallback)
+    *n_fallback = 0;
+  if (!check_picture (prev, "prev", error)
+      || !check_picture (next, "next", error)
+      || !check_picture (out, "output", error))
+    return FALSE;
+  if (next->chroma != prev->chroma || out->chroma != prev->chroma)
+    return invalid (error, "pictures", "chroma %d, %d, %d (prev, next, "
+        "output): one needed", prev->chroma, next->chroma, out->chroma);
+  if (!same_shape (&prev->planes[0], &next->planes[0], "next", error)
+      || !same_shape (&prev->planes[0], &out->planes[0], "output", error))
+    return FALSE;
+  const unsigned n = prev->chroma == MC_CHROMA_NONE ? 1 : 3;
+  for (unsigned i = 0; i < n; i++)
+    for (unsigned j = 0; j < n; j++)
+      if (overlap (&out->planes[i], &prev->planes[j])
+          || overlap (&out->planes[i], &next->planes[j]))
+        return invalid (error, "output", "plane %u overlaps a plane of "
+            "prev or next", i);
+  if (!check_time (num, den, error))
+    return FALSE;
+  if ((unsigned) mode > MC_INTERP_REPEAT)
+    return invalid (error, "mode", "%d is not an MCInterpMode", mode);
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  if (!impl)
+    return FALSE;
+  if (mode == MC_INTERP_REPEAT)
+    return blend_uniform (prev, next, out, 2 * num < den ? MC_BLEND_ONE : 0,
+        opt, error);
+  if (mode == MC_INTERP_BLEND)
+    return blend_uniform (prev, next, out, mc_interp_time_weight (num, den),
+        opt, error);
+
+  /* motion: per-block weights, the two fields scaled, fallback blocks
+   * unmoved on both sides */
+  if (!next_field || !prev_field)
+    return invalid (error, "fields", "motion interpolation needs both");
+  const size_t cells = (size_t) next_field->cols * next_field->rows;
+  if (!check_field (next_field, error) || !check_field (prev_field, error))
+    return FALSE;
+  uint8_t *weights = g_malloc (cells);
+  uint8_t *fallback = g_malloc (cells);
+  GstMotionVectorCell *fp = g_new (GstMotionVectorCell, cells);
+  GstMotionVectorCell *fn = g_new (GstMotionVectorCell, cells);
+  Temps temps = { impl->device_planes, { NULL, NULL } };
+  gboolean ok = mc_interpolate_weights (next_field, prev_field, num, den,
+      prev->planes[0].depth, weights, fallback, n_fallback, error)
+      && mc_field_scale (next_field, fp, num, den, error)
+      && mc_field_scale (prev_field, fn, den - num, den, error);
+  for (size_t i = 0; ok && i < cells; i++)
+    if (fallback[i]) {
+      fp[i].mv_x = fp[i].mv_y = 0;
+      fn[i].mv_x = fn[i].mv_y = 0;
+    }
+  const MCField sp = { next_field->block_w, next_field->block_h,
+    next_field->cols, next_field->rows, 0, fp
+  };
+  const MCField sn = { prev_field->block_w, prev_field->block_h,
+    prev_field->cols, prev_field->rows, 0, fn
+  };
+
+  /* The prediction from prev goes straight into out when out lies where
+   * the implementation keeps its temporaries (always for the C reference;
+   * for CUDA when out is device memory), and the blend is then done in
+   * place; otherwise into a temporary of its own. */
+  const gboolean p0_in_out = !temps.device
+      || (opt->device & MC_DEVICE_OUTPUT);
+  const unsigned bps = prev->planes[0].depth > 8 ? 2 : 1;
+  const size_t tsize = (size_t) prev->planes[0].width * bps
+      * prev->planes[0].height;
+  if (ok && !temp_alloc (&temps, 0, tsize, error))
+    ok = FALSE;
+  if (ok && !p0_in_out && !temp_alloc (&temps, 1, tsize, error))
+    ok = FALSE;
+  MCOptions popt = *opt, bopt = *opt;
+  if (temps.device) {
+    popt.device = (MCDevice) ((opt->device & MC_DEVICE_INPUTS)
+        | MC_DEVICE_OUTPUT);
+    bopt.device = (MCDevice) (MC_DEVICE_INPUTS
+        | (opt->device & MC_DEVICE_OUTPUT));
+  }
+  unsigned sx, sy;
+  chroma_sub (prev->chroma, &sx, &sy);
+  for (unsigned i = 0; ok && i < n; i++) {
+    const MCPlane *o = &out->planes[i];
+    MCPlane p1 = { temps.data[0], (ptrdiff_t) (o->width * bps), o->width,
+      o->height, o->depth, o->shift
+    };
+    MCPlane p0 = p1;
+    if (p0_in_out)
+      p0 = *o;
+    else
+      p0.data = temps.data[1];
+    ok = mc_predict_plane (&prev->planes[i], &p0, &sp, i ? sx : 0,
+        i ? sy : 0, &popt, error)
+        && mc_predict_plane (&next->planes[i], &p1, &sn, i ? sx : 0,
+        i ? sy : 0, &popt, error)
+        && mc_blend_plane (&p0, &p1, &out->planes[i], weights,
+        next_field->block_w, next_field->block_h, next_field->cols,
+        next_field->rows, i ? sx : 0, i ? sy : 0, &bopt, error);
+  }
+  temps_free (&temps);
+  g_free (weights);
+  g_free (fallback);
+  g_free (fp);
+  g_free (fn);
+  if (!ok && n_fallback)
+    *n_fallback = 0;
+  return ok;
 }

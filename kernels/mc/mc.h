@@ -155,6 +155,51 @@ gboolean mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
     unsigned cols, unsigned rows, unsigned sub_x, unsigned sub_y,
     const MCOptions * opt, GError ** error);
 
+/* How mc_interpolate_picture() makes the picture at t. */
+typedef enum {
+  MC_INTERP_MOTION,          /* motion compensated from both sides, each
+                              * block blended by time and cost, occluded
+                              * sides dropped, blocks whose motion neither
+                              * side can be trusted for blended unmoved */
+  MC_INTERP_BLEND,           /* prev and next unmoved, weights (1 - t, t)
+                              * everywhere (a scene cut, faded) */
+  MC_INTERP_REPEAT,          /* the nearer picture: prev for t < 1/2, next
+                              * from t = 1/2 (a scene cut, held) */
+} MCInterpMode;
+
+/* weights[i] (0 .. 64) for cell i of the two fields' grid: the weight of
+ * prev's prediction in the picture at t = num / den (0 <= num <= den, den
+ * 1 .. 65536) between prev and next, from next_field (frame next against
+ * prev) and prev_field (frame prev against next), as mc_interp_weight()
+ * gives it for luma blocks at `depth` bits; a block whose two sides are
+ * both untrusted gets the plain blend's weight and, when `fallback` is not
+ * NULL, fallback[i] = 1 (else 0).  The fields have one grid (block size,
+ * cols, rows; strides may differ).  *n_fallback (if not NULL) gets the
+ * number of such blocks. */
+gboolean mc_interpolate_weights (const MCField * next_field,
+    const MCField * prev_field, int num, int den, unsigned depth,
+    uint8_t * weights, uint8_t * fallback, unsigned *n_fallback,
+    GError ** error);
+
+/* `out`, the picture at t = num / den (0 <= num <= den, den 1 .. 65536)
+ * between `prev` (t = 0) and `next` (t = 1).  With MC_INTERP_MOTION:
+ * next_field is frame next's field against prev (next(p) ~ prev(p + v)),
+ * prev_field frame prev's against next (prev(p) ~ next(p + v)), one grid;
+ * prev is predicted with next_field scaled to t, next with prev_field
+ * scaled to 1 - t (a block of the picture at t found in prev at p + t v),
+ * and the two are blended (with overlap, when opt->obmc, as predictions
+ * are) by mc_interpolate_weights(); a block that falls back takes both
+ * sides unmoved.  The other modes read no field (NULL allowed).  All
+ * pictures of one size, depth and chroma; out overlaps neither input.
+ * Planes where opt->device says (the inputs prev and next, the output
+ * out); CUDA works in device buffers of its own between the steps.
+ * *n_fallback (if not NULL) gets the number of fallback blocks (0 outside
+ * MC_INTERP_MOTION). */
+gboolean mc_interpolate_picture (const MCPicture * prev,
+    const MCPicture * next, MCPicture * out, const MCField * next_field,
+    const MCField * prev_field, int num, int den, MCInterpMode mode,
+    const MCOptions * opt, unsigned *n_fallback, GError ** error);
+
 /* The C reference, always present. */
 const MCImpl *mc_impl_c (void);
 

@@ -210,4 +210,85 @@ mc_obmc_round (uint32_t acc)
   return (int) ((acc + (1u << (MC_OBMC_BITS2 - 1))) >> MC_OBMC_BITS2);
 }
 
+/* ---- interpolation ------------------------------------------------------ */
+
+/* A picture at t = num / den (0 <= num <= den) between prev (t = 0) and
+ * next (t = 1) is made block by block from two predictions: prev with
+ * next's field scaled to t, next with prev's field scaled to 1 - t.  Each
+ * block's weight for the prev side comes from the time and the two
+ * fields' costs for that block: cost_p, the cost of next's field (how well
+ * the block matched in prev), and cost_n, that of prev's field (how well
+ * it matched in next).  Costs are SADs of luma blocks of bw x bh samples
+ * at `depth` bits. */
+
+/* A side is not trusted past MC_INTERP_TRUST a sample at 8 bits (scaled
+ * by 2^(depth - 8)) on average over its block; a block whose two sides are
+ * both untrusted falls back to the plain blend of prev and next. */
+#define MC_INTERP_TRUST 16
+/* A side whose cost exceeds MC_INTERP_OCCLUSION times the other's (or
+ * times the floor of one level a sample, whichever is larger) is taken as
+ * occluded: the block takes the other side alone. */
+#define MC_INTERP_OCCLUSION 4
+/* mc_interp_weight()'s answer for a block that falls back. */
+#define MC_INTERP_FALLBACK (-1)
+
+/* The plain blend's weight of prev at t: (1 - t) of MC_BLEND_ONE, rounded
+ * half up.  0 <= num <= den, den <= 2^16. */
+ME_INLINE int
+mc_interp_time_weight (int num, int den)
+{
+  return (int) ((2 * (int64_t) MC_BLEND_ONE * (den - num) + den)
+      / (2 * (int64_t) den));
+}
+
+/* The trust threshold and the occlusion floor of a block of bw x bh luma
+ * samples at `depth` bits. */
+ME_INLINE uint32_t
+mc_interp_trust (int bw, int bh, int depth)
+{
+  return ((uint32_t) MC_INTERP_TRUST * (uint32_t) (bw * bh)) << (depth - 8);
+}
+
+ME_INLINE uint32_t
+mc_interp_floor (int bw, int bh, int depth)
+{
+  return (uint32_t) (bw * bh) << (depth - 8);
+}
+
+/* The weight of the prev side in one block, 0 .. MC_BLEND_ONE, or
+ * MC_INTERP_FALLBACK, in this order:
+ *   t = 0 gives MC_BLEND_ONE and t = 1 gives 0: the pictures themselves;
+ *   both costs above `trust`: MC_INTERP_FALLBACK (the caller blends prev
+ *   and next unmoved with mc_interp_time_weight());
+ *   cost_p > OCCLUSION max (cost_n, floor): 0, the next side alone;
+ *   cost_n > OCCLUSION max (cost_p, floor): MC_BLEND_ONE, prev alone;
+ *   otherwise each side weighs its nearness in time over its cost:
+ *   (1 - t) / cost_p against t / cost_n, that is
+ *   (den - num) cost_n / ((den - num) cost_n + num cost_p) of MC_BLEND_ONE,
+ *   rounded half up; with both costs 0, the time weight.
+ * At t = 1/2 the last is mc_cost_weight (cost_p, cost_n).  Costs below
+ * 2^28 and den <= 2^16: every product fits 64 bits. */
+ME_INLINE int
+mc_interp_weight (uint32_t cost_p, uint32_t cost_n, int num, int den,
+    uint32_t trust, uint32_t floor_)
+{
+  if (num <= 0)
+    return MC_BLEND_ONE;
+  if (num >= den)
+    return 0;
+  if (cost_p > trust && cost_n > trust)
+    return MC_INTERP_FALLBACK;
+  const uint64_t fp = cost_p > floor_ ? cost_p : floor_;
+  const uint64_t fn = cost_n > floor_ ? cost_n : floor_;
+  if (cost_p > MC_INTERP_OCCLUSION * fn)
+    return 0;
+  if (cost_n > MC_INTERP_OCCLUSION * fp)
+    return MC_BLEND_ONE;
+  const uint64_t a = (uint64_t) (den - num) * cost_n;
+  const uint64_t b = (uint64_t) num * cost_p;
+  if (a + b == 0)
+    return mc_interp_time_weight (num, den);
+  return (int) ((2 * (uint64_t) MC_BLEND_ONE * a + (a + b)) / (2 * (a + b)));
+}
+
 #endif /* MC_RULES_H */

@@ -10,6 +10,10 @@
  * kernels, the field's upload and the wait for them: what an element with
  * frames in CUDA memory pays) and with host planes (upload, kernels,
  * download).  Each line runs for S seconds (default 1) after a warm-up.
+ * Then the same four lines for mc_interpolate_picture: a 4:2:0 picture
+ * half way between two, from two fields (the mixed field and its
+ * opposite) whose costs send most blocks through the cost blend, one in
+ * eight to one side alone and one in sixteen to the fallback.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,6 +62,45 @@ run (const char *what, const char *how, gboolean picture, const MCPicture * ref,
   const double s = (t - t0) / 1e6 / n;
   printf ("%-22s %-28s %9.1f frames/s  %8.3f ms\n", what, how, 1.0 / s,
       1e3 * s);
+  return TRUE;
+}
+
+typedef struct {
+  const MCPicture *prev;
+  const MCPicture *next;
+  MCPicture *out;
+  const MCField *fn;
+  const MCField *fp;
+} Interp;
+
+static gboolean
+run_interp (const char *how, const Interp * in, const MCOptions * opt,
+    double seconds)
+{
+  GError *error = NULL;
+  gboolean ok = TRUE;
+  unsigned nfb = 0;
+  for (int i = 0; i < 2 && ok; i++)
+    ok = mc_interpolate_picture (in->prev, in->next, in->out, in->fn, in->fp,
+        1, 2, MC_INTERP_MOTION, opt, &nfb, &error);
+  unsigned n = 0;
+  const gint64 t0 = g_get_monotonic_time ();
+  gint64 t = t0;
+  while (ok && (t - t0 < seconds * 1e6 || n < 3)) {
+    ok = mc_interpolate_picture (in->prev, in->next, in->out, in->fn, in->fp,
+        1, 2, MC_INTERP_MOTION, opt, &nfb, &error);
+    n++;
+    t = g_get_monotonic_time ();
+  }
+  if (!ok) {
+    printf ("%-22s %-28s failed: %s\n", "interpolate 4:2:0", how,
+        error->message);
+    g_error_free (error);
+    return FALSE;
+  }
+  const double s = (t - t0) / 1e6 / n;
+  printf ("%-22s %-28s %9.1f frames/s  %8.3f ms\n", "interpolate 4:2:0", how,
+      1.0 / s, 1e3 * s);
   return TRUE;
 }
 
@@ -191,6 +234,50 @@ main (int argc, char **argv)
     ok &= run (what[pic], "cuda, host to host", pic, &b.host, &b.out, &f,
         &opt, seconds);
   }
+
+  /* interpolation: next is the reference itself (the samples do not
+   * change the work), prev's field the opposite of next's */
+  GstMotionVectorCell *pcells = g_new0 (GstMotionVectorCell, cols * rows);
+  for (unsigned i = 0; i < cols * rows; i++) {
+    const unsigned k = (unsigned) g_rand_int_range (rand, 0, 16);
+    const guint32 good = block * block * 2, bad = block * block * 40;
+    pcells[i] = cells[i];
+    pcells[i].mv_x = (gint16) - cells[i].mv_x;
+    pcells[i].mv_y = (gint16) - cells[i].mv_y;
+    cells[i].cost = k == 0 || k == 1 ? bad : good + k;
+    pcells[i].cost = k == 0 || k == 2 ? bad : good;
+  }
+  MCField pf = { block, block, cols, rows, 0, pcells };
+  MCPicture out2;
+  picture_init (&out2, depth, NULL, FALSE, NULL);
+  if (ok) {
+    Interp in = { &b.host, &b.host, &out2, &f, &pf };
+    MCOptions opt;
+    mc_options_init (&opt);
+    opt.obmc = obmc;
+    for (unsigned t = 1; t <= 2; t++) {
+      char how[64];
+      opt.threads = t;
+      g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
+      ok &= run_interp (how, &in, &opt, seconds);
+    }
+    GError *error = NULL;
+    opt.threads = 1;
+    opt.impl = mc_impl_cuda (&error);
+    if (!opt.impl) {
+      printf ("%-22s %-28s skipped: %s\n", "interpolate 4:2:0", "cuda",
+          error->message);
+      g_clear_error (&error);
+    } else if (b.dref.planes[0].data && b.dout.planes[0].data) {
+      Interp din = { &b.dref, &b.dref, &b.dout, &f, &pf };
+      MCOptions dopt = opt;
+      dopt.device = MC_DEVICE_ALL;
+      ok &= run_interp ("cuda, device planes", &din, &dopt, seconds);
+      ok &= run_interp ("cuda, host to host", &in, &opt, seconds);
+    }
+  }
+  picture_free (&out2, FALSE);
+  g_free (pcells);
 
   picture_free (&b.host, FALSE);
   picture_free (&b.out, FALSE);

@@ -762,6 +762,393 @@ test_bad_input (void)
   tplane_clear (&out);
 }
 
+/* ---- interpolation ------------------------------------------------------ */
+
+typedef struct {
+  MCPicture pic;
+  TPlane pl[3];
+} TPic;
+
+static void
+tpic_init (TPic * t, MCChroma chroma, unsigned w, unsigned h, unsigned depth,
+    unsigned shift)
+{
+  const unsigned sx = chroma == MC_CHROMA_420 || chroma == MC_CHROMA_422;
+  const unsigned sy = chroma == MC_CHROMA_420;
+  memset (t, 0, sizeof *t);
+  t->pic.chroma = chroma;
+  for (unsigned i = 0; i < 3; i++) {
+    tplane_init (&t->pl[i], i ? (w + sx) >> sx : w, i ? (h + sy) >> sy : h,
+        depth, shift);
+    t->pic.planes[i] = t->pl[i].p;
+  }
+}
+
+static unsigned
+tpic_planes (const TPic * t)
+{
+  return t->pic.chroma == MC_CHROMA_NONE ? 1 : 3;
+}
+
+static void
+tpic_clear (TPic * t)
+{
+  for (unsigned i = 0; i < 3; i++)
+    tplane_clear (&t->pl[i]);
+}
+
+static void
+assert_pics_equal (const TPic * a, const TPic * b)
+{
+  for (unsigned i = 0; i < tpic_planes (a); i++)
+    assert_planes_equal (&a->pic.planes[i], &b->pic.planes[i]);
+}
+
+/* A field of random vectors (up to 8 pixels each way) with one cost. */
+static void
+tfield_random (TField * t, unsigned bw, unsigned bh, unsigned w, unsigned h,
+    guint32 cost, GRand * rand)
+{
+  tfield_init (t, bw, bh, (w + bw - 1) / bw, (h + bh - 1) / bh, 0, 0);
+  for (unsigned i = 0; i < t->f.cols * t->f.rows; i++) {
+    t->cells[i].mv_x = g_rand_int_range (rand, -32, 33);
+    t->cells[i].mv_y = g_rand_int_range (rand, -32, 33);
+    t->cells[i].cost = cost;
+  }
+}
+
+static void
+interp_ok (const TPic * prev, const TPic * next, TPic * out,
+    const MCField * fn, const MCField * fp, int num, int den,
+    MCInterpMode mode, unsigned *n_fallback)
+{
+  GError *err = NULL;
+  MCOptions o = opts (TRUE, 2);
+  gboolean ok = mc_interpolate_picture (&prev->pic, &next->pic, &out->pic,
+      fn, fp, num, den, mode, &o, n_fallback, &err);
+  g_assert_no_error (err);
+  g_assert_true (ok);
+}
+
+/* The weight rule by hand. */
+static void
+test_interp_weights (void)
+{
+  /* the plain blend: (1 - t) of 64, half up: 1/2 -> 32, 1/4 -> 48,
+   * 1/3 -> 42.67 -> 43, 2/3 -> 21.33 -> 21 */
+  g_assert_cmpint (mc_interp_time_weight (1, 2), ==, 32);
+  g_assert_cmpint (mc_interp_time_weight (1, 4), ==, 48);
+  g_assert_cmpint (mc_interp_time_weight (1, 3), ==, 43);
+  g_assert_cmpint (mc_interp_time_weight (2, 3), ==, 21);
+  g_assert_cmpint (mc_interp_time_weight (0, 5), ==, 64);
+  g_assert_cmpint (mc_interp_time_weight (5, 5), ==, 0);
+  const guint32 big = 1u << 27;
+  /* at t = 1/2 the cost weight itself: 300 / 400 -> 48 */
+  g_assert_cmpint (mc_interp_weight (100, 300, 1, 2, big, 0), ==, 48);
+  g_assert_cmpint (mc_interp_weight (100, 300, 1, 2, big, 0), ==,
+      mc_cost_weight (100, 300));
+  /* t = 1/4: 3 x 300 / (3 x 300 + 1 x 100) = 0.9 of 64 = 57.6 -> 58 */
+  g_assert_cmpint (mc_interp_weight (100, 300, 1, 4, big, 0), ==, 58);
+  /* both perfect: the time weight */
+  g_assert_cmpint (mc_interp_weight (0, 0, 1, 4, big, 0), ==, 48);
+  /* the pictures themselves at the ends, whatever the costs */
+  g_assert_cmpint (mc_interp_weight (big, big, 0, 4, 1, 0), ==, 64);
+  g_assert_cmpint (mc_interp_weight (big, big, 4, 4, 1, 0), ==, 0);
+  g_assert_cmpint (mc_interp_weight (0, 999, 7, 7, 1000, 0), ==, 0);
+  /* both above the trust: fall back; one at it: not */
+  g_assert_cmpint (mc_interp_weight (1001, 1001, 1, 2, 1000, 0), ==,
+      MC_INTERP_FALLBACK);
+  g_assert_cmpint (mc_interp_weight (1000, 1001, 1, 2, 1000, 0), !=,
+      MC_INTERP_FALLBACK);
+  /* occlusion past 4 times, floor 64: 1000 against 250 is not past it
+   * (250 / 1250 of 64 = 12.8 -> 13), 1001 is (0), the other way 64 */
+  g_assert_cmpint (mc_interp_weight (1000, 250, 1, 2, big, 64), ==, 13);
+  g_assert_cmpint (mc_interp_weight (1001, 250, 1, 2, big, 64), ==, 0);
+  g_assert_cmpint (mc_interp_weight (250, 1001, 1, 2, big, 64), ==, 64);
+  /* the floor: 200 against 10 is under 4 x 64 (10 / 210 -> 3), 300 not */
+  g_assert_cmpint (mc_interp_weight (200, 10, 1, 2, big, 64), ==, 3);
+  g_assert_cmpint (mc_interp_weight (300, 10, 1, 2, big, 64), ==, 0);
+  /* thresholds: 16 a sample at 8 bits, 8x8 at 10 bits: 16 x 64 x 4 */
+  g_assert_cmpuint (mc_interp_trust (8, 8, 10), ==, 4096);
+  g_assert_cmpuint (mc_interp_floor (8, 8, 10), ==, 256);
+  g_assert_cmpuint (mc_interp_trust (16, 16, 16), ==, 16u * 256 * 256);
+
+  /* per block of two fields, 8x8 at 10 bits, t = 1/4 */
+  GstMotionVectorCell cn[4] = { {0, 0, 5000}, {0, 0, 2000}, {0, 0, 0},
+  {0, 0, 300}
+  };
+  GstMotionVectorCell cp[4] = { {0, 0, 5000}, {0, 0, 100}, {0, 0, 0},
+  {0, 0, 600}
+  };
+  MCField fn = { 8, 8, 2, 2, 0, cn }, fp = { 8, 8, 2, 2, 0, cp };
+  guint8 w[4], fb[4];
+  unsigned nfb = 99;
+  GError *err = NULL;
+  g_assert_true (mc_interpolate_weights (&fn, &fp, 1, 4, 10, w, fb, &nfb,
+          &err));
+  g_assert_no_error (err);
+  /* fallback (time weight 48); occluded in prev (2000 > 4 x 256): 0;
+   * both perfect: 48; 3 x 600 / (1800 + 300) of 64 = 54.86 -> 55 */
+  g_assert_cmpint (w[0], ==, 48);
+  g_assert_cmpint (w[1], ==, 0);
+  g_assert_cmpint (w[2], ==, 48);
+  g_assert_cmpint (w[3], ==, 55);
+  g_assert_cmpint (fb[0], ==, 1);
+  g_assert_cmpint (fb[1] + fb[2] + fb[3], ==, 0);
+  g_assert_cmpuint (nfb, ==, 1);
+}
+
+/* t = 0 and t = 1 give prev and next exactly. */
+static void
+test_interp_ends (void)
+{
+  GRand *rand = g_rand_new_with_seed (11);
+  static const MCChroma chromas[] = { MC_CHROMA_420, MC_CHROMA_NONE,
+    MC_CHROMA_422, MC_CHROMA_444
+  };
+  for (unsigned k = 0; k < G_N_ELEMENTS (chromas); k++) {
+    const unsigned depth = k & 1 ? 8 : 10, W = 37 + 4 * k, H = 29;
+    TPic prev, next, out;
+    tpic_init (&prev, chromas[k], W, H, depth, 0);
+    tpic_init (&next, chromas[k], W, H, depth, 0);
+    tpic_init (&out, chromas[k], W, H, depth, depth > 8 ? 16 - depth : 0);
+    for (unsigned i = 0; i < tpic_planes (&prev); i++) {
+      fill_random (&prev.pic.planes[i], rand);
+      fill_random (&next.pic.planes[i], rand);
+    }
+    TField fn, fp;
+    tfield_random (&fn, 8, 8, W, H, 0, rand);
+    tfield_random (&fp, 8, 8, W, H, 0, rand);
+    unsigned nfb = 99;
+    interp_ok (&prev, &next, &out, &fn.f, &fp.f, 0, 3, MC_INTERP_MOTION,
+        &nfb);
+    assert_pics_equal (&out, &prev);
+    g_assert_cmpuint (nfb, ==, 0);
+    interp_ok (&prev, &next, &out, &fn.f, &fp.f, 3, 3, MC_INTERP_MOTION,
+        &nfb);
+    assert_pics_equal (&out, &next);
+    g_free (fn.cells);
+    g_free (fp.cells);
+    tpic_clear (&prev);
+    tpic_clear (&next);
+    tpic_clear (&out);
+  }
+  g_rand_free (rand);
+}
+
+/* A constant pan of (2, 4) pixels a frame: at t = 1/2 the picture is prev
+ * moved by (1, 2), inside the margin where neither side reads past the
+ * edge. */
+static void
+test_interp_pan (void)
+{
+  GRand *rand = g_rand_new_with_seed (12);
+  for (unsigned depth = 8; depth <= 12; depth += 4) {
+    const int W = 64, H = 48;
+    TPic prev, next, out;
+    tpic_init (&prev, MC_CHROMA_444, W, H, depth, 0);
+    tpic_init (&next, MC_CHROMA_444, W, H, depth, 0);
+    tpic_init (&out, MC_CHROMA_444, W, H, depth, 0);
+    for (unsigned i = 0; i < 3; i++) {
+      fill_random (&prev.pic.planes[i], rand);
+      for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+          set (&next.pic.planes[i], x, y, get (&prev.pic.planes[i],
+                  MAX (x - 2, 0), MAX (y - 4, 0)));
+    }
+    /* next(p) = prev(p - (2, 4)): next's field is -(8, 16) quarter
+     * pixels, prev's +(8, 16); equal costs */
+    TField fn, fp;
+    tfield_init (&fn, 16, 16, 4, 3, -8, -16);
+    tfield_init (&fp, 16, 16, 4, 3, 8, 16);
+    for (unsigned i = 0; i < 12; i++)
+      fn.cells[i].cost = fp.cells[i].cost = 100 * i;
+    interp_ok (&prev, &next, &out, &fn.f, &fp.f, 1, 2, MC_INTERP_MOTION,
+        NULL);
+    for (unsigned i = 0; i < 3; i++)
+      for (int y = 2; y < H - 2; y++)
+        for (int x = 1; x < W - 1; x++)
+          g_assert_cmpint (get (&out.pic.planes[i], x, y), ==,
+              get (&prev.pic.planes[i], x - 1, y - 2));
+    g_free (fn.cells);
+    g_free (fp.cells);
+    tpic_clear (&prev);
+    tpic_clear (&next);
+    tpic_clear (&out);
+  }
+  g_rand_free (rand);
+}
+
+/* Untrusted motion on both sides, or the blend mode: the plain blend of
+ * prev and next, (48 prev + 16 next + 32) >> 6 at t = 1/4; the repeat
+ * mode: the nearer picture. */
+static void
+test_interp_fallback (void)
+{
+  GRand *rand = g_rand_new_with_seed (13);
+  const unsigned W = 45, H = 30, depth = 16;
+  TPic prev, next, out;
+  tpic_init (&prev, MC_CHROMA_422, W, H, depth, 0);
+  tpic_init (&next, MC_CHROMA_422, W, H, depth, 0);
+  tpic_init (&out, MC_CHROMA_422, W, H, depth, 0);
+  for (unsigned i = 0; i < 3; i++) {
+    fill_random (&prev.pic.planes[i], rand);
+    fill_random (&next.pic.planes[i], rand);
+  }
+  /* blocks 8x4 at 16 bits: trust 16 x 32 x 256 = 131072 */
+  TField fn, fp;
+  tfield_random (&fn, 8, 4, W, H, 131073, rand);
+  tfield_random (&fp, 8, 4, W, H, 131073, rand);
+  unsigned nfb = 0;
+  for (int mode = 0; mode < 2; mode++) {
+    interp_ok (&prev, &next, &out, &fn.f, &fp.f, 1, 4, (MCInterpMode) mode,
+        &nfb);
+    g_assert_cmpuint (nfb, ==, mode ? 0 : fn.f.cols * fn.f.rows);
+    for (unsigned i = 0; i < 3; i++)
+      for (unsigned y = 0; y < out.pic.planes[i].height; y++)
+        for (unsigned x = 0; x < out.pic.planes[i].width; x++)
+          g_assert_cmpint (get (&out.pic.planes[i], x, y), ==,
+              (48 * get (&prev.pic.planes[i], x, y) + 16
+                  * get (&next.pic.planes[i], x, y) + 32) >> 6);
+    /* the blend mode reads no field: trusted ones change nothing */
+    for (unsigned c = 0; c < fn.f.cols * fn.f.rows; c++)
+      fn.cells[c].cost = fp.cells[c].cost = 0;
+  }
+  /* one side trusted: no fallback, motion used */
+  fn.cells[0].cost = 131073;
+  interp_ok (&prev, &next, &out, &fn.f, &fp.f, 1, 4, MC_INTERP_MOTION, &nfb);
+  g_assert_cmpuint (nfb, ==, 0);
+  interp_ok (&prev, &next, &out, NULL, NULL, 1, 4, MC_INTERP_REPEAT, &nfb);
+  assert_pics_equal (&out, &prev);
+  interp_ok (&prev, &next, &out, NULL, NULL, 1, 2, MC_INTERP_REPEAT, &nfb);
+  assert_pics_equal (&out, &next);
+  interp_ok (&prev, &next, &out, NULL, NULL, 2, 3, MC_INTERP_REPEAT, &nfb);
+  assert_pics_equal (&out, &next);
+  g_free (fn.cells);
+  g_free (fp.cells);
+  tpic_clear (&prev);
+  tpic_clear (&next);
+  tpic_clear (&out);
+  g_rand_free (rand);
+}
+
+/* A block matched well on one side and poorly on the other takes the good
+ * side alone: the picture is that side's prediction, exactly. */
+static void
+test_interp_occlusion (void)
+{
+  GRand *rand = g_rand_new_with_seed (14);
+  const unsigned W = 50, H = 34;
+  for (int side = 0; side < 2; side++) {
+    TPic prev, next, out, want;
+    tpic_init (&prev, MC_CHROMA_420, W, H, 8, 0);
+    tpic_init (&next, MC_CHROMA_420, W, H, 8, 0);
+    tpic_init (&out, MC_CHROMA_420, W, H, 8, 0);
+    tpic_init (&want, MC_CHROMA_420, W, H, 8, 0);
+    for (unsigned i = 0; i < 3; i++) {
+      fill_random (&prev.pic.planes[i], rand);
+      fill_random (&next.pic.planes[i], rand);
+    }
+    /* 8x8 at 8 bits: trust 1024, floor 64; 1000 against 0..9 is occluded
+     * (past 4 x 64) and not a fallback (one side under the trust) */
+    TField fn, fp;
+    tfield_random (&fn, 8, 8, W, H, 0, rand);
+    tfield_random (&fp, 8, 8, W, H, 0, rand);
+    for (unsigned c = 0; c < fn.f.cols * fn.f.rows; c++) {
+      fn.cells[c].cost = side ? c % 10 : 1000;
+      fp.cells[c].cost = side ? 1000 : c % 10;
+    }
+    unsigned nfb = 99;
+    interp_ok (&prev, &next, &out, &fn.f, &fp.f, 1, 3, MC_INTERP_MOTION,
+        &nfb);
+    g_assert_cmpuint (nfb, ==, 0);
+    /* side 0: prev occluded, next predicted with prev's field at 2/3;
+     * side 1: next occluded, prev with next's field at 1/3 */
+    GstMotionVectorCell *s = g_new (GstMotionVectorCell,
+        fn.f.cols * fn.f.rows);
+    GError *err = NULL;
+    g_assert_true (mc_field_scale (side ? &fn.f : &fp.f, s, side ? 1 : 2, 3,
+            &err));
+    MCField sf = { 8, 8, fn.f.cols, fn.f.rows, 0, s };
+    MCOptions o = opts (TRUE, 1);
+    g_assert_true (mc_predict_picture (side ? &prev.pic : &next.pic,
+            &want.pic, &sf, &o, &err));
+    g_assert_no_error (err);
+    assert_pics_equal (&out, &want);
+    /* and not the plain blend: the random pictures differ */
+    g_free (s);
+    g_free (fn.cells);
+    g_free (fp.cells);
+    tpic_clear (&prev);
+    tpic_clear (&next);
+    tpic_clear (&out);
+    tpic_clear (&want);
+  }
+  g_rand_free (rand);
+}
+
+static void
+test_interp_bad_input (void)
+{
+  TPic prev, next, out;
+  tpic_init (&prev, MC_CHROMA_420, 20, 20, 8, 0);
+  tpic_init (&next, MC_CHROMA_420, 20, 20, 8, 0);
+  tpic_init (&out, MC_CHROMA_420, 20, 20, 8, 0);
+  TField f, g;
+  tfield_init (&f, 8, 8, 3, 3, 0, 0);
+  tfield_init (&g, 4, 8, 5, 3, 0, 0);
+  GError *err = NULL;
+  guint8 w[16];
+#define REFUSED(call, text) G_STMT_START { \
+    g_assert_false (call); \
+    g_assert_error (err, MC_ERROR, MC_ERROR_INVALID); \
+    g_assert_nonnull (strstr (err->message, text)); \
+    g_clear_error (&err); \
+  } G_STMT_END
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, &out.pic, &f.f,
+          &f.f, 1, 0, MC_INTERP_MOTION, NULL, NULL, &err), "den");
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, &out.pic, &f.f,
+          &f.f, 3, 2, MC_INTERP_MOTION, NULL, NULL, &err), "num");
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, &out.pic, &f.f,
+          &f.f, -1, 2, MC_INTERP_BLEND, NULL, NULL, &err), "num");
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, &out.pic, &f.f,
+          &g.f, 1, 2, MC_INTERP_MOTION, NULL, NULL, &err), "one grid");
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, &out.pic, &f.f,
+          NULL, 1, 2, MC_INTERP_MOTION, NULL, NULL, &err), "needs both");
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, &out.pic, &f.f,
+          &f.f, 1, 2, (MCInterpMode) 3, NULL, NULL, &err), "MCInterpMode");
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, &prev.pic, &f.f,
+          &f.f, 1, 2, MC_INTERP_MOTION, NULL, NULL, &err), "overlaps");
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, NULL, &f.f,
+          &f.f, 1, 2, MC_INTERP_MOTION, NULL, NULL, &err), "no picture");
+  MCPicture p = next.pic;
+  p.chroma = MC_CHROMA_444;
+  REFUSED (mc_interpolate_picture (&prev.pic, &p, &out.pic, &f.f,
+          &f.f, 1, 2, MC_INTERP_MOTION, NULL, NULL, &err), "plane 1");
+  p = next.pic;
+  p.planes[0].width = 19;
+  p.planes[1].width = p.planes[2].width = 10;
+  REFUSED (mc_interpolate_picture (&prev.pic, &p, &out.pic, &f.f,
+          &f.f, 1, 2, MC_INTERP_MOTION, NULL, NULL, &err), "19x20");
+  MCField small = f.f;
+  small.cols = 2;
+  small.stride = 3;
+  MCField small2 = small;
+  REFUSED (mc_interpolate_picture (&prev.pic, &next.pic, &out.pic, &small,
+          &small2, 1, 2, MC_INTERP_MOTION, NULL, NULL, &err),
+      "do not cover");
+  REFUSED (mc_interpolate_weights (&f.f, &f.f, 1, 2, 7, w, NULL, NULL,
+          &err), "depth");
+  REFUSED (mc_interpolate_weights (&f.f, &f.f, 1, 2, 8, NULL, NULL, NULL,
+          &err), "no storage");
+#undef REFUSED
+  g_free (f.cells);
+  g_free (g.cells);
+  tpic_clear (&prev);
+  tpic_clear (&next);
+  tpic_clear (&out);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -777,5 +1164,11 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/deep-clip", test_deep_clip);
   g_test_add_func ("/mc/blend", test_blend);
   g_test_add_func ("/mc/bad-input", test_bad_input);
+  g_test_add_func ("/mc/interp-weights", test_interp_weights);
+  g_test_add_func ("/mc/interp-ends", test_interp_ends);
+  g_test_add_func ("/mc/interp-pan", test_interp_pan);
+  g_test_add_func ("/mc/interp-fallback", test_interp_fallback);
+  g_test_add_func ("/mc/interp-occlusion", test_interp_occlusion);
+  g_test_add_func ("/mc/interp-bad-input", test_interp_bad_input);
   return g_test_run ();
 }

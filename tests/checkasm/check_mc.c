@@ -147,11 +147,9 @@ random_mv (unsigned extent, int kind)
  * than needed (the search's macroblock padding) and a wider stride; `kind`
  * picks how far its vectors go (-1: mixed, cell by cell). */
 static void
-fld_init (Fld * f, unsigned w, unsigned h, unsigned bw, unsigned bh,
-    int kind)
+fld_init_grid (Fld * f, unsigned w, unsigned h, unsigned bw, unsigned bh,
+    int kind, unsigned cols, unsigned rows)
 {
-  const unsigned cols = (w + bw - 1) / bw + RAND (0, 1);
-  const unsigned rows = (h + bh - 1) / bh + RAND (0, 1);
   const size_t stride = RAND (0, 1) ? 0 : cols + RAND (1, 3);
   const size_t n = (stride ? stride : cols) * rows;
   f->cells = g_new (GstMotionVectorCell, n);
@@ -164,6 +162,15 @@ fld_init (Fld * f, unsigned w, unsigned h, unsigned bw, unsigned bh,
     f->cells[i].mvd_x = f->cells[i].mvd_y = 0;
   }
   f->f = (MCField) { bw, bh, cols, rows, stride, f->cells };
+}
+
+static void
+fld_init (Fld * f, unsigned w, unsigned h, unsigned bw, unsigned bh,
+    int kind)
+{
+  const unsigned cols = (w + bw - 1) / bw + RAND (0, 1);
+  const unsigned rows = (h + bh - 1) / bh + RAND (0, 1);
+  fld_init_grid (f, w, h, bw, bh, kind, cols, rows);
 }
 
 static unsigned
@@ -449,6 +456,220 @@ check_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
   return ok;
 }
 
+/* ---- interpolation ------------------------------------------------------ */
+
+/* Costs around the interpolation's thresholds for blocks of bw x bh at
+ * `depth` bits, so that every branch of mc_interp_weight() is taken: zero,
+ * under the occlusion floor, around the trust threshold, far past it,
+ * anything; `kind` 5 mixes them cell by cell, 0 .. 4 is one for all. */
+static void
+fld_interp_costs (Fld * f, unsigned depth, int kind)
+{
+  const guint32 trust = mc_interp_trust ((int) f->f.block_w,
+      (int) f->f.block_h, (int) depth);
+  const guint32 floor_ = mc_interp_floor ((int) f->f.block_w,
+      (int) f->f.block_h, (int) depth);
+  const size_t n = (f->f.stride ? f->f.stride : f->f.cols) * f->f.rows;
+  for (size_t i = 0; i < n; i++) {
+    const int k = kind < 5 ? kind : RAND (0, 4);
+    guint32 c;
+    switch (k) {
+      case 0:
+        c = 0;
+        break;
+      case 1:
+        c = (guint32) RAND (0, (int) floor_);
+        break;
+      case 2:
+        c = (guint32) RAND ((int) (trust / 2), (int) (2 * trust));
+        break;
+      case 3:
+        c = trust + 1 + (g_rand_int (checkasm.rand) >> 8);
+        break;
+      default:
+        c = g_rand_int (checkasm.rand) >> RAND (4, 31);
+        break;
+    }
+    f->cells[i].cost = c;
+  }
+}
+
+/* A device copy of each plane of p (same strides), in `pic`. */
+static gboolean
+pic_to_device (const Buf * bufs, unsigned np, MCPicture * pic,
+    guint8 ** dev, GError ** error)
+{
+  for (unsigned i = 0; i < np; i++) {
+    dev[i] = to_device (&bufs[i], error);
+    if (!dev[i])
+      return FALSE;
+    pic->planes[i].data = dev[i];
+  }
+  return TRUE;
+}
+
+static void
+pic_of (MCPicture * pic, MCChroma chroma, const Buf * bufs, unsigned np)
+{
+  memset (pic, 0, sizeof *pic);
+  pic->chroma = chroma;
+  for (unsigned i = 0; i < np; i++)
+    pic->planes[i] = bufs[i].p;
+}
+
+/* out (host buffers) from prev and next with `impl`, the planes where
+ * `mem` says. */
+static gboolean
+run_interp (const MCImpl * impl, Mem mem, const Pic * prev, const Pic * next,
+    Buf * out, const MCField * fn, const MCField * fp, int num, int den,
+    MCInterpMode mode, const MCOptions * base, unsigned *nfb,
+    GError ** error)
+{
+  MCOptions o = *base;
+  o.impl = impl;
+  o.device = mem_flags[mem];
+  MCPicture pp, pn, po;
+  pic_of (&pp, prev->chroma, prev->ref, prev->np);
+  pic_of (&pn, next->chroma, next->ref, next->np);
+  pic_of (&po, prev->chroma, out, prev->np);
+  guint8 *dp[3] = { NULL }, *dn[3] = { NULL }, *dout[3] = { NULL };
+  gboolean ok = TRUE;
+  if (o.device & MC_DEVICE_INPUTS)
+    ok = pic_to_device (prev->ref, prev->np, &pp, dp, error)
+        && pic_to_device (next->ref, next->np, &pn, dn, error);
+  if (ok && (o.device & MC_DEVICE_OUTPUT))
+    ok = pic_to_device (out, prev->np, &po, dout, error);
+  if (ok)
+    ok = mc_interpolate_picture (&pp, &pn, &po, fn, fp, num, den, mode, &o,
+        nfb, error);
+  for (unsigned i = 0; ok && dout[0] && i < prev->np; i++)
+    ok = mc_cuda_copy (out[i].buf, dout[i], out[i].size, error);
+  for (unsigned i = 0; i < 3; i++) {
+    mc_cuda_free (dp[i]);
+    mc_cuda_free (dn[i]);
+    mc_cuda_free (dout[i]);
+  }
+  return ok;
+}
+
+static const char *const mode_names[] = { "motion", "blend", "repeat" };
+
+/* A picture between two random ones at a random time, with two fields of
+ * one grid whose costs reach every branch of the weight rule, by the
+ * reference (C, one thread) and by `impl`: every plane, every byte, and
+ * the count of fallback blocks. */
+static gboolean
+check_interp_case (const MCImpl * impl, Mem mem, unsigned threads,
+    unsigned n, const char *label)
+{
+  unsigned depth, shift;
+  random_format (&depth, &shift);
+  const MCChroma chroma = n == 0 ? MC_CHROMA_420 : (MCChroma) RAND (0, 3);
+  unsigned w = random_side (), h = random_side ();
+  if (n == 0 && impl != mc_impl_c ()) {
+    w = 1280;
+    h = 720;
+  }
+  const unsigned bw = random_block (), bh = random_block ();
+  Pic prev, next;
+  pic_init (&prev, chroma, w, h, depth, shift);
+  pic_init (&next, chroma, w, h, depth, RAND (0, 1) ? shift : 0);
+  Fld fn, fp;
+  fld_init (&fn, w, h, bw, bh, n % 7 == 3 ? 2 : -1);
+  fld_init_grid (&fp, w, h, bw, bh, n % 5 == 1 ? 0 : -1, fn.f.cols,
+      fn.f.rows);
+  const int ck = RAND (0, 7);
+  fld_interp_costs (&fn, depth, ck < 5 ? 5 : ck == 5 ? 3 : RAND (0, 4));
+  fld_interp_costs (&fp, depth, ck < 5 ? 5 : ck == 5 ? 3 : RAND (0, 4));
+  int den, num;
+  switch (RAND (0, 5)) {
+    case 0:
+      den = RAND (1, 8);
+      num = RAND (0, 1) * den;  /* the ends */
+      break;
+    case 1:
+      den = RAND (1, 65536);
+      num = RAND (0, den);
+      break;
+    default:
+      den = RAND (2, 8);
+      num = RAND (1, den - 1);
+      break;
+  }
+  const int mr = RAND (0, 7);
+  const MCInterpMode mode = mr == 0 ? MC_INTERP_BLEND : mr == 1
+      ? MC_INTERP_REPEAT : MC_INTERP_MOTION;
+  MCOptions ref_opt, opt;
+  mc_options_init (&ref_opt);
+  ref_opt.obmc = RAND (0, 3) != 0;
+  opt = ref_opt;
+  opt.threads = threads;
+
+  const unsigned oshift = depth == 8 ? 0 : RAND (0, 16 - depth);
+  Buf want[3], got[3];
+  for (unsigned i = 0; i < prev.np; i++) {
+    buf_init (&want[i], prev.ref[i].p.width, prev.ref[i].p.height, depth,
+        oshift);
+    got[i] = want[i];
+    got[i].buf = g_malloc (want[i].size);
+    got[i].p.data = got[i].buf;
+    buf_poison (&want[i], 0x69);
+    buf_poison (&got[i], 0x69);
+  }
+  char what[200];
+  g_snprintf (what, sizeof what, "interpolation case %u: %ux%u %s, %u bits "
+      "shift %u, blocks %ux%u, %s, t = %d/%d, %s", n, w, h,
+      chroma_names[chroma], depth, shift, bw, bh,
+      ref_opt.obmc ? "overlapped" : "apart", num, den, mode_names[mode]);
+  GError *error = NULL;
+  unsigned nfb_want = 0, nfb_got = 0;
+  MCPicture pp, pn, po;
+  pic_of (&pp, chroma, prev.ref, prev.np);
+  pic_of (&pn, chroma, next.ref, next.np);
+  pic_of (&po, chroma, want, prev.np);
+  gboolean ok = mc_interpolate_picture (&pp, &pn, &po, &fn.f, &fp.f, num,
+      den, mode, &ref_opt, &nfb_want, &error);
+  if (!ok)
+    printf ("  %s: %s: the reference failed: %s\n", label, what,
+        error->message);
+  if (ok) {
+    ok = run_interp (impl, mem, &prev, &next, got, &fn.f, &fp.f, num, den,
+        mode, &opt, &nfb_got, &error);
+    if (!ok)
+      printf ("  %s: %s: %s\n", label, what, error->message);
+  }
+  for (unsigned i = 0; ok && i < prev.np; i++) {
+    char pw[220];
+    g_snprintf (pw, sizeof pw, "%s, plane %u", what, i);
+    ok = same_bytes (&want[i], &got[i], pw, label);
+  }
+  if (ok && nfb_want != nfb_got) {
+    printf ("  %s: %s: %u fallback blocks, the reference's %u\n", label,
+        what, nfb_got, nfb_want);
+    ok = FALSE;
+  }
+  g_clear_error (&error);
+  for (unsigned i = 0; i < prev.np; i++) {
+    buf_free (&want[i]);
+    g_free (got[i].buf);
+  }
+  g_free (fn.cells);
+  g_free (fp.cells);
+  pic_free (&prev);
+  pic_free (&next);
+  return ok;
+}
+
+static gboolean
+check_interp_cases (const MCImpl * impl, Mem mem, unsigned threads,
+    unsigned count, const char *label)
+{
+  for (unsigned n = 0; n < count; n++)
+    if (!check_interp_case (impl, mem, threads, n, label))
+      return FALSE;
+  return TRUE;
+}
+
 /* ---- bad input to the CUDA implementation ------------------------------ */
 
 /* A plane marked as device memory that is not, and device planes given to
@@ -661,6 +882,16 @@ checkasm_check_mc (const char *which)
     g_snprintf (label, sizeof label, "mc cuda kernels' code on the host vs c");
     checkasm_report (label, check_cases (&host_sample_impl, MEM_HOST, 1, 150,
             label));
+    for (unsigned i = 0; i < G_N_ELEMENTS (threads); i += 2) {
+      g_snprintf (label, sizeof label, "mc interpolate c, %u threads, vs c",
+          threads[i]);
+      checkasm_report (label, check_interp_cases (mc_impl_c (), MEM_HOST,
+              threads[i], 40, label));
+    }
+    g_snprintf (label, sizeof label,
+        "mc interpolate, kernels' code on host vs c");
+    checkasm_report (label, check_interp_cases (&host_sample_impl, MEM_HOST,
+            1, 60, label));
   }
   if (want_cuda) {
     GError *error = NULL;
@@ -675,6 +906,12 @@ checkasm_check_mc (const char *which)
           mem_names[m]);
       checkasm_report (label, check_cases (cuda, m, 1, m == MEM_HOST ? 300
               : m == MEM_DEVICE ? 100 : 50, label));
+    }
+    for (Mem m = MEM_HOST; m <= MEM_OUT; m++) {
+      g_snprintf (label, sizeof label, "mc interpolate cuda, %s planes, vs c",
+          mem_names[m]);
+      checkasm_report (label, check_interp_cases (cuda, m, 1, m == MEM_HOST
+              ? 150 : m == MEM_DEVICE ? 60 : 40, label));
     }
     checkasm_report ("mc cuda, bad input", check_cuda_errors (cuda));
   }
