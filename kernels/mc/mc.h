@@ -91,7 +91,8 @@ typedef struct {
  * the CUDA implementation; the others are host memory. */
 typedef enum {
   MC_DEVICE_NONE = 0,
-  MC_DEVICE_INPUTS = 1 << 0,     /* the reference; both blend inputs */
+  MC_DEVICE_INPUTS = 1 << 0,     /* the reference; both blend inputs;
+                                  * prev and next of an interpolation */
   MC_DEVICE_OUTPUT = 1 << 1,     /* the output */
   MC_DEVICE_ALL = MC_DEVICE_INPUTS | MC_DEVICE_OUTPUT,
 } MCDevice;
