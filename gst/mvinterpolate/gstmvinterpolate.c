@@ -601,7 +601,13 @@ advance (GstMvInterpolate * self, GstBuffer * next)
     return GST_FLOW_OK;
   }
 
-  end = next ? GST_BUFFER_PTS (next) : frame_end (self, prev);
+  if (next) {
+    end = GST_BUFFER_PTS (next);
+  } else {
+    /* the last frame: copies to its end; one with no known end still
+     * gives the output frame that lands exactly on it */
+    end = MAX (frame_end (self, prev), GST_BUFFER_PTS (prev) + 1);
+  }
   while (ret == GST_FLOW_OK && out_time (self, self->k) < end) {
     if (out_time (self, self->k) < GST_BUFFER_PTS (prev))
       self->k++;                /* cannot happen: k starts at the run */
@@ -717,6 +723,10 @@ set_caps (GstMvInterpolate * self, GstCaps * caps)
 
   if (!gst_video_info_from_caps (&info, caps))
     return FALSE;
+  /* the same caps again: nothing to restart */
+  if (self->have_caps && self->pool && gst_video_info_is_equal (&info,
+          &self->in_info))
+    return TRUE;
   in_n = GST_VIDEO_INFO_FPS_N (&info);
   in_d = GST_VIDEO_INFO_FPS_D (&info);
 

@@ -502,6 +502,80 @@ GST_START_TEST (test_scene_cut_blend)
 
 GST_END_TEST;
 
+/* Variable rate (0/1), frames without durations at irregular times:
+ * every t from the timestamps, the last frame only where an output time
+ * lands on it. */
+GST_START_TEST (test_variable_rate)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 0, 1, 50, 1);
+  static const guint ms[] = { 0, 30, 70, 100 };
+  GstBuffer *in[4], *out;
+  guint i, k = 0;
+
+  for (i = 0; i < 4; i++) {
+    in[i] = make_frame (PAN * (gint) i, 0, ms[i] * GST_MSECOND,
+        GST_CLOCK_TIME_NONE);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* 0, 20, 40, 60, 80 between the frames, 100 on the last one */
+  while ((out = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * 20 * GST_MSECOND);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 20 * GST_MSECOND);
+    if (k == 0)
+      fail_unless (frames_equal (out, in[0]));
+    else if (k == 5)
+      fail_unless (frames_equal (out, in[3]));
+    else
+      for (i = 0; i < 4; i++)
+        fail_if (frames_equal (out, in[i]), "output %u is input %u", k, i);
+    gst_buffer_unref (out);
+    k++;
+  }
+  fail_unless_equals_int (k, 6);
+  for (i = 0; i < 4; i++)
+    gst_buffer_unref (in[i]);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A gap: the frame before it is held to its end (copies), nothing is
+ * made inside it, the frames after it start a new run. */
+GST_START_TEST (test_gap)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 25, 1, 50, 1);
+  static const guint expect_ms[] = { 0, 20, 40, 60, 160, 180, 200, 220 };
+  GstBuffer *out, *f1 = make_frame (PAN, 0, 0, 0);
+  guint k = 0;
+
+  push_pan (h, 0, 2, 25, 1, 0);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_gap (80 * GST_MSECOND, 80 * GST_MSECOND)));
+  push_pan (h, 4, 2, 25, 1, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((out = gst_harness_try_pull (h))) {
+    fail_unless (k < G_N_ELEMENTS (expect_ms));
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
+        expect_ms[k] * GST_MSECOND);
+    /* frame 1 (40 ms) held to its end before the gap: copies */
+    if (k == 2 || k == 3)
+      fail_unless (frames_equal (out, f1), "output %u", k);
+    if (k == 4)
+      fail_unless (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_DISCONT));
+    gst_buffer_unref (out);
+    k++;
+  }
+  fail_unless_equals_int (k, G_N_ELEMENTS (expect_ms));
+  gst_buffer_unref (f1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* NV12's interleaved chroma is no plane mc reads: refused at caps. */
 GST_START_TEST (test_caps)
 {
@@ -545,6 +619,8 @@ mvinterpolate_suite (void)
   tcase_add_test (tc, test_scene_cut_repeat);
   tcase_add_test (tc, test_scene_cut_blend);
   tcase_add_test (tc, test_caps);
+  tcase_add_test (tc, test_variable_rate);
+  tcase_add_test (tc, test_gap);
   return s;
 }
 
