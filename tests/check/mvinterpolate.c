@@ -576,6 +576,40 @@ GST_START_TEST (test_gap)
 
 GST_END_TEST;
 
+/* New input caps mid-stream: the frame held is drained with the old caps
+ * (copies to its end), the stream goes on at the same output times. */
+GST_START_TEST (test_caps_change)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 25, 1, 50, 1);
+  GstBuffer *out, *f1 = make_frame (PAN, 0, 0, 0);
+  gchar *caps;
+  guint k = 0, i;
+
+  push_pan (h, 0, 2, 25, 1, 0);         /* 0 and 40 ms */
+  caps = g_strdup_printf ("video/x-raw, format=I420, width=%d, height=%d, "
+      "framerate=50/1", W, H);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  for (i = 0; i < 2; i++)               /* 80 and 100 ms, 20 ms each */
+    fail_unless_equals_int (gst_harness_push (h, make_frame (PAN * 2,
+                0, (80 + 20 * i) * GST_MSECOND, 20 * GST_MSECOND)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((out = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * 20 * GST_MSECOND);
+    if (k == 2 || k == 3)
+      fail_unless (frames_equal (out, f1), "output %u", k);
+    gst_buffer_unref (out);
+    k++;
+  }
+  fail_unless_equals_int (k, 6);
+  gst_buffer_unref (f1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
 /* NV12's interleaved chroma is no plane mc reads: refused at caps. */
 GST_START_TEST (test_caps)
 {
@@ -621,6 +655,7 @@ mvinterpolate_suite (void)
   tcase_add_test (tc, test_caps);
   tcase_add_test (tc, test_variable_rate);
   tcase_add_test (tc, test_gap);
+  tcase_add_test (tc, test_caps_change);
   return s;
 }
 
