@@ -1,0 +1,1082 @@
+/* mvinterpolate — motion-compensated frame-rate conversion.
+ *
+ * Input: frames in system memory, each with gpumotionest's two fields of
+ * references=-1,+1 (frame n against n - 1 and against n + 1).  Output: the
+ * frame rate downstream negotiates, frame k at segment.start + k * out
+ * duration (computed from k, never accumulated).  An output time T between
+ * input frames n - 1 (T0) and n (T1) is made by mc_interpolate_picture()
+ * at t = (T - T0) / (T1 - T0); t = 0 is a plain copy of frame n - 1.  The
+ * element holds one input frame (n - 1) until frame n arrives.  The rules
+ * and their reasons are in docs/interpolation.md.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <math.h>
+#include <string.h>
+
+#include <gst/video/gstvideopool.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#include "mc.h"
+#include "gstmvinterpolate.h"
+
+GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
+#define GST_CAT_DEFAULT gst_mv_interpolate_debug
+
+/* Planar formats whose planes mc reads as they are (mc.h: one luma plane,
+ * two chroma planes of 4:2:0, 4:2:2 or 4:4:4, or none; 8 bits a byte or
+ * 9 .. 16 bits in 16-bit words of host order, so the 16-bit formats are
+ * offered in little endian only, on little-endian hosts). */
+#define FORMATS_8 "I420, YV12, Y42B, Y444, GRAY8"
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+#define FORMATS "{ " FORMATS_8 ", I420_10LE, I420_12LE, I422_10LE, " \
+    "I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, GRAY16_LE }"
+#else
+#define FORMATS "{ " FORMATS_8 " }"
+#endif
+
+#define SINK_CAPS GST_VIDEO_CAPS_MAKE (FORMATS) \
+    ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
+#define SRC_CAPS "video/x-raw, format = (string) " FORMATS \
+    ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ], " \
+    "framerate = (fraction) [ 1/2147483647, 2147483647/1 ]"
+
+/* mc's largest denominator of t (mc.h: den 1 .. 65536). */
+#define MAX_DEN 65536
+
+static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
+    GST_PAD_SINK, GST_PAD_ALWAYS, GST_STATIC_CAPS (SINK_CAPS));
+static GstStaticPadTemplate src_template = GST_STATIC_PAD_TEMPLATE ("src",
+    GST_PAD_SRC, GST_PAD_ALWAYS, GST_STATIC_CAPS (SRC_CAPS));
+
+enum
+{
+  PROP_0,
+  PROP_BACKEND,
+  PROP_THREADS,
+  PROP_CUT_MODE,
+};
+
+#define DEFAULT_BACKEND GST_MV_INTERPOLATE_BACKEND_AUTO
+#define DEFAULT_THREADS 1
+#define DEFAULT_CUT_MODE GST_MV_INTERPOLATE_CUT_REPEAT
+
+struct _GstMvInterpolate
+{
+  GstElement parent;
+
+  GstPad *sinkpad;
+  GstPad *srcpad;
+
+  /* properties, under the object lock */
+  GstMvInterpolateBackend backend;
+  guint threads;
+  GstMvInterpolateCutMode cut_mode;
+  gboolean backend_changed;
+  gint in_fps_n, in_fps_d;      /* for the latency query */
+
+  /* streaming state, under the stream lock */
+  gboolean have_caps;
+  GstVideoInfo in_info;
+  GstVideoInfo out_info;
+  gint out_n, out_d;
+  GstSegment segment;
+  GstBuffer *prev;              /* input frame n - 1, held */
+  GstClockTime base;            /* output frame k at base + k * duration */
+  guint64 k;                    /* the next output frame */
+  gboolean k_valid;             /* FALSE until a run's first frame sets k */
+  gboolean discont;
+  GstBufferPool *pool;
+  const MCImpl *impl;
+  gboolean impl_resolved;
+  guint64 n_interpolated;
+  guint64 n_fallback_blocks;
+};
+
+GType gst_mv_interpolate_backend_get_type (void);
+GType gst_mv_interpolate_cut_mode_get_type (void);
+
+GType
+gst_mv_interpolate_backend_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_INTERPOLATE_BACKEND_AUTO,
+        "CUDA when a device works, else the C reference", "auto"},
+    {GST_MV_INTERPOLATE_BACKEND_CPU, "The C reference", "cpu"},
+    {GST_MV_INTERPOLATE_BACKEND_CUDA, "CUDA (an error without a device)",
+        "cuda"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMvInterpolateBackend", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+GType
+gst_mv_interpolate_cut_mode_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_INTERPOLATE_CUT_REPEAT,
+        "The nearer input frame (a clean cut)", "repeat"},
+    {GST_MV_INTERPOLATE_CUT_BLEND,
+        "A cross-fade of the two input frames", "blend"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMvInterpolateCutMode", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+#define gst_mv_interpolate_parent_class parent_class
+G_DEFINE_TYPE (GstMvInterpolate, gst_mv_interpolate, GST_TYPE_ELEMENT);
+GST_ELEMENT_REGISTER_DEFINE (mvinterpolate, "mvinterpolate", GST_RANK_NONE,
+    GST_TYPE_MV_INTERPOLATE);
+
+/* ---- time ---------------------------------------------------------------- */
+
+static GstClockTime
+out_time (GstMvInterpolate * self, guint64 k)
+{
+  return self->base + gst_util_uint64_scale (k,
+      (guint64) self->out_d * GST_SECOND, (guint64) self->out_n);
+}
+
+/* The first output frame at or after @ts (never before the current k). */
+static void
+start_run_at (GstMvInterpolate * self, GstClockTime ts)
+{
+  guint64 k = 0;
+
+  if (ts > self->base)
+    k = gst_util_uint64_scale_ceil (ts - self->base, (guint64) self->out_n,
+        (guint64) self->out_d * GST_SECOND);
+  while (k > 0 && out_time (self, k - 1) >= ts)
+    k--;
+  while (out_time (self, k) < ts)
+    k++;
+  if (!self->k_valid || k > self->k)
+    self->k = k;
+  self->k_valid = TRUE;
+}
+
+static guint64
+gcd64 (guint64 a, guint64 b)
+{
+  while (b) {
+    guint64 r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+/* *num / *den: p / q (0 <= p <= q, q > 0) reduced, or, when its
+ * denominator is above MAX_DEN, the nearest fraction whose denominator is
+ * not (continued fractions: the last convergent within the bound or the
+ * best semiconvergent past it). */
+static void
+time_fraction (guint64 p, guint64 q, int *num, int *den)
+{
+  guint64 g = gcd64 (p, q);
+  guint64 h0 = 0, h1 = 1, k0 = 1, k1 = 0, a, pp, qq;
+
+  p /= g;
+  q /= g;
+  if (q <= MAX_DEN) {
+    *num = (int) p;
+    *den = (int) q;
+    return;
+  }
+  pp = p;
+  qq = q;
+  while (qq) {
+    guint64 h2, k2, r;
+
+    a = pp / qq;
+    k2 = a * k1 + k0;
+    if (k2 > MAX_DEN) {
+      guint64 m = (MAX_DEN - k0) / k1;
+      guint64 hs = m * h1 + h0, ks = m * k1 + k0;
+      double x = (double) p / (double) q;
+
+      if (m > 0 && fabs ((double) hs / (double) ks - x)
+          < fabs ((double) h1 / (double) k1 - x)) {
+        h1 = hs;
+        k1 = ks;
+      }
+      break;
+    }
+    h2 = a * h1 + h0;
+    h0 = h1;
+    h1 = h2;
+    k0 = k1;
+    k1 = k2;
+    r = pp - a * qq;
+    pp = qq;
+    qq = r;
+  }
+  *num = (int) h1;
+  *den = (int) k1;
+}
+
+static GstClockTime
+frame_end (GstMvInterpolate * self, GstBuffer * buf)
+{
+  GstClockTime pts = GST_BUFFER_PTS (buf);
+
+  if (GST_BUFFER_DURATION_IS_VALID (buf))
+    return pts + GST_BUFFER_DURATION (buf);
+  if (GST_VIDEO_INFO_FPS_N (&self->in_info) > 0)
+    return pts + gst_util_uint64_scale (GST_SECOND,
+        GST_VIDEO_INFO_FPS_D (&self->in_info),
+        GST_VIDEO_INFO_FPS_N (&self->in_info));
+  return pts;
+}
+
+/* ---- caps ---------------------------------------------------------------- */
+
+/* @caps with any frame rate: from 0/1 (variable) when @allow_zero. */
+static GstCaps *
+caps_any_rate (GstCaps * caps, gboolean allow_zero)
+{
+  GstCaps *res = gst_caps_copy (caps);
+  guint i;
+
+  for (i = 0; i < gst_caps_get_size (res); i++) {
+    GstStructure *s = gst_caps_get_structure (res, i);
+
+    gst_structure_set (s, "framerate", GST_TYPE_FRACTION_RANGE,
+        allow_zero ? 0 : 1, allow_zero ? 1 : G_MAXINT, G_MAXINT, 1, NULL);
+  }
+  return res;
+}
+
+static GstCaps *
+query_other_side (GstMvInterpolate * self, GstPad * pad, GstCaps * filter)
+{
+  GstPad *other = pad == self->sinkpad ? self->srcpad : self->sinkpad;
+  GstCaps *tmpl = gst_pad_get_pad_template_caps (pad);
+  GstCaps *peer_filter = NULL, *peer, *res;
+
+  if (filter)
+    peer_filter = caps_any_rate (filter, other == self->sinkpad);
+  peer = gst_pad_peer_query_caps (other, peer_filter);
+  if (peer_filter)
+    gst_caps_unref (peer_filter);
+  if (gst_caps_is_any (peer)) {
+    res = gst_caps_ref (tmpl);
+  } else {
+    GstCaps *any = caps_any_rate (peer, pad == self->sinkpad);
+
+    res = gst_caps_intersect_full (any, tmpl, GST_CAPS_INTERSECT_FIRST);
+    gst_caps_unref (any);
+  }
+  gst_caps_unref (peer);
+  gst_caps_unref (tmpl);
+  if (filter) {
+    GstCaps *f = gst_caps_intersect_full (filter, res,
+        GST_CAPS_INTERSECT_FIRST);
+
+    gst_caps_unref (res);
+    res = f;
+  }
+  return res;
+}
+
+static gboolean
+configure_pool (GstBufferPool * pool, GstCaps * caps, guint size, guint min,
+    guint max)
+{
+  GstStructure *config = gst_buffer_pool_get_config (pool);
+
+  gst_buffer_pool_config_set_params (config, caps, size, min, max);
+  if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
+    gst_buffer_pool_config_add_option (config,
+        GST_BUFFER_POOL_OPTION_VIDEO_META);
+  return gst_buffer_pool_set_config (pool, config)
+      && gst_buffer_pool_set_active (pool, TRUE);
+}
+
+static gboolean
+setup_pool (GstMvInterpolate * self, GstCaps * caps)
+{
+  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstBufferPool *pool = NULL;
+  guint size = self->out_info.size, min = 2, max = 0;
+
+  if (gst_pad_peer_query (self->srcpad, query)
+      && gst_query_get_n_allocation_pools (query) > 0) {
+    guint psize;
+
+    gst_query_parse_nth_allocation_pool (query, 0, &pool, &psize, &min, &max);
+    size = MAX (size, psize);
+  }
+  gst_query_unref (query);
+
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_object_unref (self->pool);
+    self->pool = NULL;
+  }
+
+  if (pool && !configure_pool (pool, caps, size, min, max)) {
+    GST_DEBUG_OBJECT (self, "downstream's pool refused: one of our own");
+    gst_object_unref (pool);
+    pool = NULL;
+  }
+  if (!pool) {
+    pool = gst_video_buffer_pool_new ();
+    if (!configure_pool (pool, caps, self->out_info.size, 2, 0)) {
+      gst_object_unref (pool);
+      return FALSE;
+    }
+  }
+  self->pool = pool;
+  return TRUE;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static void
+picture_from_frame (const GstVideoFrame * f, MCPicture * p)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  guint c, n = GST_VIDEO_FRAME_N_COMPONENTS (f);
+
+  memset (p, 0, sizeof (*p));
+  if (n == 1)
+    p->chroma = MC_CHROMA_NONE;
+  else if (GST_VIDEO_FORMAT_INFO_W_SUB (fi, 1) == 1)
+    p->chroma = GST_VIDEO_FORMAT_INFO_H_SUB (fi, 1) == 1 ? MC_CHROMA_420
+        : MC_CHROMA_422;
+  else
+    p->chroma = MC_CHROMA_444;
+  for (c = 0; c < n && c < 3; c++) {
+    p->planes[c].data = GST_VIDEO_FRAME_COMP_DATA (f, c);
+    p->planes[c].stride = GST_VIDEO_FRAME_COMP_STRIDE (f, c);
+    p->planes[c].width = GST_VIDEO_FRAME_COMP_WIDTH (f, c);
+    p->planes[c].height = GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
+    p->planes[c].depth = GST_VIDEO_FRAME_COMP_DEPTH (f, c);
+    p->planes[c].shift = GST_VIDEO_FORMAT_INFO_SHIFT (fi, c);
+  }
+}
+
+static const MCImpl *
+resolve_backend (GstMvInterpolate * self, GError ** error)
+{
+  GstMvInterpolateBackend backend;
+
+  GST_OBJECT_LOCK (self);
+  backend = self->backend;
+  if (self->backend_changed) {
+    self->impl_resolved = FALSE;
+    self->backend_changed = FALSE;
+  }
+  GST_OBJECT_UNLOCK (self);
+  if (self->impl_resolved)
+    return self->impl;
+
+  if (backend == GST_MV_INTERPOLATE_BACKEND_CPU) {
+    self->impl = mc_impl_c ();
+  } else {
+    GError *err = NULL;
+    const MCImpl *cuda = mc_impl_cuda (&err);
+
+    if (cuda) {
+      self->impl = cuda;
+    } else if (backend == GST_MV_INTERPOLATE_BACKEND_CUDA) {
+      g_propagate_error (error, err);
+      return NULL;
+    } else {
+      GST_INFO_OBJECT (self, "CUDA unusable (%s): the C reference",
+          err ? err->message : "?");
+      g_clear_error (&err);
+      self->impl = mc_impl_c ();
+    }
+  }
+  GST_INFO_OBJECT (self, "backend: %s",
+      self->impl == mc_impl_c ()? "cpu" : "cuda");
+  self->impl_resolved = TRUE;
+  return self->impl;
+}
+
+/* The shape both fields have, 16x16 first (the search's own decision
+ * grid), else the largest shape they share; -1 if none. */
+static gint
+common_shape (const GstMotionVectorMeta * a, const GstMotionVectorMeta * b)
+{
+  gint p;
+
+  for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
+    guint ca, ra, cb, rb;
+
+    if (gst_motion_vector_meta_get_grid (a, p, &ca, &ra)
+        && gst_motion_vector_meta_get_grid (b, p, &cb, &rb)
+        && ca == cb && ra == rb)
+      return p;
+  }
+  return -1;
+}
+
+static void
+field_from_meta (const GstMotionVectorMeta * meta, gint shape, MCField * f)
+{
+  memset (f, 0, sizeof (*f));
+  f->block_w = GST_MOTION_VECTOR_PARTITION_W (shape);
+  f->block_h = GST_MOTION_VECTOR_PARTITION_H (shape);
+  f->cells = gst_motion_vector_meta_get_grid (meta, shape, &f->cols, &f->rows);
+}
+
+/* Makes and pushes output frame k at T between @prev (T0) and @next (T1;
+ * NULL: none, a copy of @prev whatever t). */
+static GstFlowReturn
+push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
+{
+  GstClockTime T = out_time (self, self->k);
+  GstClockTime T0 = GST_BUFFER_PTS (prev);
+  GstBuffer *out = NULL;
+  GstVideoFrame of, pf, nf;
+  GstFlowReturn ret;
+  int num = 0, den = 1;
+
+  if (next) {
+    GstClockTime T1 = GST_BUFFER_PTS (next);
+
+    time_fraction (T - T0, T1 - T0, &num, &den);
+  }
+
+  if (!self->pool)
+    return GST_FLOW_NOT_NEGOTIATED;
+  ret = gst_buffer_pool_acquire_buffer (self->pool, &out, NULL);
+  if (ret != GST_FLOW_OK)
+    return ret;
+
+  if (!gst_video_frame_map (&of, &self->out_info, out, GST_MAP_WRITE)) {
+    gst_buffer_unref (out);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("could not map an output buffer"));
+    return GST_FLOW_ERROR;
+  }
+  if (!gst_video_frame_map (&pf, &self->in_info, prev, GST_MAP_READ)) {
+    gst_video_frame_unmap (&of);
+    gst_buffer_unref (out);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("could not map an input frame"));
+    return GST_FLOW_ERROR;
+  }
+
+  if (num == 0) {
+    gst_video_frame_copy (&of, &pf);
+  } else {
+    GstMotionVectorMeta *next_meta =
+        gst_buffer_get_motion_vector_meta_for_reference (next, -1);
+    GstMotionVectorMeta *prev_meta =
+        gst_buffer_get_motion_vector_meta_for_reference (prev, +1);
+    MCInterpMode mode = MC_INTERP_MOTION;
+    MCPicture pp, np, op;
+    MCField nfield, pfield;
+    MCOptions opt;
+    GstMotionVectorSummary s;
+    GError *err = NULL;
+    unsigned n_fallback = 0;
+    gint shape = -1;
+    gboolean ok;
+
+    /* Motion needs both fields, each against the other frame of the pair
+     * (a frame dropped in between, a discontinuity or the first frame
+     * leave none); otherwise the pair is treated as a cut. */
+    if ((next_meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE)
+        || (prev_meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE)
+        || next_meta->ref_pts != T0
+        || prev_meta->ref_pts != GST_BUFFER_PTS (next)
+        || (shape = common_shape (next_meta, prev_meta)) < 0) {
+      GST_DEBUG_OBJECT (self, "no motion between %" GST_TIME_FORMAT
+          " and %" GST_TIME_FORMAT ": cut mode", GST_TIME_ARGS (T0),
+          GST_TIME_ARGS (GST_BUFFER_PTS (next)));
+      mode = MC_INTERP_REPEAT;
+    } else if (gst_motion_vector_meta_get_summary (next_meta, &s)
+        && !(s.flags & GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE)
+        && gst_motion_vector_summary_is_scene_change (&s, -1)) {
+      GST_DEBUG_OBJECT (self, "scene cut at %" GST_TIME_FORMAT,
+          GST_TIME_ARGS (GST_BUFFER_PTS (next)));
+      mode = MC_INTERP_REPEAT;
+    }
+    if (mode == MC_INTERP_REPEAT) {
+      GST_OBJECT_LOCK (self);
+      if (self->cut_mode == GST_MV_INTERPOLATE_CUT_BLEND)
+        mode = MC_INTERP_BLEND;
+      GST_OBJECT_UNLOCK (self);
+    }
+
+    mc_options_init (&opt);
+    GST_OBJECT_LOCK (self);
+    opt.threads = self->threads;
+    GST_OBJECT_UNLOCK (self);
+    opt.impl = resolve_backend (self, &err);
+    if (!opt.impl) {
+      gst_video_frame_unmap (&pf);
+      gst_video_frame_unmap (&of);
+      gst_buffer_unref (out);
+      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+          ("backend=cuda: %s", err ? err->message : "CUDA unusable"), (NULL));
+      g_clear_error (&err);
+      return GST_FLOW_ERROR;
+    }
+
+    if (!gst_video_frame_map (&nf, &self->in_info, next, GST_MAP_READ)) {
+      gst_video_frame_unmap (&pf);
+      gst_video_frame_unmap (&of);
+      gst_buffer_unref (out);
+      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+          ("could not map an input frame"));
+      return GST_FLOW_ERROR;
+    }
+    picture_from_frame (&pf, &pp);
+    picture_from_frame (&nf, &np);
+    picture_from_frame (&of, &op);
+    if (mode == MC_INTERP_MOTION) {
+      field_from_meta (next_meta, shape, &nfield);
+      field_from_meta (prev_meta, shape, &pfield);
+    }
+    ok = mc_interpolate_picture (&pp, &np, &op,
+        mode == MC_INTERP_MOTION ? &nfield : NULL,
+        mode == MC_INTERP_MOTION ? &pfield : NULL, num, den, mode, &opt,
+        &n_fallback, &err);
+    gst_video_frame_unmap (&nf);
+    if (!ok) {
+      gst_video_frame_unmap (&pf);
+      gst_video_frame_unmap (&of);
+      gst_buffer_unref (out);
+      GST_ELEMENT_ERROR (self, STREAM, FAILED,
+          ("Interpolation failed: %s", err ? err->message : "?"), (NULL));
+      g_clear_error (&err);
+      return GST_FLOW_ERROR;
+    }
+    self->n_interpolated++;
+    self->n_fallback_blocks += n_fallback;
+    GST_LOG_OBJECT (self, "t = %d/%d, mode %d, %u fallback blocks", num, den,
+        mode, n_fallback);
+  }
+  gst_video_frame_unmap (&pf);
+  gst_video_frame_unmap (&of);
+
+  GST_BUFFER_PTS (out) = T;
+  GST_BUFFER_DTS (out) = GST_CLOCK_TIME_NONE;
+  GST_BUFFER_DURATION (out) = out_time (self, self->k + 1) - T;
+  GST_BUFFER_OFFSET (out) = GST_BUFFER_OFFSET_NONE;
+  GST_BUFFER_OFFSET_END (out) = GST_BUFFER_OFFSET_NONE;
+  if (self->discont) {
+    GST_BUFFER_FLAG_SET (out, GST_BUFFER_FLAG_DISCONT);
+    self->discont = FALSE;
+  }
+  self->k++;
+  return gst_pad_push (self->srcpad, out);
+}
+
+/* Every output frame before @next's time (or, without @next, before the
+ * end of the held frame: copies of it), then @next becomes the held
+ * frame. */
+static GstFlowReturn
+advance (GstMvInterpolate * self, GstBuffer * next)
+{
+  GstFlowReturn ret = GST_FLOW_OK;
+  GstBuffer *prev = self->prev;
+  GstClockTime end;
+
+  if (!prev) {
+    if (next) {
+      start_run_at (self, GST_BUFFER_PTS (next));
+      self->prev = next;
+    }
+    return GST_FLOW_OK;
+  }
+
+  if (next) {
+    end = GST_BUFFER_PTS (next);
+  } else {
+    /* the last frame: copies to its end; one with no known end still
+     * gives the output frame that lands exactly on it */
+    end = MAX (frame_end (self, prev), GST_BUFFER_PTS (prev) + 1);
+  }
+  while (ret == GST_FLOW_OK && out_time (self, self->k) < end) {
+    if (out_time (self, self->k) < GST_BUFFER_PTS (prev))
+      self->k++;                /* cannot happen: k starts at the run */
+    else
+      ret = push_frame (self, prev, next);
+  }
+  gst_buffer_unref (prev);
+  self->prev = next;
+  return ret;
+}
+
+static void
+drain (GstMvInterpolate * self)
+{
+  GstFlowReturn ret = advance (self, NULL);
+
+  if (ret != GST_FLOW_OK)
+    GST_DEBUG_OBJECT (self, "drain: %s", gst_flow_get_name (ret));
+}
+
+static void
+reset (GstMvInterpolate * self)
+{
+  gst_buffer_replace (&self->prev, NULL);
+  self->k = 0;
+  self->k_valid = FALSE;
+  self->discont = TRUE;
+}
+
+/* ---- pads ---------------------------------------------------------------- */
+
+static gboolean
+check_meta (GstMvInterpolate * self, GstBuffer * buf, gint distance)
+{
+  GstMotionVectorMeta *m =
+      gst_buffer_get_motion_vector_meta_for_reference (buf, distance);
+  guint w = GST_VIDEO_INFO_WIDTH (&self->in_info);
+  guint h = GST_VIDEO_INFO_HEIGHT (&self->in_info);
+
+  if (!m) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The frame at %" GST_TIME_FORMAT " has no motion field against the "
+            "%s frame (ref_distance %+d): upstream gpumotionest needs "
+            "references=-1,+1", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+            distance < 0 ? "previous" : "next", distance), (NULL));
+    return FALSE;
+  }
+  if (!gst_motion_vector_meta_is_valid (m)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The motion field (ref_distance %+d) of the frame at %"
+            GST_TIME_FORMAT " is inconsistent", distance,
+            GST_TIME_ARGS (GST_BUFFER_PTS (buf))), (NULL));
+    return FALSE;
+  }
+  if (m->analysis_width != w || m->analysis_height != h || m->width != w
+      || m->height != h) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("The motion field (ref_distance %+d) is for %ux%u (searched at "
+            "%ux%u), the frames are %ux%u: mvinterpolate needs fields of the "
+            "frames' own size", distance, m->width, m->height,
+            m->analysis_width, m->analysis_height, w, h), (NULL));
+    return FALSE;
+  }
+  return TRUE;
+}
+
+static GstFlowReturn
+gst_mv_interpolate_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (parent);
+
+  if (!self->have_caps || !self->pool) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("a buffer before caps"));
+    return GST_FLOW_NOT_NEGOTIATED;
+  }
+  if (GST_BUFFER_FLAG_IS_SET (buf, GST_BUFFER_FLAG_GAP)) {
+    /* a gap as a buffer: as the GAP event */
+    drain (self);
+    self->discont = TRUE;
+    gst_buffer_unref (buf);
+    return GST_FLOW_OK;
+  }
+  if (!GST_BUFFER_PTS_IS_VALID (buf)) {
+    gst_buffer_unref (buf);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("mvinterpolate needs timestamped frames"), (NULL));
+    return GST_FLOW_ERROR;
+  }
+  if (!check_meta (self, buf, -1) || !check_meta (self, buf, +1)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  if (self->prev && GST_BUFFER_PTS (buf) <= GST_BUFFER_PTS (self->prev)) {
+    GST_ELEMENT_ERROR (self, STREAM, FAILED,
+        ("Timestamps must increase: %" GST_TIME_FORMAT " after %"
+            GST_TIME_FORMAT, GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+            GST_TIME_ARGS (GST_BUFFER_PTS (self->prev))), (NULL));
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  return advance (self, buf);
+}
+
+static gboolean
+set_caps (GstMvInterpolate * self, GstCaps * caps)
+{
+  GstVideoInfo info;
+  GstCaps *want, *peer, *out;
+  GstStructure *s;
+  gint in_n, in_d, n, d;
+
+  if (!gst_video_info_from_caps (&info, caps))
+    return FALSE;
+  /* the same caps again: nothing to restart */
+  if (self->have_caps && self->pool && gst_video_info_is_equal (&info,
+          &self->in_info))
+    return TRUE;
+  in_n = GST_VIDEO_INFO_FPS_N (&info);
+  in_d = GST_VIDEO_INFO_FPS_D (&info);
+
+  want = caps_any_rate (caps, FALSE);
+  peer = gst_pad_peer_query_caps (self->srcpad, want);
+  out = gst_caps_intersect_full (peer, want, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref (peer);
+  gst_caps_unref (want);
+  if (gst_caps_is_empty (out)) {
+    gst_caps_unref (out);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("downstream accepts no frame rate for %" GST_PTR_FORMAT, caps));
+    return FALSE;
+  }
+  out = gst_caps_truncate (out);
+  out = gst_caps_make_writable (out);
+  s = gst_caps_get_structure (out, 0);
+  if (in_n > 0)
+    gst_structure_fixate_field_nearest_fraction (s, "framerate", in_n, in_d);
+  else
+    gst_structure_fixate_field_nearest_fraction (s, "framerate", 30, 1);
+  out = gst_caps_fixate (out);
+  s = gst_caps_get_structure (out, 0);
+  if (!gst_structure_get_fraction (s, "framerate", &n, &d) || n <= 0
+      || d <= 0) {
+    gst_caps_unref (out);
+    GST_ELEMENT_ERROR (self, CORE, NEGOTIATION, (NULL),
+        ("no output frame rate"));
+    return FALSE;
+  }
+
+  /* what can still be made from the old caps, before the new ones; a new
+   * output rate counts its frames from the next output time */
+  if (self->have_caps) {
+    drain (self);
+    if (self->k_valid && (n != self->out_n || d != self->out_d))
+      self->base = out_time (self, self->k);
+  }
+  reset (self);
+  self->in_info = info;
+  gst_video_info_from_caps (&self->out_info, out);
+  GST_OBJECT_LOCK (self);
+  self->in_fps_n = in_n;
+  self->in_fps_d = in_d;
+  GST_OBJECT_UNLOCK (self);
+  self->out_n = n;
+  self->out_d = d;
+  self->have_caps = TRUE;
+  GST_INFO_OBJECT (self, "%d/%d -> %d/%d", in_n, in_d, n, d);
+
+  if (!gst_pad_push_event (self->srcpad, gst_event_new_caps (out))) {
+    gst_caps_unref (out);
+    return FALSE;
+  }
+  if (!setup_pool (self, out)) {
+    gst_caps_unref (out);
+    GST_ELEMENT_ERROR (self, RESOURCE, SETTINGS, (NULL),
+        ("could not configure a buffer pool"));
+    return FALSE;
+  }
+  gst_caps_unref (out);
+  return TRUE;
+}
+
+static gboolean
+gst_mv_interpolate_sink_event (GstPad * pad, GstObject * parent,
+    GstEvent * event)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (parent);
+
+  switch (GST_EVENT_TYPE (event)) {
+    case GST_EVENT_CAPS:{
+      GstCaps *caps;
+      gboolean ok;
+
+      gst_event_parse_caps (event, &caps);
+      ok = set_caps (self, caps);
+      gst_event_unref (event);
+      return ok;
+    }
+    case GST_EVENT_SEGMENT:{
+      GstSegment seg;
+
+      gst_event_copy_segment (event, &seg);
+      if (seg.format != GST_FORMAT_TIME) {
+        GST_ELEMENT_ERROR (self, STREAM, FORMAT, (NULL),
+            ("segment of format %s, mvinterpolate needs TIME",
+                gst_format_get_name (seg.format)));
+        gst_event_unref (event);
+        return FALSE;
+      }
+      drain (self);
+      reset (self);
+      self->segment = seg;
+      self->base = seg.start;
+      break;
+    }
+    case GST_EVENT_GAP:
+      /* the held frame's copies to its end, then nothing until the next
+       * frame: k moves past the gap when that frame starts a run */
+      drain (self);
+      self->discont = TRUE;
+      break;
+    case GST_EVENT_EOS:
+      drain (self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      reset (self);
+      gst_segment_init (&self->segment, GST_FORMAT_TIME);
+      self->base = 0;
+      break;
+    default:
+      break;
+  }
+  return gst_pad_event_default (pad, parent, event);
+}
+
+static gboolean
+gst_mv_interpolate_sink_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (parent);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_CAPS:{
+      GstCaps *filter, *caps;
+
+      gst_query_parse_caps (query, &filter);
+      caps = query_other_side (self, pad, filter);
+      gst_query_set_caps_result (query, caps);
+      gst_caps_unref (caps);
+      return TRUE;
+    }
+    case GST_QUERY_ACCEPT_CAPS:{
+      GstCaps *caps, *allowed;
+      gboolean ok;
+
+      gst_query_parse_accept_caps (query, &caps);
+      allowed = query_other_side (self, pad, NULL);
+      ok = gst_caps_can_intersect (caps, allowed);
+      gst_caps_unref (allowed);
+      gst_query_set_accept_caps_result (query, ok);
+      return TRUE;
+    }
+    case GST_QUERY_ALLOCATION:
+      /* frames are only read: upstream allocates its own */
+      return FALSE;
+    default:
+      return gst_pad_query_default (pad, parent, query);
+  }
+}
+
+static gboolean
+gst_mv_interpolate_src_query (GstPad * pad, GstObject * parent,
+    GstQuery * query)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (parent);
+
+  switch (GST_QUERY_TYPE (query)) {
+    case GST_QUERY_CAPS:{
+      GstCaps *filter, *caps;
+
+      gst_query_parse_caps (query, &filter);
+      caps = query_other_side (self, pad, filter);
+      gst_query_set_caps_result (query, caps);
+      gst_caps_unref (caps);
+      return TRUE;
+    }
+    case GST_QUERY_LATENCY:{
+      gboolean live;
+      GstClockTime min, max, frame = 0;
+      gint n, d;
+
+      if (!gst_pad_peer_query (self->sinkpad, query))
+        return FALSE;
+      gst_query_parse_latency (query, &live, &min, &max);
+      GST_OBJECT_LOCK (self);
+      n = self->in_fps_n;
+      d = self->in_fps_d;
+      GST_OBJECT_UNLOCK (self);
+      /* one input frame held for its successor */
+      if (n > 0)
+        frame = gst_util_uint64_scale (GST_SECOND, d, n);
+      min += frame;
+      if (GST_CLOCK_TIME_IS_VALID (max))
+        max += frame;
+      gst_query_set_latency (query, live, min, max);
+      return TRUE;
+    }
+    default:
+      return gst_pad_query_default (pad, parent, query);
+  }
+}
+
+/* ---- element ------------------------------------------------------------- */
+
+static GstStateChangeReturn
+gst_mv_interpolate_change_state (GstElement * element,
+    GstStateChange transition)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (element);
+  GstStateChangeReturn ret;
+
+  if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
+    reset (self);
+    gst_segment_init (&self->segment, GST_FORMAT_TIME);
+    self->base = 0;
+    self->have_caps = FALSE;
+    self->impl_resolved = FALSE;
+    self->n_interpolated = 0;
+    self->n_fallback_blocks = 0;
+  }
+  ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
+  if (transition == GST_STATE_CHANGE_PAUSED_TO_READY) {
+    GST_INFO_OBJECT (self, "%" G_GUINT64_FORMAT " frames interpolated, %"
+        G_GUINT64_FORMAT " fallback blocks", self->n_interpolated,
+        self->n_fallback_blocks);
+    reset (self);
+    self->have_caps = FALSE;
+    if (self->pool) {
+      gst_buffer_pool_set_active (self->pool, FALSE);
+      gst_object_unref (self->pool);
+      self->pool = NULL;
+    }
+  }
+  return ret;
+}
+
+static void
+gst_mv_interpolate_set_property (GObject * object, guint prop_id,
+    const GValue * value, GParamSpec * pspec)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      self->backend = g_value_get_enum (value);
+      self->backend_changed = TRUE;
+      break;
+    case PROP_THREADS:
+      self->threads = g_value_get_uint (value);
+      break;
+    case PROP_CUT_MODE:
+      self->cut_mode = g_value_get_enum (value);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_mv_interpolate_get_property (GObject * object, guint prop_id,
+    GValue * value, GParamSpec * pspec)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (object);
+
+  GST_OBJECT_LOCK (self);
+  switch (prop_id) {
+    case PROP_BACKEND:
+      g_value_set_enum (value, self->backend);
+      break;
+    case PROP_THREADS:
+      g_value_set_uint (value, self->threads);
+      break;
+    case PROP_CUT_MODE:
+      g_value_set_enum (value, self->cut_mode);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+      break;
+  }
+  GST_OBJECT_UNLOCK (self);
+}
+
+static void
+gst_mv_interpolate_finalize (GObject * object)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (object);
+
+  gst_buffer_replace (&self->prev, NULL);
+  if (self->pool)
+    gst_object_unref (self->pool);
+  G_OBJECT_CLASS (parent_class)->finalize (object);
+}
+
+static void
+gst_mv_interpolate_class_init (GstMvInterpolateClass * klass)
+{
+  GObjectClass *gobject_class = G_OBJECT_CLASS (klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS (klass);
+
+  GST_DEBUG_CATEGORY_INIT (gst_mv_interpolate_debug, "mvinterpolate", 0,
+      "motion-compensated frame-rate conversion");
+
+  gobject_class->set_property = gst_mv_interpolate_set_property;
+  gobject_class->get_property = gst_mv_interpolate_get_property;
+  gobject_class->finalize = gst_mv_interpolate_finalize;
+
+  g_object_class_install_property (gobject_class, PROP_BACKEND,
+      g_param_spec_enum ("backend", "Backend",
+          "Which motion-compensation implementation makes the frames",
+          gst_mv_interpolate_backend_get_type (), DEFAULT_BACKEND,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_THREADS,
+      g_param_spec_uint ("threads", "Threads",
+          "Worker threads of the C reference (0 or 1: the streaming thread)",
+          0, 64, DEFAULT_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_CUT_MODE,
+      g_param_spec_enum ("cut-mode", "Cut mode",
+          "The frames between two input frames across a scene cut",
+          gst_mv_interpolate_cut_mode_get_type (), DEFAULT_CUT_MODE,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+
+  gst_element_class_add_static_pad_template (element_class, &sink_template);
+  gst_element_class_add_static_pad_template (element_class, &src_template);
+  gst_element_class_set_static_metadata (element_class,
+      "Motion-compensated frame-rate converter", "Filter/Effect/Video",
+      "Makes the frames of the output rate between input frames from their "
+      "motion-vector metas (gpumotionest references=-1,+1)",
+      "gpumotionest developers");
+  element_class->change_state = gst_mv_interpolate_change_state;
+
+  gst_type_mark_as_plugin_api (gst_mv_interpolate_backend_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_mv_interpolate_cut_mode_get_type (), 0);
+}
+
+static void
+gst_mv_interpolate_init (GstMvInterpolate * self)
+{
+  self->sinkpad = gst_pad_new_from_static_template (&sink_template, "sink");
+  gst_pad_set_chain_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_mv_interpolate_chain));
+  gst_pad_set_event_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_mv_interpolate_sink_event));
+  gst_pad_set_query_function (self->sinkpad,
+      GST_DEBUG_FUNCPTR (gst_mv_interpolate_sink_query));
+  gst_element_add_pad (GST_ELEMENT (self), self->sinkpad);
+
+  self->srcpad = gst_pad_new_from_static_template (&src_template, "src");
+  gst_pad_set_query_function (self->srcpad,
+      GST_DEBUG_FUNCPTR (gst_mv_interpolate_src_query));
+  gst_pad_use_fixed_caps (self->srcpad);
+  gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
+
+  self->backend = DEFAULT_BACKEND;
+  self->threads = DEFAULT_THREADS;
+  self->cut_mode = DEFAULT_CUT_MODE;
+  gst_segment_init (&self->segment, GST_FORMAT_TIME);
+  self->discont = TRUE;
+}

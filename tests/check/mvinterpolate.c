@@ -1,0 +1,662 @@
+/* gst-check tests of mvinterpolate: motion-compensated frame-rate
+ * conversion behind gpumotionest references=-1,+1.
+ *
+ * Input frames are a smooth random texture (bilinear value noise on a
+ * 4-pixel lattice) panning right by PAN luma pixels a frame, so every
+ * expected sample follows from the geometry: frame i is tex (x - PAN i, y),
+ * and the picture half way between frames i and i + 1 is
+ * tex (x - PAN (i + 1/2), y).
+ */
+#include <string.h>
+
+#include <gst/check/gstcheck.h>
+#include <gst/check/gstharness.h>
+#include <gst/video/video.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#define W 160
+#define H 128
+#define PAN 8                   /* luma pixels a frame; chroma PAN / 2 */
+#define MARGIN 32               /* border left out of the pan comparison */
+
+static guint32
+hash3 (gint x, gint y, guint seed)
+{
+  guint32 v = (guint32) x * 73856093u ^ (guint32) y * 19349663u
+      ^ (seed + 1) * 83492791u;
+
+  v ^= v >> 13;
+  v *= 0x5bd1e995u;
+  v ^= v >> 15;
+  return v;
+}
+
+/* Value noise: lattice values every 4 pixels, bilinear in between, exact
+ * in integers; defined for every integer x (negative too). */
+static guint8
+tex (gint x, gint y, guint seed)
+{
+  gint xi = x >> 2, yi = y >> 2, fx = x & 3, fy = y & 3;
+  guint a = hash3 (xi, yi, seed) & 0xff, b = hash3 (xi + 1, yi, seed) & 0xff;
+  guint c = hash3 (xi, yi + 1, seed) & 0xff;
+  guint d = hash3 (xi + 1, yi + 1, seed) & 0xff;
+  guint top = a * (4 - fx) + b * fx, bot = c * (4 - fx) + d * fx;
+
+  return (top * (4 - fy) + bot * fy + 8) >> 4;
+}
+
+/* An I420 frame of the texture seen at luma shift @sx (chroma @sx / 2),
+ * textures of @seed. */
+static GstBuffer *
+make_frame (gint sx, guint seed, GstClockTime pts, GstClockTime dur)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  GstBuffer *buf;
+  guint p;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, W, H);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+  for (p = 0; p < 3; p++) {
+    guint8 *d = GST_VIDEO_FRAME_COMP_DATA (&f, p);
+    gint stride = GST_VIDEO_FRAME_COMP_STRIDE (&f, p);
+    gint pw = GST_VIDEO_FRAME_COMP_WIDTH (&f, p);
+    gint ph = GST_VIDEO_FRAME_COMP_HEIGHT (&f, p);
+    gint s = p ? sx / 2 : sx, x, y;
+
+    for (y = 0; y < ph; y++)
+      for (x = 0; x < pw; x++)
+        d[y * stride + x] = tex (x - s, y, seed * 3 + p);
+  }
+  gst_video_frame_unmap (&f);
+  GST_BUFFER_PTS (buf) = pts;
+  GST_BUFFER_DURATION (buf) = dur;
+  return buf;
+}
+
+static GstClockTime
+frame_time (guint64 i, gint n, gint d)
+{
+  return gst_util_uint64_scale (i, (guint64) d * GST_SECOND, n);
+}
+
+static GstHarness *
+make_harness (const gchar * launch, gint in_n, gint in_d, gint out_n,
+    gint out_d)
+{
+  GstHarness *h = gst_harness_new_parse (launch);
+  gchar *s;
+
+  s = g_strdup_printf ("video/x-raw, framerate=%d/%d", out_n, out_d);
+  gst_harness_set_sink_caps_str (h, s);
+  g_free (s);
+  s = g_strdup_printf ("video/x-raw, format=I420, width=%d, height=%d, "
+      "framerate=%d/%d", W, H, in_n, in_d);
+  gst_harness_set_src_caps_str (h, s);
+  g_free (s);
+  return h;
+}
+
+/* Pushes input frames @first .. @first + @n - 1 of a pan at in_n/in_d,
+ * the texture of @seed, plus @offset on every timestamp. */
+static void
+push_pan (GstHarness * h, guint first, guint n, gint in_n, gint in_d,
+    GstClockTime offset)
+{
+  guint i;
+
+  for (i = first; i < first + n; i++) {
+    GstClockTime t0 = frame_time (i, in_n, in_d);
+    GstClockTime t1 = frame_time (i + 1, in_n, in_d);
+
+    fail_unless_equals_int (gst_harness_push (h,
+            make_frame (PAN * (gint) i, 0, offset + t0, t1 - t0)),
+        GST_FLOW_OK);
+  }
+}
+
+static gboolean
+frames_equal (GstBuffer * a, GstBuffer * b)
+{
+  GstVideoInfo info;
+  GstVideoFrame fa, fb;
+  gboolean eq = TRUE;
+  guint p;
+  gint y;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, W, H);
+  fail_unless (gst_video_frame_map (&fa, &info, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, &info, b, GST_MAP_READ));
+  for (p = 0; p < 3 && eq; p++)
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fa, p) && eq; y++)
+      eq = memcmp ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fa, p)
+          + y * GST_VIDEO_FRAME_COMP_STRIDE (&fa, p),
+          (guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fb, p)
+          + y * GST_VIDEO_FRAME_COMP_STRIDE (&fb, p),
+          GST_VIDEO_FRAME_COMP_WIDTH (&fa, p)) == 0;
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  return eq;
+}
+
+/* Runs @n_in frames of the pan at in -> out and checks the output: the
+ * exact count, each timestamp and duration from its index, and every
+ * output frame that lands on an input frame's time equal to it. */
+static void
+check_rate (gint in_n, gint in_d, gint out_n, gint out_d, guint n_in,
+    guint expect_out)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", in_n, in_d, out_n, out_d);
+  guint k = 0, on_input = 0;
+  GstBuffer *out;
+
+  push_pan (h, 0, n_in, in_n, in_d, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+
+  while ((out = gst_harness_try_pull (h))) {
+    GstClockTime t = frame_time (k, out_n, out_d);
+    guint i;
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), t);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out),
+        frame_time (k + 1, out_n, out_d) - t);
+    fail_unless (gst_buffer_get_motion_vector_meta (out) == NULL);
+    for (i = 0; i < n_in; i++) {
+      if (frame_time (i, in_n, in_d) == t) {
+        GstBuffer *in = make_frame (PAN * (gint) i, 0, t, 0);
+
+        fail_unless (frames_equal (out, in), "output %u (t = 0 on input %u) "
+            "differs from its input", k, i);
+        gst_buffer_unref (in);
+        on_input++;
+      }
+    }
+    gst_buffer_unref (out);
+    k++;
+  }
+  fail_unless_equals_int (k, expect_out);
+  /* the common times: every input frame when out is a multiple of in */
+  fail_unless (on_input > 0);
+  gst_harness_teardown (h);
+}
+
+GST_START_TEST (test_rate_25_50)
+{
+  /* 10 frames of 40 ms: 400 ms at 20 ms, every other one an input */
+  check_rate (25, 1, 50, 1, 10, 20);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rate_30_60)
+{
+  check_rate (30, 1, 60, 1, 10, 20);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rate_24_60)
+{
+  /* 12 frames = 500 ms; 60/1 gives 30 frames, every fifth on an even
+   * input frame (t = 0), the others at t = 2/5, 4/5, 1/5, 3/5 */
+  check_rate (24, 1, 60, 1, 12, 30);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_rate_ntsc)
+{
+  /* 30000/1001 -> 60/1 over 10 frames: the outputs before the end of the
+   * last frame, 10 * 1001/30000 s = 333.666 ms: k = 0 .. 20 */
+  check_rate (30000, 1001, 60, 1, 10, 21);
+}
+
+GST_END_TEST;
+
+/* The picture half way between frames 1 and 2 of the pan is the texture
+ * shifted by 1.5 pans, exactly, away from the borders. */
+GST_START_TEST (test_pan_half)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 25, 1, 50, 1);
+  GstBuffer *out = NULL, *expect;
+  GstVideoInfo info;
+  GstVideoFrame fo, fe;
+  guint k, p, bad = 0;
+
+  push_pan (h, 0, 5, 25, 1, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  for (k = 0; k <= 3; k++) {
+    if (out)
+      gst_buffer_unref (out);
+    out = gst_harness_pull (h);
+  }
+  fail_unless_equals_uint64 (GST_BUFFER_PTS (out), 60 * GST_MSECOND);
+  expect = make_frame (PAN * 3 / 2, 0, 0, 0);
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, W, H);
+  fail_unless (gst_video_frame_map (&fo, &info, out, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fe, &info, expect, GST_MAP_READ));
+  for (p = 0; p < 3; p++) {
+    gint m = p ? MARGIN / 2 : MARGIN, x, y;
+    const guint8 *a = GST_VIDEO_FRAME_COMP_DATA (&fo, p);
+    const guint8 *b = GST_VIDEO_FRAME_COMP_DATA (&fe, p);
+    gint sa = GST_VIDEO_FRAME_COMP_STRIDE (&fo, p);
+    gint sb = GST_VIDEO_FRAME_COMP_STRIDE (&fe, p);
+
+    for (y = m; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fo, p) - m; y++)
+      for (x = m; x < GST_VIDEO_FRAME_COMP_WIDTH (&fo, p) - m; x++)
+        bad += a[y * sa + x] != b[y * sb + x];
+  }
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fe);
+  fail_unless_equals_int (bad, 0);
+
+  /* and it is no copy of either input */
+  gst_buffer_unref (expect);
+  expect = make_frame (PAN, 0, 0, 0);
+  fail_if (frames_equal (out, expect));
+  gst_buffer_unref (expect);
+  expect = make_frame (2 * PAN, 0, 0, 0);
+  fail_if (frames_equal (out, expect));
+  gst_buffer_unref (expect);
+  gst_buffer_unref (out);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* Pushes one frame through @launch with a bus; returns the error text. */
+static gchar *
+error_of (const gchar * launch)
+{
+  GstHarness *h = make_harness (launch, 25, 1, 50, 1);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  GError *err = NULL;
+  GstFlowReturn ret = GST_FLOW_OK;
+  gchar *text;
+  guint i;
+
+  gst_element_set_bus (h->element, bus);
+  for (i = 0; i < 3 && ret == GST_FLOW_OK; i++)
+    ret = gst_harness_push (h, make_frame (PAN * (gint) i, 0,
+            frame_time (i, 25, 1), 40 * GST_MSECOND));
+  fail_unless_equals_int (ret, GST_FLOW_ERROR);
+  msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+  fail_unless (msg != NULL);
+  gst_message_parse_error (msg, &err, NULL);
+  text = g_strdup (err->message);
+  g_error_free (err);
+  gst_message_unref (msg);
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return text;
+}
+
+GST_START_TEST (test_missing_references)
+{
+  /* only the past field (gpumotionest's default list) */
+  gchar *text = error_of ("gpumotionest ! mvinterpolate");
+
+  fail_unless (strstr (text, "references=-1,+1") != NULL, "%s", text);
+  fail_unless (strstr (text, "ref_distance +1") != NULL, "%s", text);
+  g_free (text);
+
+  /* no field at all */
+  text = error_of ("mvinterpolate");
+  fail_unless (strstr (text, "references=-1,+1") != NULL, "%s", text);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+/* The last frame has no successor: the output frames up to its end are
+ * copies of it, then EOS. */
+GST_START_TEST (test_eos)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 25, 1, 60, 1);
+  GstBuffer *out, *last = make_frame (2 * PAN, 0, 0, 0);
+  GstEvent *ev;
+  guint k = 0;
+
+  push_pan (h, 0, 3, 25, 1, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* 120 ms at 60/1: k = 0 .. 7 */
+  while ((out = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), frame_time (k, 60, 1));
+    /* frame 2 starts at 80 ms: k = 5, 6, 7 (83.3, 100, 116.7 ms) */
+    if (k >= 5)
+      fail_unless (frames_equal (out, last), "output %u", k);
+    else
+      fail_if (frames_equal (out, last), "output %u", k);
+    gst_buffer_unref (out);
+    k++;
+  }
+  fail_unless_equals_int (k, 8);
+  while ((ev = gst_harness_try_pull_event (h))) {
+    gboolean eos = GST_EVENT_TYPE (ev) == GST_EVENT_EOS;
+
+    gst_event_unref (ev);
+    if (eos)
+      break;
+  }
+  fail_unless (ev != NULL, "no EOS downstream");
+  gst_buffer_unref (last);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A flushing seek drops the frame held: nothing of the old position
+ * comes out after it, and the new segment's frames are counted from its
+ * start. */
+GST_START_TEST (test_flushing_seek)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 25, 1, 50, 1);
+  GstBuffer *out;
+  GstSegment seg;
+  guint k = 0, before = 0;
+
+  push_pan (h, 0, 4, 25, 1, 0);
+  while ((out = gst_harness_try_pull (h))) {
+    fail_unless (GST_BUFFER_PTS (out) < 120 * GST_MSECOND);
+    gst_buffer_unref (out);
+    before++;
+  }
+  /* frames 0 .. 3 in: at most the pairs (0, 1), (1, 2) made so far */
+  fail_unless (before <= 4);
+
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_start ()));
+  fail_unless (gst_harness_push_event (h, gst_event_new_flush_stop (TRUE)));
+  gst_segment_init (&seg, GST_FORMAT_TIME);
+  seg.start = GST_SECOND;
+  seg.time = GST_SECOND;
+  seg.position = GST_SECOND;
+  fail_unless (gst_harness_push_event (h, gst_event_new_segment (&seg)));
+
+  push_pan (h, 25, 4, 25, 1, 0);  /* frames at 1.0 s .. 1.12 s */
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((out = gst_harness_try_pull (h))) {
+    GstClockTime t = GST_SECOND + frame_time (k, 50, 1);
+
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), t);
+    if (k == 0) {
+      GstBuffer *in = make_frame (PAN * 25, 0, 0, 0);
+
+      fail_unless (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_DISCONT));
+      fail_unless (frames_equal (out, in));
+      gst_buffer_unref (in);
+    }
+    gst_buffer_unref (out);
+    k++;
+  }
+  /* 4 frames of 40 ms from 1 s: 8 at 50/1 */
+  fail_unless_equals_int (k, 8);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A scene cut (gpumotionest summary=true flags it; the score needs the
+ * frame before's summary, so the cut comes at the third frame): frames
+ * a0, a1 (a pan), b2, b3 (another texture, panning), 25/1 -> 100/1. */
+static void
+run_cut (const gchar * cut_mode, GstBuffer * in[4], GstBuffer * out[16])
+{
+  gchar *launch = g_strdup_printf ("gpumotionest references=-1,+1 "
+      "summary=true ! mvinterpolate backend=cpu cut-mode=%s", cut_mode);
+  GstHarness *h = make_harness (launch, 25, 1, 100, 1);
+  guint i, n = 0;
+
+  for (i = 0; i < 4; i++) {
+    in[i] = make_frame (PAN * (gint) (i & 1), i < 2 ? 0 : 7,
+        frame_time (i, 25, 1), 40 * GST_MSECOND);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while (n < 16 && (out[n] = gst_harness_try_pull (h)))
+    n++;
+  fail_unless_equals_int (n, 16);
+  fail_unless (gst_harness_try_pull (h) == NULL);
+  g_free (launch);
+  gst_harness_teardown (h);
+}
+
+static void
+free_cut (GstBuffer * in[4], GstBuffer * out[16])
+{
+  guint i;
+
+  for (i = 0; i < 4; i++)
+    gst_buffer_unref (in[i]);
+  for (i = 0; i < 16; i++)
+    gst_buffer_unref (out[i]);
+}
+
+/* cut-mode=repeat: t < 1/2 is the frame before, from t = 1/2 the frame
+ * after, exactly; the pairs around it are motion compensated. */
+GST_START_TEST (test_scene_cut_repeat)
+{
+  GstBuffer *in[4], *out[16];
+
+  run_cut ("repeat", in, out);
+  fail_unless (frames_equal (out[4], in[1]));
+  fail_unless (frames_equal (out[5], in[1]));
+  fail_unless (frames_equal (out[6], in[2]));
+  fail_unless (frames_equal (out[7], in[2]));
+  fail_unless (frames_equal (out[8], in[2]));
+  /* a0 -> a1 and b2 -> b3 are motion: t = 1/2 is neither side */
+  fail_if (frames_equal (out[2], in[0]));
+  fail_if (frames_equal (out[2], in[1]));
+  fail_if (frames_equal (out[10], in[2]));
+  fail_if (frames_equal (out[10], in[3]));
+  free_cut (in, out);
+}
+
+GST_END_TEST;
+
+/* cut-mode=blend: at t = 1/2 across the cut, each sample the rounded
+ * mean of the two frames' (weights 32/64 everywhere). */
+GST_START_TEST (test_scene_cut_blend)
+{
+  GstBuffer *in[4], *out[16];
+  GstVideoInfo info;
+  GstVideoFrame fo, fa, fb;
+  guint p, bad = 0;
+
+  run_cut ("blend", in, out);
+  fail_unless (frames_equal (out[4], in[1]));
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, W, H);
+  fail_unless (gst_video_frame_map (&fo, &info, out[6], GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fa, &info, in[1], GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&fb, &info, in[2], GST_MAP_READ));
+  for (p = 0; p < 3; p++) {
+    gint x, y;
+
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&fo, p); y++)
+      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&fo, p); x++) {
+        guint o = ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fo, p))[y *
+            GST_VIDEO_FRAME_COMP_STRIDE (&fo, p) + x];
+        guint a = ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fa, p))[y *
+            GST_VIDEO_FRAME_COMP_STRIDE (&fa, p) + x];
+        guint b = ((guint8 *) GST_VIDEO_FRAME_COMP_DATA (&fb, p))[y *
+            GST_VIDEO_FRAME_COMP_STRIDE (&fb, p) + x];
+
+        bad += o != (a + b + 1) / 2;
+      }
+  }
+  gst_video_frame_unmap (&fo);
+  gst_video_frame_unmap (&fa);
+  gst_video_frame_unmap (&fb);
+  fail_unless_equals_int (bad, 0);
+  free_cut (in, out);
+}
+
+GST_END_TEST;
+
+/* Variable rate (0/1), frames without durations at irregular times:
+ * every t from the timestamps, the last frame only where an output time
+ * lands on it. */
+GST_START_TEST (test_variable_rate)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 0, 1, 50, 1);
+  static const guint ms[] = { 0, 30, 70, 100 };
+  GstBuffer *in[4], *out;
+  guint i, k = 0;
+
+  for (i = 0; i < 4; i++) {
+    in[i] = make_frame (PAN * (gint) i, 0, ms[i] * GST_MSECOND,
+        GST_CLOCK_TIME_NONE);
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  /* 0, 20, 40, 60, 80 between the frames, 100 on the last one */
+  while ((out = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * 20 * GST_MSECOND);
+    fail_unless_equals_uint64 (GST_BUFFER_DURATION (out), 20 * GST_MSECOND);
+    if (k == 0)
+      fail_unless (frames_equal (out, in[0]));
+    else if (k == 5)
+      fail_unless (frames_equal (out, in[3]));
+    else
+      for (i = 0; i < 4; i++)
+        fail_if (frames_equal (out, in[i]), "output %u is input %u", k, i);
+    gst_buffer_unref (out);
+    k++;
+  }
+  fail_unless_equals_int (k, 6);
+  for (i = 0; i < 4; i++)
+    gst_buffer_unref (in[i]);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* A gap: the frame before it is held to its end (copies), nothing is
+ * made inside it, the frames after it start a new run. */
+GST_START_TEST (test_gap)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 25, 1, 50, 1);
+  static const guint expect_ms[] = { 0, 20, 40, 60, 160, 180, 200, 220 };
+  GstBuffer *out, *f1 = make_frame (PAN, 0, 0, 0);
+  guint k = 0;
+
+  push_pan (h, 0, 2, 25, 1, 0);
+  fail_unless (gst_harness_push_event (h,
+          gst_event_new_gap (80 * GST_MSECOND, 80 * GST_MSECOND)));
+  push_pan (h, 4, 2, 25, 1, 0);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((out = gst_harness_try_pull (h))) {
+    fail_unless (k < G_N_ELEMENTS (expect_ms));
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out),
+        expect_ms[k] * GST_MSECOND);
+    /* frame 1 (40 ms) held to its end before the gap: copies */
+    if (k == 2 || k == 3)
+      fail_unless (frames_equal (out, f1), "output %u", k);
+    if (k == 4)
+      fail_unless (GST_BUFFER_FLAG_IS_SET (out, GST_BUFFER_FLAG_DISCONT));
+    gst_buffer_unref (out);
+    k++;
+  }
+  fail_unless_equals_int (k, G_N_ELEMENTS (expect_ms));
+  gst_buffer_unref (f1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* New input caps mid-stream: the frame held is drained with the old caps
+ * (copies to its end), the stream goes on at the same output times. */
+GST_START_TEST (test_caps_change)
+{
+  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+      "mvinterpolate backend=cpu", 25, 1, 50, 1);
+  GstBuffer *out, *f1 = make_frame (PAN, 0, 0, 0);
+  gchar *caps;
+  guint k = 0, i;
+
+  push_pan (h, 0, 2, 25, 1, 0);         /* 0 and 40 ms */
+  caps = g_strdup_printf ("video/x-raw, format=I420, width=%d, height=%d, "
+      "framerate=50/1", W, H);
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  for (i = 0; i < 2; i++)               /* 80 and 100 ms, 20 ms each */
+    fail_unless_equals_int (gst_harness_push (h, make_frame (PAN * 2,
+                0, (80 + 20 * i) * GST_MSECOND, 20 * GST_MSECOND)),
+        GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((out = gst_harness_try_pull (h))) {
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (out), k * 20 * GST_MSECOND);
+    if (k == 2 || k == 3)
+      fail_unless (frames_equal (out, f1), "output %u", k);
+    gst_buffer_unref (out);
+    k++;
+  }
+  fail_unless_equals_int (k, 6);
+  gst_buffer_unref (f1);
+  gst_harness_teardown (h);
+}
+
+GST_END_TEST;
+
+/* NV12's interleaved chroma is no plane mc reads: refused at caps. */
+GST_START_TEST (test_caps)
+{
+  GstElement *e = gst_element_factory_make ("mvinterpolate", NULL);
+  GstPad *sink = gst_element_get_static_pad (e, "sink");
+  GstCaps *caps;
+
+  caps = gst_caps_from_string ("video/x-raw, format=NV12, width=64, "
+      "height=64, framerate=25/1");
+  fail_if (gst_pad_query_accept_caps (sink, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string ("video/x-raw, format=I420, width=64, "
+      "height=64, framerate=25/1");
+  fail_unless (gst_pad_query_accept_caps (sink, caps));
+  gst_caps_unref (caps);
+  caps = gst_caps_from_string ("video/x-raw, format=I420_10LE, width=64, "
+      "height=64, framerate=0/1");
+  fail_unless (gst_pad_query_accept_caps (sink, caps));
+  gst_caps_unref (caps);
+  gst_object_unref (sink);
+  gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+static Suite *
+mvinterpolate_suite (void)
+{
+  Suite *s = suite_create ("mvinterpolate");
+  TCase *tc = tcase_create ("general");
+
+  suite_add_tcase (s, tc);
+  tcase_add_test (tc, test_rate_25_50);
+  tcase_add_test (tc, test_rate_30_60);
+  tcase_add_test (tc, test_rate_24_60);
+  tcase_add_test (tc, test_rate_ntsc);
+  tcase_add_test (tc, test_pan_half);
+  tcase_add_test (tc, test_missing_references);
+  tcase_add_test (tc, test_eos);
+  tcase_add_test (tc, test_flushing_seek);
+  tcase_add_test (tc, test_scene_cut_repeat);
+  tcase_add_test (tc, test_scene_cut_blend);
+  tcase_add_test (tc, test_caps);
+  tcase_add_test (tc, test_variable_rate);
+  tcase_add_test (tc, test_gap);
+  tcase_add_test (tc, test_caps_change);
+  return s;
+}
+
+GST_CHECK_MAIN (mvinterpolate);
