@@ -147,7 +147,7 @@ static void
 check_rate (gint in_n, gint in_d, gint out_n, gint out_d, guint n_in,
     guint expect_out)
 {
-  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+  GstHarness *h = make_harness ("gpumotionest backend=cpu references=-1,+1 ! "
       "mvinterpolate backend=cpu", in_n, in_d, out_n, out_d);
   guint k = 0, on_input = 0;
   GstBuffer *out;
@@ -219,7 +219,7 @@ GST_END_TEST;
  * shifted by 1.5 pans, exactly, away from the borders. */
 GST_START_TEST (test_pan_half)
 {
-  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+  GstHarness *h = make_harness ("gpumotionest backend=cpu references=-1,+1 ! "
       "mvinterpolate backend=cpu", 25, 1, 50, 1);
   GstBuffer *out = NULL, *expect;
   GstVideoInfo info;
@@ -268,7 +268,10 @@ GST_START_TEST (test_pan_half)
 
 GST_END_TEST;
 
-/* Pushes one frame through @launch with a bus; returns the error text. */
+/* Pushes frames through @launch with a bus; returns the error text.  The
+ * launches search on the CPU backend: it gives each frame out as it takes
+ * the next, so the error comes back from the push that causes it (a GPU
+ * backend holds several frames in flight, and the same bytes). */
 static gchar *
 error_of (const gchar * launch)
 {
@@ -301,7 +304,7 @@ error_of (const gchar * launch)
 GST_START_TEST (test_missing_references)
 {
   /* only the past field (gpumotionest's default list) */
-  gchar *text = error_of ("gpumotionest ! mvinterpolate");
+  gchar *text = error_of ("gpumotionest backend=cpu ! mvinterpolate");
 
   fail_unless (strstr (text, "references=-1,+1") != NULL, "%s", text);
   fail_unless (strstr (text, "ref_distance +1") != NULL, "%s", text);
@@ -319,7 +322,7 @@ GST_END_TEST;
  * copies of it, then EOS. */
 GST_START_TEST (test_eos)
 {
-  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+  GstHarness *h = make_harness ("gpumotionest backend=cpu references=-1,+1 ! "
       "mvinterpolate backend=cpu", 25, 1, 60, 1);
   GstBuffer *out, *last = make_frame (2 * PAN, 0, 0, 0);
   GstEvent *ev;
@@ -358,7 +361,7 @@ GST_END_TEST;
  * start. */
 GST_START_TEST (test_flushing_seek)
 {
-  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+  GstHarness *h = make_harness ("gpumotionest backend=cpu references=-1,+1 ! "
       "mvinterpolate backend=cpu", 25, 1, 50, 1);
   GstBuffer *out;
   GstSegment seg;
@@ -410,7 +413,7 @@ GST_END_TEST;
 static void
 run_cut (const gchar * cut_mode, GstBuffer * in[4], GstBuffer * out[16])
 {
-  gchar *launch = g_strdup_printf ("gpumotionest references=-1,+1 "
+  gchar *launch = g_strdup_printf ("gpumotionest backend=cpu references=-1,+1 "
       "summary=true ! mvinterpolate backend=cpu cut-mode=%s", cut_mode);
   GstHarness *h = make_harness (launch, 25, 1, 100, 1);
   guint i, n = 0;
@@ -507,7 +510,7 @@ GST_END_TEST;
  * lands on it. */
 GST_START_TEST (test_variable_rate)
 {
-  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+  GstHarness *h = make_harness ("gpumotionest backend=cpu references=-1,+1 ! "
       "mvinterpolate backend=cpu", 0, 1, 50, 1);
   static const guint ms[] = { 0, 30, 70, 100 };
   GstBuffer *in[4], *out;
@@ -546,7 +549,7 @@ GST_END_TEST;
  * made inside it, the frames after it start a new run. */
 GST_START_TEST (test_gap)
 {
-  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+  GstHarness *h = make_harness ("gpumotionest backend=cpu references=-1,+1 ! "
       "mvinterpolate backend=cpu", 25, 1, 50, 1);
   static const guint expect_ms[] = { 0, 20, 40, 60, 160, 180, 200, 220 };
   GstBuffer *out, *f1 = make_frame (PAN, 0, 0, 0);
@@ -580,7 +583,7 @@ GST_END_TEST;
  * (copies to its end), the stream goes on at the same output times. */
 GST_START_TEST (test_caps_change)
 {
-  GstHarness *h = make_harness ("gpumotionest references=-1,+1 ! "
+  GstHarness *h = make_harness ("gpumotionest backend=cpu references=-1,+1 ! "
       "mvinterpolate backend=cpu", 25, 1, 50, 1);
   GstBuffer *out, *f1 = make_frame (PAN, 0, 0, 0);
   gchar *caps;
