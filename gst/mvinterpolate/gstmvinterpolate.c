@@ -844,6 +844,19 @@ gst_mv_interpolate_sink_event (GstPad * pad, GstObject * parent,
   return gst_pad_event_default (pad, parent, event);
 }
 
+/* Either pad's caps: the other side's, the frame rate left free. */
+static gboolean
+answer_caps_query (GstMvInterpolate * self, GstPad * pad, GstQuery * query)
+{
+  GstCaps *filter, *caps;
+
+  gst_query_parse_caps (query, &filter);
+  caps = query_other_side (self, pad, filter);
+  gst_query_set_caps_result (query, caps);
+  gst_caps_unref (caps);
+  return TRUE;
+}
+
 static gboolean
 gst_mv_interpolate_sink_query (GstPad * pad, GstObject * parent,
     GstQuery * query)
@@ -851,15 +864,8 @@ gst_mv_interpolate_sink_query (GstPad * pad, GstObject * parent,
   GstMvInterpolate *self = GST_MV_INTERPOLATE (parent);
 
   switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_CAPS:{
-      GstCaps *filter, *caps;
-
-      gst_query_parse_caps (query, &filter);
-      caps = query_other_side (self, pad, filter);
-      gst_query_set_caps_result (query, caps);
-      gst_caps_unref (caps);
-      return TRUE;
-    }
+    case GST_QUERY_CAPS:
+      return answer_caps_query (self, pad, query);
     case GST_QUERY_ACCEPT_CAPS:{
       GstCaps *caps, *allowed;
       gboolean ok;
@@ -886,15 +892,8 @@ gst_mv_interpolate_src_query (GstPad * pad, GstObject * parent,
   GstMvInterpolate *self = GST_MV_INTERPOLATE (parent);
 
   switch (GST_QUERY_TYPE (query)) {
-    case GST_QUERY_CAPS:{
-      GstCaps *filter, *caps;
-
-      gst_query_parse_caps (query, &filter);
-      caps = query_other_side (self, pad, filter);
-      gst_query_set_caps_result (query, caps);
-      gst_caps_unref (caps);
-      return TRUE;
-    }
+    case GST_QUERY_CAPS:
+      return answer_caps_query (self, pad, query);
     case GST_QUERY_LATENCY:{
       gboolean live;
       GstClockTime min, max, frame = 0;
