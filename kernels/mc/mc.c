@@ -503,6 +503,21 @@ mc_interpolate_picture (const MCPicture * prev, const MCPicture * next,
     prev_field->cols, prev_field->rows, 0, fn
   };
 
+  unsigned sx, sy;
+  chroma_sub (prev->chroma, &sx, &sy);
+  if (impl->interpolate_plane) {
+    for (unsigned i = 0; ok && i < n; i++) {
+      MCGrid grid;
+      ok = plane_grid (&out->planes[i], next_field->block_w,
+          next_field->block_h, next_field->cols, next_field->rows,
+          i ? sx : 0, i ? sy : 0, &grid, error)
+          && impl->interpolate_plane (&prev->planes[i], &next->planes[i],
+          &out->planes[i], &sp, &sn, weights, next_field->cols, &grid,
+          i ? sx : 0, i ? sy : 0, opt, error);
+    }
+    goto done;
+  }
+
   /* The prediction from prev goes straight into out when out lies where
    * the implementation keeps its temporaries (always for the C reference;
    * for CUDA when out is device memory), and the blend is then done in
@@ -523,8 +538,6 @@ mc_interpolate_picture (const MCPicture * prev, const MCPicture * next,
     bopt.device = (MCDevice) (MC_DEVICE_INPUTS
         | (opt->device & MC_DEVICE_OUTPUT));
   }
-  unsigned sx, sy;
-  chroma_sub (prev->chroma, &sx, &sy);
   for (unsigned i = 0; ok && i < n; i++) {
     const MCPlane *o = &out->planes[i];
     MCPlane p1 = { temps.data[0], (ptrdiff_t) (o->width * bps), o->width,
@@ -543,6 +556,7 @@ mc_interpolate_picture (const MCPicture * prev, const MCPicture * next,
         next_field->block_w, next_field->block_h, next_field->cols,
         next_field->rows, i ? sx : 0, i ? sy : 0, &bopt, error);
   }
+done:
   temps_free (&temps);
   g_free (weights);
   g_free (fallback);

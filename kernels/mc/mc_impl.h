@@ -34,6 +34,17 @@ struct MCImpl {
   gboolean (*blend_plane) (const MCPlane * a, const MCPlane * b,
       MCPlane * out, const uint8_t * weights, size_t wstride,
       const MCGrid * grid, const MCOptions * opt, GError ** error);
+  /* Optional (NULL: mc.c composes it from the two above, through
+   * temporary planes): out = blend_plane (predict_plane (prev, from_prev),
+   * predict_plane (next, from_next), weights) in one pass, the same
+   * samples without the temporaries.  from_prev and from_next are the
+   * scaled fields of mc_interpolate_picture() (fallback blocks already
+   * zeroed), weights one per cell of `grid`, rows `wstride` apart. */
+  gboolean (*interpolate_plane) (const MCPlane * prev, const MCPlane * next,
+      MCPlane * out, const MCField * from_prev, const MCField * from_next,
+      const uint8_t * weights, size_t wstride, const MCGrid * grid,
+      unsigned sub_x, unsigned sub_y, const MCOptions * opt,
+      GError ** error);
 };
 
 #endif /* MC_IMPL_H */
