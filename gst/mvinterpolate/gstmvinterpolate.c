@@ -1,13 +1,15 @@
 /* mvinterpolate — motion-compensated frame-rate conversion.
  *
- * Input: frames in system memory, each with gpumotionest's two fields of
+ * Input: frames in system or CUDA memory, each with gpumotionest's two fields of
  * references=-1,+1 (frame n against n - 1 and against n + 1).  Output: the
  * frame rate downstream negotiates, frame k at segment.start + k * out
  * duration (computed from k, never accumulated).  An output time T between
  * input frames n - 1 (T0) and n (T1) is made by mc_interpolate_picture()
  * at t = (T - T0) / (T1 - T0); t = 0 is a plain copy of frame n - 1.  The
- * element holds one input frame (n - 1) until frame n arrives.  The rules
- * and their reasons are in docs/interpolation.md.
+ * element holds one input frame (n - 1) until frame n arrives.  Frames in
+ * CUDA memory (memory:CUDAMemory caps) stay there: the output comes from a
+ * CUDA pool of the frames' own context, made by the CUDA backend in place.
+ * The rules and their reasons are in docs/interpolation.md.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -20,6 +22,7 @@
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
 #include "mc.h"
+#include "gstmotionestcuda.h"
 #include "gstmvinterpolate.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
@@ -37,11 +40,24 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
 #define FORMATS "{ " FORMATS_8 " }"
 #endif
 
-#define SINK_CAPS GST_VIDEO_CAPS_MAKE (FORMATS) \
-    ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
-#define SRC_CAPS "video/x-raw, format = (string) " FORMATS \
-    ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ], " \
-    "framerate = (fraction) [ 1/2147483647, 2147483647/1 ]"
+#define SIZES ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
+#define SYSTEM_SINK_CAPS GST_VIDEO_CAPS_MAKE (FORMATS) SIZES
+#define SYSTEM_SRC_CAPS "video/x-raw, format = (string) " FORMATS SIZES \
+    ", framerate = (fraction) [ 1/2147483647, 2147483647/1 ]"
+/* Frames in CUDA memory first, as GStreamer's CUDA elements offer them:
+ * a decoder that can keep its frames on the GPU then does. */
+#if HAVE_GST_CUDA
+#define CUDA_SINK_CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES \
+    (GST_MOTION_EST_CAPS_FEATURE_CUDA, FORMATS) SIZES "; "
+#define CUDA_SRC_CAPS "video/x-raw(" GST_MOTION_EST_CAPS_FEATURE_CUDA "), " \
+    "format = (string) " FORMATS SIZES \
+    ", framerate = (fraction) [ 1/2147483647, 2147483647/1 ]; "
+#else
+#define CUDA_SINK_CAPS
+#define CUDA_SRC_CAPS
+#endif
+#define SINK_CAPS CUDA_SINK_CAPS SYSTEM_SINK_CAPS
+#define SRC_CAPS CUDA_SRC_CAPS SYSTEM_SRC_CAPS
 
 /* mc's largest denominator of t (mc.h: den 1 .. 65536). */
 #define MAX_DEN 65536
@@ -89,7 +105,12 @@ struct _GstMvInterpolate
   gboolean k_valid;             /* FALSE until a run's first frame sets k */
   gboolean discont;
   GstBufferPool *pool;
+  GstCaps *out_caps;            /* the output caps, for a new pool */
+  gboolean cuda_caps;           /* memory:CUDAMemory on both pads */
+  GstObject *cuda_ctx;          /* the frames' GstCudaContext (CUDA caps),
+                                 * under the object lock */
   const MCImpl *impl;
+  gboolean impl_is_cuda;
   gboolean impl_resolved;
   guint64 n_interpolated;
   guint64 n_fallback_blocks;
@@ -307,13 +328,59 @@ configure_pool (GstBufferPool * pool, GstCaps * caps, guint size, guint min,
       && gst_buffer_pool_set_active (pool, TRUE);
 }
 
+/* The frames' CUDA context, referenced (NULL: none). */
+static GstObject *
+cuda_ctx_ref (GstMvInterpolate * self)
+{
+  GstObject *ctx = NULL;
+
+  GST_OBJECT_LOCK (self);
+  if (self->cuda_ctx)
+    ctx = gst_object_ref (self->cuda_ctx);
+  GST_OBJECT_UNLOCK (self);
+  return ctx;
+}
+
+static void
+drop_pool (GstMvInterpolate * self)
+{
+  if (self->pool) {
+    gst_buffer_pool_set_active (self->pool, FALSE);
+    gst_object_unref (self->pool);
+    self->pool = NULL;
+  }
+}
+
+/* Frames in CUDA memory go out in a CUDA pool of the frames' context, so
+ * that the CUDA backend writes them in place and they are readable where
+ * the input frames were. */
+static gboolean
+setup_cuda_pool (GstMvInterpolate * self, GstCaps * caps)
+{
+  GstObject *ctx = cuda_ctx_ref (self);
+  GstBufferPool *pool = gst_motion_est_cuda_pool_new (ctx, caps,
+      self->out_info.size);
+
+  gst_clear_object (&ctx);
+  drop_pool (self);
+  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
+    gst_clear_object (&pool);
+    return FALSE;
+  }
+  self->pool = pool;
+  return TRUE;
+}
+
 static gboolean
 setup_pool (GstMvInterpolate * self, GstCaps * caps)
 {
-  GstQuery *query = gst_query_new_allocation (caps, TRUE);
+  GstQuery *query;
   GstBufferPool *pool = NULL;
   guint size = self->out_info.size, min = 2, max = 0;
 
+  if (self->cuda_caps)
+    return setup_cuda_pool (self, caps);
+  query = gst_query_new_allocation (caps, TRUE);
   if (gst_pad_peer_query (self->srcpad, query)
       && gst_query_get_n_allocation_pools (query) > 0) {
     guint psize;
@@ -322,12 +389,7 @@ setup_pool (GstMvInterpolate * self, GstCaps * caps)
     size = MAX (size, psize);
   }
   gst_query_unref (query);
-
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_object_unref (self->pool);
-    self->pool = NULL;
-  }
+  drop_pool (self);
 
   if (pool && !configure_pool (pool, caps, size, min, max)) {
     GST_DEBUG_OBJECT (self, "downstream's pool refused: one of our own");
@@ -386,6 +448,7 @@ resolve_backend (GstMvInterpolate * self, GError ** error)
   if (self->impl_resolved)
     return self->impl;
 
+  self->impl_is_cuda = FALSE;
   if (backend == GST_MV_INTERPOLATE_BACKEND_CPU) {
     self->impl = mc_impl_c ();
   } else {
@@ -394,6 +457,7 @@ resolve_backend (GstMvInterpolate * self, GError ** error)
 
     if (cuda) {
       self->impl = cuda;
+      self->impl_is_cuda = TRUE;
     } else if (backend == GST_MV_INTERPOLATE_BACKEND_CUDA) {
       g_propagate_error (error, err);
       return NULL;
@@ -404,8 +468,7 @@ resolve_backend (GstMvInterpolate * self, GError ** error)
       self->impl = mc_impl_c ();
     }
   }
-  GST_INFO_OBJECT (self, "backend: %s",
-      self->impl == mc_impl_c ()? "cpu" : "cuda");
+  GST_INFO_OBJECT (self, "backend: %s", self->impl_is_cuda ? "cuda" : "cpu");
   self->impl_resolved = TRUE;
   return self->impl;
 }
@@ -437,6 +500,104 @@ field_from_meta (const GstMotionVectorMeta * meta, gint shape, MCField * f)
   f->cells = gst_motion_vector_meta_get_grid (meta, shape, &f->cols, &f->rows);
 }
 
+/* How the pair is made: motion from both fields (their shape in *shape),
+ * or the cut mode when the fields do not join the two frames or the
+ * summary says the scene changed. */
+static MCInterpMode
+choose_mode (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next,
+    gint * shape)
+{
+  GstMotionVectorMeta *next_meta =
+      gst_buffer_get_motion_vector_meta_for_reference (next, -1);
+  GstMotionVectorMeta *prev_meta =
+      gst_buffer_get_motion_vector_meta_for_reference (prev, +1);
+  GstMotionVectorSummary s;
+  MCInterpMode mode = MC_INTERP_MOTION;
+
+  *shape = -1;
+  /* Motion needs both fields, each against the other frame of the pair
+   * (a frame dropped in between, a discontinuity or the first frame
+   * leave none); otherwise the pair is treated as a cut. */
+  if ((next_meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE)
+      || (prev_meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE)
+      || next_meta->ref_pts != GST_BUFFER_PTS (prev)
+      || prev_meta->ref_pts != GST_BUFFER_PTS (next)
+      || (*shape = common_shape (next_meta, prev_meta)) < 0) {
+    GST_DEBUG_OBJECT (self, "no motion between %" GST_TIME_FORMAT
+        " and %" GST_TIME_FORMAT ": cut mode",
+        GST_TIME_ARGS (GST_BUFFER_PTS (prev)),
+        GST_TIME_ARGS (GST_BUFFER_PTS (next)));
+    mode = MC_INTERP_REPEAT;
+  } else if (gst_motion_vector_meta_get_summary (next_meta, &s)
+      && !(s.flags & GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE)
+      && gst_motion_vector_summary_is_scene_change (&s, -1)) {
+    GST_DEBUG_OBJECT (self, "scene cut at %" GST_TIME_FORMAT,
+        GST_TIME_ARGS (GST_BUFFER_PTS (next)));
+    mode = MC_INTERP_REPEAT;
+  }
+  if (mode == MC_INTERP_REPEAT) {
+    GST_OBJECT_LOCK (self);
+    if (self->cut_mode == GST_MV_INTERPOLATE_CUT_BLEND)
+      mode = MC_INTERP_BLEND;
+    GST_OBJECT_UNLOCK (self);
+  }
+  return mode;
+}
+
+/* The three frames of one output picture, mapped where the backend reads
+ * them: device pointers for CUDA memory of the session's context when the
+ * backend is CUDA, host pointers otherwise (GstCudaMemory then copies). */
+typedef struct {
+  GstVideoFrame prev, next, out;
+  gboolean have_prev, have_next, have_out;
+  MCDevice device;
+} Frames;
+
+static void
+frames_unmap (Frames * f)
+{
+  if (f->have_next)
+    gst_video_frame_unmap (&f->next);
+  if (f->have_prev)
+    gst_video_frame_unmap (&f->prev);
+  if (f->have_out)
+    gst_video_frame_unmap (&f->out);
+  f->have_prev = f->have_next = f->have_out = FALSE;
+}
+
+static gboolean
+frames_map (GstMvInterpolate * self, Frames * f, GstBuffer * prev,
+    GstBuffer * next, GstBuffer * out, GstObject * ctx, gboolean on_device)
+{
+  GstMapFlags pflags = 0, nflags = 0, oflags = 0;
+
+  memset (f, 0, sizeof (*f));
+  if (on_device) {
+    pflags = gst_motion_est_cuda_map_flags (prev, ctx);
+    nflags = gst_motion_est_cuda_map_flags (next, ctx);
+    oflags = gst_motion_est_cuda_map_flags (out, ctx);
+    /* both inputs where the backend reads them, or neither */
+    if (!pflags || !nflags)
+      pflags = nflags = 0;
+  }
+  f->device = (MCDevice) ((pflags ? MC_DEVICE_INPUTS : 0)
+      | (oflags ? MC_DEVICE_OUTPUT : 0));
+  f->have_out = gst_video_frame_map (&f->out, &self->out_info, out,
+      GST_MAP_WRITE | oflags);
+  f->have_prev = f->have_out && gst_video_frame_map (&f->prev,
+      &self->in_info, prev, GST_MAP_READ | pflags);
+  f->have_next = f->have_prev && gst_video_frame_map (&f->next,
+      &self->in_info, next, GST_MAP_READ | nflags);
+  if (!f->have_next) {
+    frames_unmap (f);
+    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
+        ("could not map the %s frame", f->have_prev ? "next input"
+            : f->have_out ? "previous input" : "output"));
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* Makes and pushes output frame k at T between @prev (T0) and @next (T1;
  * NULL: none, a copy of @prev whatever t). */
 static GstFlowReturn
@@ -445,14 +606,23 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
   GstClockTime T = out_time (self, self->k);
   GstClockTime T0 = GST_BUFFER_PTS (prev);
   GstBuffer *out = NULL;
-  GstVideoFrame of, pf, nf;
+  GstObject *ctx = NULL;
+  MCInterpMode mode = MC_INTERP_REPEAT;
+  MCPicture pp, np, op;
+  MCField nfield, pfield;
+  MCOptions opt;
+  Frames f;
+  GError *err = NULL;
   GstFlowReturn ret;
+  unsigned n_fallback = 0;
   int num = 0, den = 1;
+  gint shape = -1;
+  gboolean ok, on_device;
 
   if (next) {
-    GstClockTime T1 = GST_BUFFER_PTS (next);
-
-    time_fraction (T - T0, T1 - T0, &num, &den);
+    time_fraction (T - T0, GST_BUFFER_PTS (next) - T0, &num, &den);
+    if (num > 0)
+      mode = choose_mode (self, prev, next, &shape);
   }
 
   if (!self->pool)
@@ -461,114 +631,66 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
   if (ret != GST_FLOW_OK)
     return ret;
 
-  if (!gst_video_frame_map (&of, &self->out_info, out, GST_MAP_WRITE)) {
+  mc_options_init (&opt);
+  GST_OBJECT_LOCK (self);
+  opt.threads = self->threads;
+  GST_OBJECT_UNLOCK (self);
+  ctx = cuda_ctx_ref (self);
+  /* the backend's first look at the device, too, in the frames' context */
+  if (!gst_motion_est_cuda_push (ctx)) {
+    gst_clear_object (&ctx);
     gst_buffer_unref (out);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("could not map an output buffer"));
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("could not make the frames' CUDA context current"));
     return GST_FLOW_ERROR;
   }
-  if (!gst_video_frame_map (&pf, &self->in_info, prev, GST_MAP_READ)) {
-    gst_video_frame_unmap (&of);
-    gst_buffer_unref (out);
-    GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-        ("could not map an input frame"));
-    return GST_FLOW_ERROR;
+  opt.impl = resolve_backend (self, &err);
+  on_device = opt.impl && self->impl_is_cuda && ctx;
+  ok = opt.impl && frames_map (self, &f, prev, next ? next : prev, out, ctx,
+      on_device);
+  if (!opt.impl) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
+        ("backend=cuda: %s", err ? err->message : "CUDA unusable"), (NULL));
+    g_clear_error (&err);
   }
-
-  if (num == 0) {
-    gst_video_frame_copy (&of, &pf);
-  } else {
-    GstMotionVectorMeta *next_meta =
-        gst_buffer_get_motion_vector_meta_for_reference (next, -1);
-    GstMotionVectorMeta *prev_meta =
-        gst_buffer_get_motion_vector_meta_for_reference (prev, +1);
-    MCInterpMode mode = MC_INTERP_MOTION;
-    MCPicture pp, np, op;
-    MCField nfield, pfield;
-    MCOptions opt;
-    GstMotionVectorSummary s;
-    GError *err = NULL;
-    unsigned n_fallback = 0;
-    gint shape = -1;
-    gboolean ok;
-
-    /* Motion needs both fields, each against the other frame of the pair
-     * (a frame dropped in between, a discontinuity or the first frame
-     * leave none); otherwise the pair is treated as a cut. */
-    if ((next_meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE)
-        || (prev_meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE)
-        || next_meta->ref_pts != T0
-        || prev_meta->ref_pts != GST_BUFFER_PTS (next)
-        || (shape = common_shape (next_meta, prev_meta)) < 0) {
-      GST_DEBUG_OBJECT (self, "no motion between %" GST_TIME_FORMAT
-          " and %" GST_TIME_FORMAT ": cut mode", GST_TIME_ARGS (T0),
-          GST_TIME_ARGS (GST_BUFFER_PTS (next)));
-      mode = MC_INTERP_REPEAT;
-    } else if (gst_motion_vector_meta_get_summary (next_meta, &s)
-        && !(s.flags & GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE)
-        && gst_motion_vector_summary_is_scene_change (&s, -1)) {
-      GST_DEBUG_OBJECT (self, "scene cut at %" GST_TIME_FORMAT,
-          GST_TIME_ARGS (GST_BUFFER_PTS (next)));
-      mode = MC_INTERP_REPEAT;
-    }
-    if (mode == MC_INTERP_REPEAT) {
-      GST_OBJECT_LOCK (self);
-      if (self->cut_mode == GST_MV_INTERPOLATE_CUT_BLEND)
-        mode = MC_INTERP_BLEND;
-      GST_OBJECT_UNLOCK (self);
-    }
-
-    mc_options_init (&opt);
-    GST_OBJECT_LOCK (self);
-    opt.threads = self->threads;
-    GST_OBJECT_UNLOCK (self);
-    opt.impl = resolve_backend (self, &err);
-    if (!opt.impl) {
-      gst_video_frame_unmap (&pf);
-      gst_video_frame_unmap (&of);
-      gst_buffer_unref (out);
-      GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
-          ("backend=cuda: %s", err ? err->message : "CUDA unusable"), (NULL));
-      g_clear_error (&err);
-      return GST_FLOW_ERROR;
-    }
-
-    if (!gst_video_frame_map (&nf, &self->in_info, next, GST_MAP_READ)) {
-      gst_video_frame_unmap (&pf);
-      gst_video_frame_unmap (&of);
-      gst_buffer_unref (out);
-      GST_ELEMENT_ERROR (self, STREAM, FAILED, (NULL),
-          ("could not map an input frame"));
-      return GST_FLOW_ERROR;
-    }
-    picture_from_frame (&pf, &pp);
-    picture_from_frame (&nf, &np);
-    picture_from_frame (&of, &op);
+  if (ok && num == 0 && !f.device) {
+    gst_video_frame_copy (&f.out, &f.prev);
+  } else if (ok) {
+    /* On the device a copy is the repeat of prev (t = 0): every sample
+     * of prev, without the frames leaving the GPU. */
+    picture_from_frame (&f.prev, &pp);
+    picture_from_frame (&f.next, &np);
+    picture_from_frame (&f.out, &op);
     if (mode == MC_INTERP_MOTION) {
-      field_from_meta (next_meta, shape, &nfield);
-      field_from_meta (prev_meta, shape, &pfield);
+      field_from_meta (gst_buffer_get_motion_vector_meta_for_reference
+          (next, -1), shape, &nfield);
+      field_from_meta (gst_buffer_get_motion_vector_meta_for_reference
+          (prev, +1), shape, &pfield);
     }
+    opt.device = f.device;
     ok = mc_interpolate_picture (&pp, &np, &op,
         mode == MC_INTERP_MOTION ? &nfield : NULL,
         mode == MC_INTERP_MOTION ? &pfield : NULL, num, den, mode, &opt,
         &n_fallback, &err);
-    gst_video_frame_unmap (&nf);
     if (!ok) {
-      gst_video_frame_unmap (&pf);
-      gst_video_frame_unmap (&of);
-      gst_buffer_unref (out);
       GST_ELEMENT_ERROR (self, STREAM, FAILED,
           ("Interpolation failed: %s", err ? err->message : "?"), (NULL));
       g_clear_error (&err);
-      return GST_FLOW_ERROR;
+    } else if (num > 0) {
+      self->n_interpolated++;
+      self->n_fallback_blocks += n_fallback;
+      GST_LOG_OBJECT (self, "t = %d/%d, mode %d, %u fallback blocks", num,
+          den, mode, n_fallback);
     }
-    self->n_interpolated++;
-    self->n_fallback_blocks += n_fallback;
-    GST_LOG_OBJECT (self, "t = %d/%d, mode %d, %u fallback blocks", num, den,
-        mode, n_fallback);
   }
-  gst_video_frame_unmap (&pf);
-  gst_video_frame_unmap (&of);
+  if (opt.impl && (ok || f.have_out))
+    frames_unmap (&f);
+  gst_motion_est_cuda_pop (ctx);
+  gst_clear_object (&ctx);
+  if (!ok) {
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
 
   GST_BUFFER_PTS (out) = T;
   GST_BUFFER_DTS (out) = GST_CLOCK_TIME_NONE;
@@ -674,6 +796,30 @@ check_meta (GstMvInterpolate * self, GstBuffer * buf, gint distance)
   return TRUE;
 }
 
+/* Frames in CUDA memory of another context than ours (a decoder that
+ * opened its own): work in theirs from now on, so that the backend reads
+ * them in place and the output pool is theirs.  The held frame, if any,
+ * is read from host memory through its own map until it is replaced. */
+static gboolean
+follow_frames_context (GstMvInterpolate * self, GstBuffer * buf)
+{
+  GstObject *ctx = cuda_ctx_ref (self);
+  gboolean follow = gst_motion_est_cuda_should_follow (buf, ctx, -1);
+
+  gst_clear_object (&ctx);
+  if (!follow)
+    return TRUE;
+  if (!gst_motion_est_cuda_ensure_context (GST_ELEMENT (self), -1, buf,
+          &self->cuda_ctx) || !setup_cuda_pool (self, self->out_caps)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("could not move to the CUDA context of the frames"));
+    return FALSE;
+  }
+  /* the backend's state belongs to a context: look again */
+  self->impl_resolved = FALSE;
+  return TRUE;
+}
+
 static GstFlowReturn
 gst_mv_interpolate_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
 {
@@ -702,6 +848,10 @@ gst_mv_interpolate_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
+  if (self->cuda_caps && !follow_frames_context (self, buf)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
   if (self->prev && GST_BUFFER_PTS (buf) <= GST_BUFFER_PTS (self->prev)) {
     GST_ELEMENT_ERROR (self, STREAM, FAILED,
         ("Timestamps must increase: %" GST_TIME_FORMAT " after %"
@@ -720,13 +870,24 @@ set_caps (GstMvInterpolate * self, GstCaps * caps)
   GstCaps *want, *peer, *out;
   GstStructure *s;
   gint in_n, in_d, n, d;
+  gboolean cuda;
 
   if (!gst_video_info_from_caps (&info, caps))
     return FALSE;
   /* the same caps again: nothing to restart */
-  if (self->have_caps && self->pool && gst_video_info_is_equal (&info,
-          &self->in_info))
+  cuda = gst_motion_est_cuda_caps_are_cuda (caps);
+  if (self->have_caps && self->pool && cuda == self->cuda_caps
+      && gst_video_info_is_equal (&info, &self->in_info))
     return TRUE;
+  /* the context the pool and the backend work in: the pipeline's (a
+   * decoder's, through GstContext), else a new one; the frames' own when
+   * they arrive in another */
+  if (cuda && !gst_motion_est_cuda_ensure_context (GST_ELEMENT (self), -1,
+          NULL, &self->cuda_ctx)) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("frames in CUDA memory, but no CUDA context could be opened"));
+    return FALSE;
+  }
   in_n = GST_VIDEO_INFO_FPS_N (&info);
   in_d = GST_VIDEO_INFO_FPS_D (&info);
 
@@ -767,6 +928,8 @@ set_caps (GstMvInterpolate * self, GstCaps * caps)
   }
   reset (self);
   self->in_info = info;
+  self->cuda_caps = cuda;
+  gst_caps_replace (&self->out_caps, out);
   gst_video_info_from_caps (&self->out_info, out);
   GST_OBJECT_LOCK (self);
   self->in_fps_n = in_n;
@@ -880,6 +1043,14 @@ gst_mv_interpolate_sink_query (GstPad * pad, GstObject * parent,
     case GST_QUERY_ALLOCATION:
       /* frames are only read: upstream allocates its own */
       return FALSE;
+    case GST_QUERY_CONTEXT:{
+      GstObject *ctx = cuda_ctx_ref (self);
+      gboolean ok = gst_motion_est_cuda_query_context (GST_ELEMENT (self),
+          query, ctx);
+
+      gst_clear_object (&ctx);
+      return ok || gst_pad_query_default (pad, parent, query);
+    }
     default:
       return gst_pad_query_default (pad, parent, query);
   }
@@ -915,6 +1086,14 @@ gst_mv_interpolate_src_query (GstPad * pad, GstObject * parent,
       gst_query_set_latency (query, live, min, max);
       return TRUE;
     }
+    case GST_QUERY_CONTEXT:{
+      GstObject *ctx = cuda_ctx_ref (self);
+      gboolean ok = gst_motion_est_cuda_query_context (GST_ELEMENT (self),
+          query, ctx);
+
+      gst_clear_object (&ctx);
+      return ok || gst_pad_query_default (pad, parent, query);
+    }
     default:
       return gst_pad_query_default (pad, parent, query);
   }
@@ -945,13 +1124,27 @@ gst_mv_interpolate_change_state (GstElement * element,
         self->n_fallback_blocks);
     reset (self);
     self->have_caps = FALSE;
-    if (self->pool) {
-      gst_buffer_pool_set_active (self->pool, FALSE);
-      gst_object_unref (self->pool);
-      self->pool = NULL;
-    }
+    self->cuda_caps = FALSE;
+    drop_pool (self);
+    gst_caps_replace (&self->out_caps, NULL);
+  }
+  if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
+    GST_OBJECT_LOCK (self);
+    gst_clear_object (&self->cuda_ctx);
+    GST_OBJECT_UNLOCK (self);
   }
   return ret;
+}
+
+/* A CUDA context offered by the pipeline (a decoder's): ours from now
+ * on, so that both work in one. */
+static void
+gst_mv_interpolate_set_context (GstElement * element, GstContext * context)
+{
+  GstMvInterpolate *self = GST_MV_INTERPOLATE (element);
+
+  gst_motion_est_cuda_set_context (element, context, -1, &self->cuda_ctx);
+  GST_ELEMENT_CLASS (parent_class)->set_context (element, context);
 }
 
 static void
@@ -1011,6 +1204,8 @@ gst_mv_interpolate_finalize (GObject * object)
   gst_buffer_replace (&self->prev, NULL);
   if (self->pool)
     gst_object_unref (self->pool);
+  gst_caps_replace (&self->out_caps, NULL);
+  gst_clear_object (&self->cuda_ctx);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
 
@@ -1050,6 +1245,7 @@ gst_mv_interpolate_class_init (GstMvInterpolateClass * klass)
       "motion-vector metas (gpumotionest references=-1,+1)",
       "gpumotionest developers");
   element_class->change_state = gst_mv_interpolate_change_state;
+  element_class->set_context = gst_mv_interpolate_set_context;
 
   gst_type_mark_as_plugin_api (gst_mv_interpolate_backend_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_mv_interpolate_cut_mode_get_type (), 0);

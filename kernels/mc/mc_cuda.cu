@@ -69,9 +69,27 @@ mc_blend_kernel (MCSPlane a, MCSPlane b, uint8_t *out, ptrdiff_t out_stride,
           weights, g, x, y, obmc));
 }
 
+/* Both predictions and the blend of one output sample in one thread: no
+ * temporary planes between the steps. */
+template <int BPS>
+__global__ void
+mc_interpolate_kernel (MCSPlane prev, MCSPlane next, uint8_t *out,
+    ptrdiff_t out_stride, int out_shift, const GstMotionVectorCell *from_prev,
+    const GstMotionVectorCell *from_next, const uint8_t *weights, MCSGrid g,
+    int sub_x, int sub_y, int obmc)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= prev.width || y >= prev.height)
+    return;
+  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_interpolate (prev,
+          next, BPS, from_prev, from_next, weights, g, x, y, sub_x, sub_y,
+          obmc));
+}
+
 /* ---- the calling thread's stream and buffers --------------------------- */
 
-enum { BUF_A, BUF_B, BUF_OUT, BUF_CELLS, BUF_WEIGHTS, N_BUFS };
+enum { BUF_A, BUF_B, BUF_OUT, BUF_CELLS, BUF_CELLS_B, BUF_WEIGHTS, N_BUFS };
 
 typedef struct {
   int device;
@@ -313,11 +331,74 @@ blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
       && finish (stream, error);
 }
 
+/* The cells of the blocks `grid` uses, rows packed, into buffer `buf`. */
+static const GstMotionVectorCell *
+upload_field (ThreadState *st, cudaStream_t stream, const MCField *field,
+    const MCGrid *grid, int buf, GError **error)
+{
+  const size_t fstride = field->stride ? field->stride : field->cols;
+  const size_t cell = sizeof (GstMotionVectorCell);
+  void *cells = get_buf (st, buf, cell * grid->ncols * grid->nrows, error);
+  if (!cells)
+    return NULL;
+  if (!check (cudaMemcpy2DAsync (cells, cell * grid->ncols, field->cells,
+              cell * fstride, cell * grid->ncols, grid->nrows,
+              cudaMemcpyHostToDevice, stream), "upload of a field", error))
+    return NULL;
+  return (const GstMotionVectorCell *) cells;
+}
+
+static gboolean
+interpolate_plane_cuda (const MCPlane *prev, const MCPlane *next,
+    MCPlane *out, const MCField *from_prev, const MCField *from_next,
+    const uint8_t *weights, size_t wstride, const MCGrid *grid,
+    unsigned sub_x, unsigned sub_y, const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  MCSPlane dp, dn, dout;
+  const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
+  const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
+  if (!dev_plane (st, stream, prev, din, BUF_A, TRUE, &dp, error)
+      || !dev_plane (st, stream, next, din, BUF_B, TRUE, &dn, error)
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, FALSE, &dout, error))
+    return FALSE;
+  const GstMotionVectorCell *cp = upload_field (st, stream, from_prev, grid,
+      BUF_CELLS, error);
+  const GstMotionVectorCell *cn = cp ? upload_field (st, stream, from_next,
+      grid, BUF_CELLS_B, error) : NULL;
+  if (!cn)
+    return FALSE;
+  void *w = get_buf (st, BUF_WEIGHTS, (size_t) grid->ncols * grid->nrows,
+      error);
+  if (!w)
+    return FALSE;
+  CHECK (cudaMemcpy2DAsync (w, grid->ncols, weights, wstride, grid->ncols,
+          grid->nrows, cudaMemcpyHostToDevice, stream),
+      "upload of the weights");
+  if (prev->depth > 8)
+    mc_interpolate_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (dp, dn, (uint8_t *) dout.data, dout.stride, dout.shift, cp, cn,
+        (const uint8_t *) w, dev_grid (grid), (int) sub_x, (int) sub_y,
+        opt->obmc ? 1 : 0);
+  else
+    mc_interpolate_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (dp, dn, (uint8_t *) dout.data, dout.stride, dout.shift, cp, cn,
+        (const uint8_t *) w, dev_grid (grid), (int) sub_x, (int) sub_y,
+        opt->obmc ? 1 : 0);
+  CHECK (cudaGetLastError (), "launch of the interpolation kernel");
+  return download (stream, out, dout_dev, &dout, error)
+      && finish (stream, error);
+}
+
 const MCImpl *
 mc_impl_cuda (GError **error)
 {
   static const MCImpl impl = { "cuda", TRUE, predict_plane_cuda,
-    blend_plane_cuda };
+    blend_plane_cuda, interpolate_plane_cuda };
   int count = 0, device = 0;
   cudaError_t e = cudaGetDeviceCount (&count);
   if (e != cudaSuccess || count == 0) {

@@ -141,10 +141,10 @@ mc_s_predict (MCSPlane ref, int bps, const GstMotionVectorCell *cells,
   return mc_obmc_round (acc);
 }
 
-/* Output sample (x, y) of mc_blend_plane(). */
+/* The weight (mc_blend_weight()) of the first input at sample (x, y) of
+ * mc_blend_plane(): the block weights spread over the windows. */
 ME_INLINE int
-mc_s_blend (MCSPlane a, MCSPlane b, int bps, const uint8_t *weights,
-    MCSGrid g, int x, int y, int obmc)
+mc_s_blend_weight (const uint8_t *weights, MCSGrid g, int x, int y, int obmc)
 {
   const int c = x / g.bw, r = y / g.bh;
   const int i = x - c * g.bw, j = y - r * g.bh;
@@ -161,8 +161,32 @@ mc_s_blend (MCSPlane a, MCSPlane b, int bps, const uint8_t *weights,
           * g.ncols + c + dx - 1];
     }
   }
+  return mc_blend_weight (acc);
+}
+
+/* Output sample (x, y) of mc_blend_plane(). */
+ME_INLINE int
+mc_s_blend (MCSPlane a, MCSPlane b, int bps, const uint8_t *weights,
+    MCSGrid g, int x, int y, int obmc)
+{
   return mc_blend_sample (mc_s_read (a, bps, x, y), mc_s_read (b, bps, x, y),
-      mc_blend_weight (acc));
+      mc_s_blend_weight (weights, g, x, y, obmc));
+}
+
+/* Output sample (x, y) of an interpolated plane: prev predicted with
+ * from_prev and next with from_next, blended by the weights, as
+ * mc_interpolate_picture() composes the three steps (each prediction is
+ * a sample of the plane's depth before the blend, as it would be in the
+ * temporary plane). */
+ME_INLINE int
+mc_s_interpolate (MCSPlane prev, MCSPlane next, int bps,
+    const GstMotionVectorCell *from_prev, const GstMotionVectorCell *from_next,
+    const uint8_t *weights, MCSGrid g, int x, int y, int sub_x, int sub_y,
+    int obmc)
+{
+  return mc_blend_sample (mc_s_predict (prev, bps, from_prev, g, x, y, sub_x,
+          sub_y, obmc), mc_s_predict (next, bps, from_next, g, x, y, sub_x,
+          sub_y, obmc), mc_s_blend_weight (weights, g, x, y, obmc));
 }
 
 #endif /* MC_CUDA_SAMPLE_H */

@@ -842,8 +842,49 @@ host_blend (const MCPlane * a, const MCPlane * b, MCPlane * out,
   return TRUE;
 }
 
+/* cells of the grid's blocks, rows packed, as the CUDA side uploads them */
+static GstMotionVectorCell *
+packed_cells (const MCField * field, const MCGrid * grid)
+{
+  const size_t fstride = field->stride ? field->stride : field->cols;
+  GstMotionVectorCell *cells = g_new (GstMotionVectorCell,
+      (size_t) grid->ncols * grid->nrows);
+  for (unsigned r = 0; r < grid->nrows; r++)
+    memcpy (cells + (size_t) r * grid->ncols, field->cells + r * fstride,
+        grid->ncols * sizeof *cells);
+  return cells;
+}
+
+static gboolean
+host_interpolate (const MCPlane * prev, const MCPlane * next, MCPlane * out,
+    const MCField * from_prev, const MCField * from_next,
+    const uint8_t * weights, size_t wstride, const MCGrid * grid,
+    unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
+{
+  (void) error;
+  GstMotionVectorCell *cp = packed_cells (from_prev, grid);
+  GstMotionVectorCell *cn = packed_cells (from_next, grid);
+  guint8 *w = g_new (guint8, (size_t) grid->ncols * grid->nrows);
+  for (unsigned r = 0; r < grid->nrows; r++)
+    memcpy (w + (size_t) r * grid->ncols, weights + r * wstride,
+        grid->ncols);
+  const int bps = prev->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, bps, (int) out->shift, (int) x,
+          (int) y, mc_s_interpolate (splane (prev), splane (next), bps, cp,
+              cn, w, sgrid (grid), (int) x, (int) y, (int) sub_x,
+              (int) sub_y, opt->obmc));
+  g_free (w);
+  g_free (cn);
+  g_free (cp);
+  return TRUE;
+}
+
+/* The kernels' per-sample code run on the host: predict and blend as the
+ * separate kernels run them, interpolation as the fused kernel does. */
 static const MCImpl host_sample_impl = { "cuda-sample-on-host", FALSE,
-  host_predict, host_blend
+  host_predict, host_blend, host_interpolate
 };
 
 /* ---- the groups ---------------------------------------------------------- */

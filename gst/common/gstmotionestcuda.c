@@ -1,4 +1,4 @@
-/* gpumotionest — the element's side of GStreamer's CUDA library (see
+/* gpumotionest — the elements' side of GStreamer's CUDA library (see
  * gstmotionestcuda.h).
  *
  * GStreamer's CUDA elements (nvh264dec, cudaupload, cudaconvert) each hold
@@ -18,8 +18,23 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gst/cuda/gstcudabufferpool.h>
 
-GST_DEBUG_CATEGORY_EXTERN (gst_gpu_motion_est_debug);
-#define GST_CAT_DEFAULT gst_gpu_motion_est_debug
+/* One category for every element of the project that shares CUDA
+ * contexts (gpumotionest, mvinterpolate), made on first use. */
+GST_DEBUG_CATEGORY_STATIC (gst_motion_est_cuda_debug);
+#define GST_CAT_DEFAULT motion_est_cuda_category ()
+
+static GstDebugCategory *
+motion_est_cuda_category (void)
+{
+  static gsize once = 0;
+
+  if (g_once_init_enter (&once)) {
+    GST_DEBUG_CATEGORY_INIT (gst_motion_est_cuda_debug, "motionestcuda", 0,
+        "CUDA contexts and memory shared with the pipeline");
+    g_once_init_leave (&once, 1);
+  }
+  return gst_motion_est_cuda_debug;
+}
 
 gboolean
 gst_motion_est_cuda_available (void)

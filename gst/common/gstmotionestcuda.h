@@ -1,6 +1,6 @@
-/* gpumotionest — the element's side of GStreamer's CUDA library: one
+/* gpumotionest — the elements' side of GStreamer's CUDA library: one
  * GstCudaContext shared with the pipeline's other CUDA elements, and frames
- * that arrive in CUDA memory.
+ * that arrive in CUDA memory.  gpumotionest and mvinterpolate use it.
  *
  * Every function here is a no-op (or says "no") when the build has no
  * gstreamer-cuda-1.0, so the element calls them unconditionally.  The

@@ -1,0 +1,289 @@
+/* mvinterpolate — frames that arrive, and leave, in CUDA memory.
+ *
+ * The same moving picture is converted to another rate through
+ *   videotestsrc ! gpumotionest backend=cpu ! mvinterpolate backend=cpu
+ *       ! appsink                                            (reference)
+ *   videotestsrc ! cudaupload ! gpumotionest backend=cuda
+ *       ! mvinterpolate backend=B ! appsink
+ * for B = cuda (the frames are read and written on the GPU) and B = cpu
+ * (each frame downloaded and uploaded by its map), for several formats,
+ * sizes and rates.  Every output frame must equal the reference's, sample
+ * for sample, at the same time; every output buffer must be CUDA memory;
+ * and mvinterpolate must work in cudaupload's CUDA context.
+ *
+ * Exits 77 (skip) without GStreamer's CUDA elements or a GPU.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <string.h>
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/video/video.h>
+
+#define CUDA_CONTEXT_TYPE "gst.cuda.context"
+#define CUDA_MEMORY_TYPE "gst.cuda.memory"
+
+typedef struct {
+  GPtrArray *frames;            /* GBytes: every output frame's samples */
+  GArray *pts;
+  guint cuda_buffers;           /* buffers that left in CUDA memory */
+  GObject *interp_context;      /* mvinterpolate's and cudaupload's */
+  GObject *upload_context;
+} Run;
+
+static void
+run_clear (Run * r)
+{
+  g_clear_pointer (&r->frames, g_ptr_array_unref);
+  g_clear_pointer (&r->pts, g_array_unref);
+  g_clear_object (&r->interp_context);
+  g_clear_object (&r->upload_context);
+}
+
+/* The CUDA context an element answers a CONTEXT query with on `pad`. */
+static GObject *
+pad_cuda_context (GstElement * element, const gchar * pad_name)
+{
+  GstPad *pad = gst_element_get_static_pad (element, pad_name);
+  GstQuery *q = gst_query_new_context (CUDA_CONTEXT_TYPE);
+  GObject *obj = NULL;
+
+  if (gst_pad_query (pad, q)) {
+    GstContext *ctx = NULL;
+    gst_query_parse_context (q, &ctx);
+    if (ctx) {
+      const GValue *v = gst_structure_get_value (gst_context_get_structure
+          (ctx), CUDA_CONTEXT_TYPE);
+      if (v && G_VALUE_HOLDS_OBJECT (v))
+        obj = g_value_dup_object (v);
+    }
+  }
+  gst_query_unref (q);
+  gst_object_unref (pad);
+  return obj;
+}
+
+/* The visible samples of a frame, plane by plane, row by row. */
+static GBytes *
+frame_samples (GstSample * sample)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  GByteArray *out = g_byte_array_new ();
+
+  if (!gst_video_info_from_caps (&info, gst_sample_get_caps (sample))
+      || !gst_video_frame_map (&f, &info, gst_sample_get_buffer (sample),
+          GST_MAP_READ))
+    return g_byte_array_free_to_bytes (out);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES (&f); p++) {
+    const guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (&f, p);
+    const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE (&f, p);
+    gint comp[GST_VIDEO_MAX_COMPONENTS];
+    gst_video_format_info_component (info.finfo, p, comp);
+    const gint rows = GST_VIDEO_FRAME_COMP_HEIGHT (&f, comp[0]);
+    /* the plane's row: its first component's samples times their
+     * spacing (two components interleaved: both) */
+    const gint row_bytes = GST_VIDEO_FRAME_COMP_WIDTH (&f, comp[0])
+        * GST_VIDEO_FRAME_COMP_PSTRIDE (&f, comp[0]);
+    for (gint y = 0; y < rows; y++)
+      g_byte_array_append (out, d + (gsize) y * stride, row_bytes);
+  }
+  gst_video_frame_unmap (&f);
+  return g_byte_array_free_to_bytes (out);
+}
+
+static gboolean
+run_pipeline (const gchar * format, guint w, guint h, guint in_fps,
+    guint out_fps, gboolean cuda, const gchar * backend, Run * r)
+{
+  g_autoptr (GError) err = NULL;
+  const gchar *feature = cuda ? "(memory:CUDAMemory)" : "";
+  gchar *desc = g_strdup_printf ("videotestsrc pattern=smpte "
+      "horizontal-speed=5 num-buffers=12 ! video/x-raw,format=%s,width=%u,"
+      "height=%u,framerate=%u/1 %s ! gpumotionest backend=%s "
+      "references=-1,+1 summary=true subpel=quarter ! "
+      "mvinterpolate name=mi backend=%s ! video/x-raw%s,framerate=%u/1 ! "
+      "appsink name=sink sync=false", format, w, h, in_fps,
+      cuda ? "! cudaupload name=up ! video/x-raw(memory:CUDAMemory)" : "",
+      cuda ? "cuda" : "cpu", backend, feature, out_fps);
+  GstElement *pipe = gst_parse_launch (desc, &err);
+  GstElement *sink, *mi, *up;
+  GstSample *sample;
+  gboolean ok = TRUE;
+
+  if (!pipe) {
+    g_printerr ("%s: %s\n", desc, err->message);
+    g_free (desc);
+    return FALSE;
+  }
+  g_free (desc);
+  memset (r, 0, sizeof (*r));
+  r->frames = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  r->pts = g_array_new (FALSE, FALSE, sizeof (GstClockTime));
+  sink = gst_bin_get_by_name (GST_BIN (pipe), "sink");
+  mi = gst_bin_get_by_name (GST_BIN (pipe), "mi");
+  gst_element_set_state (pipe, GST_STATE_PLAYING);
+  while ((sample = gst_app_sink_pull_sample (GST_APP_SINK (sink)))) {
+    GstBuffer *buf = gst_sample_get_buffer (sample);
+    GstClockTime pts = GST_BUFFER_PTS (buf);
+
+    if (gst_buffer_n_memory (buf) > 0
+        && gst_memory_is_type (gst_buffer_peek_memory (buf, 0),
+            CUDA_MEMORY_TYPE))
+      r->cuda_buffers++;
+    g_ptr_array_add (r->frames, frame_samples (sample));
+    g_array_append_val (r->pts, pts);
+    if (r->frames->len == 1 && cuda) {
+      r->interp_context = pad_cuda_context (mi, "src");
+      if ((up = gst_bin_get_by_name (GST_BIN (pipe), "up"))) {
+        r->upload_context = pad_cuda_context (up, "src");
+        gst_object_unref (up);
+      }
+    }
+    gst_sample_unref (sample);
+  }
+  {
+    GstBus *bus = gst_element_get_bus (pipe);
+    GstMessage *msg = gst_bus_pop_filtered (bus, GST_MESSAGE_ERROR);
+    if (msg) {
+      GError *e = NULL;
+      gst_message_parse_error (msg, &e, NULL);
+      g_printerr ("error: %s\n", e->message);
+      g_error_free (e);
+      gst_message_unref (msg);
+      ok = FALSE;
+    }
+    gst_object_unref (bus);
+  }
+  gst_element_set_state (pipe, GST_STATE_NULL);
+  gst_object_unref (mi);
+  gst_object_unref (sink);
+  gst_object_unref (pipe);
+  return ok;
+}
+
+/* Whether CUDA memory can be made here and mvinterpolate takes it. */
+static gboolean
+cuda_usable (void)
+{
+  GstElement *e = gst_element_factory_make ("cudaupload", NULL);
+  GstPadTemplate *t;
+  g_autofree gchar *caps = NULL;
+
+  if (!e)
+    return FALSE;
+  gst_object_unref (e);
+  e = gst_element_factory_make ("mvinterpolate", NULL);
+  if (!e)
+    return FALSE;
+  t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), "sink");
+  caps = gst_caps_to_string (GST_PAD_TEMPLATE_CAPS (t));
+  gst_object_unref (e);
+  if (!strstr (caps, "memory:CUDAMemory"))
+    return FALSE;
+  {
+    GError *err = NULL;
+    GstElement *p = gst_parse_launch ("videotestsrc num-buffers=2 "
+        "! cudaupload ! video/x-raw(memory:CUDAMemory) ! fakesink", &err);
+    GstBus *bus;
+    GstMessage *msg;
+    gboolean ok;
+
+    if (!p) {
+      g_clear_error (&err);
+      return FALSE;
+    }
+    bus = gst_element_get_bus (p);
+    gst_element_set_state (p, GST_STATE_PLAYING);
+    msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
+        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
+    ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
+    if (msg)
+      gst_message_unref (msg);
+    gst_element_set_state (p, GST_STATE_NULL);
+    gst_object_unref (bus);
+    gst_object_unref (p);
+    return ok;
+  }
+}
+
+int
+main (int argc, char **argv)
+{
+  static const struct {
+    const gchar *format;
+    guint w, h, in_fps, out_fps;
+  } cases[] = {
+    {"I420", 352, 288, 30, 60},
+    {"I420", 250, 138, 24, 60},
+    {"I420_10LE", 320, 240, 25, 50},
+    {"Y444", 176, 144, 30, 45},
+    {"Y42B", 320, 180, 30, 60},
+  };
+  guint failures = 0, compared = 0;
+
+  gst_init (&argc, &argv);
+  if (!cuda_usable ()) {
+    g_print ("no cudaupload, no GPU or no CUDA memory in mvinterpolate: "
+        "skipped\n");
+    return 77;
+  }
+
+  for (guint c = 0; c < G_N_ELEMENTS (cases); c++) {
+    Run ref, dev, host;
+    const gchar *fmt = cases[c].format;
+    const guint w = cases[c].w, h = cases[c].h;
+
+    if (!run_pipeline (fmt, w, h, cases[c].in_fps, cases[c].out_fps, FALSE,
+            "cpu", &ref))
+      return 1;
+    if (!run_pipeline (fmt, w, h, cases[c].in_fps, cases[c].out_fps, TRUE,
+            "cuda", &dev)
+        || !run_pipeline (fmt, w, h, cases[c].in_fps, cases[c].out_fps, TRUE,
+            "cpu", &host)) {
+      g_printerr ("%s %ux%u: a CUDA-memory pipeline failed\n", fmt, w, h);
+      return 1;
+    }
+    for (guint k = 0; k < 2; k++) {
+      Run *r = k ? &host : &dev;
+      const gchar *what = k ? "cpu on CUDA memory" : "cuda on CUDA memory";
+      guint diff = 0;
+
+      if (r->frames->len != ref.frames->len || ref.frames->len == 0) {
+        g_printerr ("%s %ux%u, %s: %u frames, reference %u\n", fmt, w, h,
+            what, r->frames->len, ref.frames->len);
+        failures++;
+        continue;
+      }
+      for (guint i = 0; i < ref.frames->len; i++)
+        if (g_array_index (r->pts, GstClockTime, i)
+            != g_array_index (ref.pts, GstClockTime, i)
+            || !g_bytes_equal (g_ptr_array_index (r->frames, i),
+                g_ptr_array_index (ref.frames, i)))
+          diff++;
+      if (r->cuda_buffers != r->frames->len) {
+        g_printerr ("%s %ux%u, %s: %u of %u frames left in CUDA memory\n",
+            fmt, w, h, what, r->cuda_buffers, r->frames->len);
+        failures++;
+      }
+      if (!r->interp_context || r->interp_context != r->upload_context) {
+        g_printerr ("%s %ux%u, %s: mvinterpolate's CUDA context %p is not "
+            "cudaupload's %p\n", fmt, w, h, what, r->interp_context,
+            r->upload_context);
+        failures++;
+      }
+      g_print ("%-9s %ux%u %u->%u %-19s: %u frames, %u in CUDA memory, %u "
+          "differ\n", fmt, w, h, cases[c].in_fps, cases[c].out_fps, what,
+          r->frames->len, r->cuda_buffers, diff);
+      failures += diff;
+      compared += r->frames->len;
+    }
+    run_clear (&ref);
+    run_clear (&dev);
+    run_clear (&host);
+  }
+  g_print ("%u frames compared, %u failures\n", compared, failures);
+  return failures ? 1 : 0;
+}
