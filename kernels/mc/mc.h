@@ -37,10 +37,20 @@ typedef enum {
 /* One plane of samples.  depth 8: one byte a sample; 9 .. 16: 16-bit
  * words in host order, rows `stride` bytes apart, whose sample is
  * (word >> shift) masked to `depth` bits, as MEPlane reads them (shift 0
- * for I420_10LE, 16 - depth for P010_10LE).  A plane written by the
- * library gets sample << shift in each word, the other bits zero.  A
- * reference plane is only read.  Host memory, unless MCOptions.device
- * says the planes of a call are CUDA device memory. */
+ * for I420_10LE, 16 - depth for P010_10LE).  Sample (x, y) is at data +
+ * y stride + x pstride; pstride 0 means the sample's own size (1 or 2
+ * bytes), a larger one that the plane is one component of interleaved
+ * samples: NV12's U is the plane at the UV rows with pstride 2 and V the
+ * one a byte further, P010's likewise with 4 and 2 bytes, YUY2's Y has
+ * pstride 2 and its U and V 4 (docs/motion-compensation.md, "Planes").
+ * The plane's bytes run from data to data + (height - 1) stride +
+ * (width - 1) pstride + the sample's size.  A plane written by the
+ * library gets sample << shift in each word, the other bits zero, and
+ * nothing else: the bytes between its samples (the interleaved
+ * neighbours) are left as they are.  A reference plane is only read.
+ * Host memory, unless MCOptions.device says the planes of a call are
+ * CUDA device memory.  pstride comes last, so that an initializer that
+ * stops before it gets 0, the plain planar layout. */
 typedef struct {
   uint8_t *data;
   ptrdiff_t stride;
@@ -48,7 +58,14 @@ typedef struct {
   unsigned height;
   unsigned depth;
   unsigned shift;
+  unsigned pstride;          /* bytes from a sample to the next in a row;
+                              * 0: 1 for depth 8, 2 for 9 .. 16; at most
+                              * MC_MAX_PSTRIDE; even for 16-bit words */
 } MCPlane;
+
+/* The largest pixel stride: 64 bytes, more than any pixel of a video
+ * format (8 for 16-bit RGBA). */
+#define MC_MAX_PSTRIDE 64
 
 /* How the chroma of a picture is sampled. */
 typedef enum {

@@ -42,31 +42,31 @@ check (cudaError_t e, const char *what, GError **error)
  * branch. */
 template <int BPS>
 __global__ void
-mc_predict_kernel (MCSPlane ref, uint8_t *out, ptrdiff_t out_stride,
-    int out_shift, const GstMotionVectorCell *cells, MCSGrid g, int sub_x,
-    int sub_y, int obmc)
+mc_predict_kernel (MCSPlane ref, MCSPlane out,
+    const GstMotionVectorCell *cells, MCSGrid g, int sub_x, int sub_y,
+    int obmc)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= ref.width || y >= ref.height)
     return;
-  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_predict (ref, BPS,
-          cells, g, x, y, sub_x, sub_y, obmc));
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_predict (ref, BPS, cells, g, x, y, sub_x, sub_y, obmc));
 }
 
 /* Both inputs are read before the write: out may be a or b, sample for
  * sample. */
 template <int BPS>
 __global__ void
-mc_blend_kernel (MCSPlane a, MCSPlane b, uint8_t *out, ptrdiff_t out_stride,
-    int out_shift, const uint8_t *weights, MCSGrid g, int obmc)
+mc_blend_kernel (MCSPlane a, MCSPlane b, MCSPlane out,
+    const uint8_t *weights, MCSGrid g, int obmc)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= a.width || y >= a.height)
     return;
-  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_blend (a, b, BPS,
-          weights, g, x, y, obmc));
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_blend (a, b, BPS, weights, g, x, y, obmc));
 }
 
 /* ---- the calling thread's stream and buffers --------------------------- */
@@ -141,10 +141,19 @@ get_buf (ThreadState *st, int i, size_t size, GError **error)
 
 /* ---- planes between host and device ----------------------------------- */
 
-static size_t
-row_bytes (const MCPlane *p)
+/* A host plane goes to the device as its row spans (mc_plane_row_span():
+ * first sample to last, interleaved neighbours included), packed one after
+ * the other, and keeps its pixel stride there.  An interleaved output
+ * (pstride wider than a sample) is uploaded too before the kernel writes
+ * its samples, and its spans come back whole: the neighbours' bytes return
+ * as they were read, so writing NV12's U leaves V as it is.  Two calls
+ * writing interleaved planes of one host buffer at the same time would
+ * race on those bytes; the library's own calls (mc_interpolate_picture())
+ * write the planes of a picture one after the other. */
+static gboolean
+interleaved (const MCPlane *p)
 {
-  return (size_t) p->width * (p->depth > 8 ? 2 : 1);
+  return mc_plane_pstride (p) > mc_plane_bps (p);
 }
 
 /* A plane said to be in device memory must be memory of the current
@@ -178,6 +187,7 @@ dev_plane (ThreadState *st, cudaStream_t stream, const MCPlane *p,
   dp->height = (int) p->height;
   dp->depth = (int) p->depth;
   dp->shift = (int) p->shift;
+  dp->pstride = (int) mc_plane_pstride (p);
   if (device) {
     if (!check_device_plane (p, st->device, error))
       return FALSE;
@@ -185,7 +195,7 @@ dev_plane (ThreadState *st, cudaStream_t stream, const MCPlane *p,
     dp->stride = p->stride;
     return TRUE;
   }
-  const size_t rb = row_bytes (p);
+  const size_t rb = mc_plane_row_span (p);
   void *d = get_buf (st, buf, rb * p->height, error);
   if (!d)
     return FALSE;
@@ -204,8 +214,8 @@ download (cudaStream_t stream, const MCPlane *out, gboolean device,
   if (device)
     return TRUE;
   CHECK (cudaMemcpy2DAsync (out->data, out->stride, dp->data, dp->stride,
-          row_bytes (out), out->height, cudaMemcpyDeviceToHost, stream),
-      "download of a plane");
+          mc_plane_row_span (out), out->height, cudaMemcpyDeviceToHost,
+          stream), "download of a plane");
   return TRUE;
 }
 
@@ -249,7 +259,8 @@ predict_plane_cuda (const MCPlane *ref, MCPlane *out, const MCField *field,
   const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
   const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
   if (!dev_plane (st, stream, ref, din, BUF_A, TRUE, &dref, error)
-      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, FALSE, &dout, error))
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, interleaved (out),
+          &dout, error))
     return FALSE;
   /* the cells of the blocks the grid uses, rows packed */
   const size_t fstride = field->stride ? field->stride : field->cols;
@@ -263,14 +274,12 @@ predict_plane_cuda (const MCPlane *ref, MCPlane *out, const MCField *field,
           cudaMemcpyHostToDevice, stream), "upload of the field");
   if (ref->depth > 8)
     mc_predict_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (dref, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const GstMotionVectorCell *) cells, dev_grid (grid), (int) sub_x,
-        (int) sub_y, opt->obmc ? 1 : 0);
+        (dref, dout, (const GstMotionVectorCell *) cells, dev_grid (grid),
+        (int) sub_x, (int) sub_y, opt->obmc ? 1 : 0);
   else
     mc_predict_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (dref, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const GstMotionVectorCell *) cells, dev_grid (grid), (int) sub_x,
-        (int) sub_y, opt->obmc ? 1 : 0);
+        (dref, dout, (const GstMotionVectorCell *) cells, dev_grid (grid),
+        (int) sub_x, (int) sub_y, opt->obmc ? 1 : 0);
   CHECK (cudaGetLastError (), "launch of the prediction kernel");
   return download (stream, out, dout_dev, &dout, error)
       && finish (stream, error);
@@ -291,7 +300,8 @@ blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
   const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
   if (!dev_plane (st, stream, a, din, BUF_A, TRUE, &da, error)
       || !dev_plane (st, stream, b, din, BUF_B, TRUE, &db, error)
-      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, FALSE, &dout, error))
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, interleaved (out),
+          &dout, error))
     return FALSE;
   void *w = get_buf (st, BUF_WEIGHTS, (size_t) grid->ncols * grid->nrows,
       error);
@@ -302,12 +312,12 @@ blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
       "upload of the weights");
   if (a->depth > 8)
     mc_blend_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (da, db, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const uint8_t *) w, dev_grid (grid), opt->obmc ? 1 : 0);
+        (da, db, dout, (const uint8_t *) w, dev_grid (grid),
+        opt->obmc ? 1 : 0);
   else
     mc_blend_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (da, db, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const uint8_t *) w, dev_grid (grid), opt->obmc ? 1 : 0);
+        (da, db, dout, (const uint8_t *) w, dev_grid (grid),
+        opt->obmc ? 1 : 0);
   CHECK (cudaGetLastError (), "launch of the blend kernel");
   return download (stream, out, dout_dev, &dout, error)
       && finish (stream, error);
