@@ -25,14 +25,21 @@
 GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
 #define GST_CAT_DEFAULT gst_mv_interpolate_debug
 
-/* Planar formats whose planes mc reads as they are (mc.h: one luma plane,
- * two chroma planes of 4:2:0, 4:2:2 or 4:4:4, or none; 8 bits a byte or
+/* Every format gpumotionest takes in system memory, so that its output
+ * links straight here.  mc reads each component where GstVideoInfo says
+ * it is (mc.h: a plane with a pixel stride), so planar, semi-planar
+ * (NV12, P010), packed 4:2:2 (YUY2) and RGB frames need no conversion;
+ * RGB's R, G and B are made as a 4:4:4 picture with the vectors of the
+ * luma the search derived from them, alpha moves with them, the x byte is
+ * the nearer frame's (docs/interpolation.md, "Formats").  8 bits a byte or
  * 9 .. 16 bits in 16-bit words of host order, so the 16-bit formats are
- * offered in little endian only, on little-endian hosts). */
-#define FORMATS_8 "I420, YV12, Y42B, Y444, GRAY8"
+ * offered in little endian only, on little-endian hosts. */
+#define FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, YUY2, UYVY, " \
+    "YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR"
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
-#define FORMATS "{ " FORMATS_8 ", I420_10LE, I420_12LE, I422_10LE, " \
-    "I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, GRAY16_LE }"
+#define FORMATS "{ " FORMATS_8 ", P010_10LE, P012_LE, P016_LE, I420_10LE, " \
+    "I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, " \
+    "GRAY16_LE }"
 #else
 #define FORMATS "{ " FORMATS_8 " }"
 #endif
@@ -347,6 +354,33 @@ setup_pool (GstMvInterpolate * self, GstCaps * caps)
 
 /* ---- output -------------------------------------------------------------- */
 
+/* Component c of a mapped frame as an mc plane: where GstVideoInfo puts
+ * its first sample (plane, offset), its row and pixel strides, size, depth
+ * and shift; one description for planar, semi-planar, packed and RGB. */
+static void
+plane_from_component (const GstVideoFrame * f, guint c, MCPlane * p)
+{
+  memset (p, 0, sizeof (*p));
+  p->data = GST_VIDEO_FRAME_COMP_DATA (f, c);
+  /* GStreamer (1.22) gives the V of P010, P012 and P016 offset 1, in
+   * samples, where its word is at byte 2 of the UV pair (its own unpack
+   * functions read it there).  No 16-bit word lies at an odd byte, so an
+   * odd offset of such a component counts words. */
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8
+      && (GST_VIDEO_FRAME_COMP_POFFSET (f, c) & 1))
+    p->data = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c)
+        + GST_VIDEO_FRAME_COMP_POFFSET (f, c);
+  p->stride = GST_VIDEO_FRAME_COMP_STRIDE (f, c);
+  p->pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+  p->width = GST_VIDEO_FRAME_COMP_WIDTH (f, c);
+  p->height = GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
+  p->depth = GST_VIDEO_FRAME_COMP_DEPTH (f, c);
+  p->shift = GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
+}
+
+/* The picture mc makes: Y, U, V (or GRAY's Y; or R, G, B, which the
+ * field's vectors over the luma derived from them move alike, so 4:4:4),
+ * the chroma's sampling from the format's subsampling of component 1. */
 static void
 picture_from_frame (const GstVideoFrame * f, MCPicture * p)
 {
@@ -361,14 +395,48 @@ picture_from_frame (const GstVideoFrame * f, MCPicture * p)
         : MC_CHROMA_422;
   else
     p->chroma = MC_CHROMA_444;
-  for (c = 0; c < n && c < 3; c++) {
-    p->planes[c].data = GST_VIDEO_FRAME_COMP_DATA (f, c);
-    p->planes[c].stride = GST_VIDEO_FRAME_COMP_STRIDE (f, c);
-    p->planes[c].width = GST_VIDEO_FRAME_COMP_WIDTH (f, c);
-    p->planes[c].height = GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
-    p->planes[c].depth = GST_VIDEO_FRAME_COMP_DEPTH (f, c);
-    p->planes[c].shift = GST_VIDEO_FORMAT_INFO_SHIFT (fi, c);
+  for (c = 0; c < n && c < 3; c++)
+    plane_from_component (f, c, &p->planes[c]);
+}
+
+/* The bytes of a frame's pixels that picture_from_frame() leaves out, as a
+ * picture of their own (luma only, full size): alpha (the fourth
+ * component), or the byte of a 4-byte RGB pixel that no component covers
+ * (RGBx's x).  FALSE when there is none; *is_alpha says which. */
+static gboolean
+extra_from_frame (const GstVideoFrame * f, MCPicture * p, gboolean * is_alpha)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  guint c, n = GST_VIDEO_FRAME_N_COMPONENTS (f);
+  guint covered = 0;
+  gint pstride, b;
+
+  memset (p, 0, sizeof (*p));
+  p->chroma = MC_CHROMA_NONE;
+  *is_alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA (fi) && n == 4;
+  if (*is_alpha) {
+    plane_from_component (f, 3, &p->planes[0]);
+    return TRUE;
   }
+  /* a padding byte: single-plane 8-bit RGB whose components all step by
+   * the same pixel stride, which has a byte none of them is at */
+  if (!GST_VIDEO_FORMAT_INFO_IS_RGB (fi) || GST_VIDEO_FRAME_N_PLANES (f) != 1
+      || GST_VIDEO_FRAME_COMP_DEPTH (f, 0) != 8)
+    return FALSE;
+  pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0);
+  if (pstride > 8)
+    return FALSE;
+  for (c = 0; c < n; c++) {
+    if (GST_VIDEO_FRAME_COMP_PSTRIDE (f, c) != pstride)
+      return FALSE;
+    covered |= 1u << GST_VIDEO_FRAME_COMP_POFFSET (f, c);
+  }
+  for (b = 0; b < pstride && (covered & (1u << b)); b++);
+  if (b == pstride)
+    return FALSE;
+  plane_from_component (f, 0, &p->planes[0]);
+  p->planes[0].data = GST_VIDEO_FRAME_PLANE_DATA (f, 0) + b;
+  return TRUE;
 }
 
 static const MCImpl *
@@ -490,7 +558,7 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
     GError *err = NULL;
     unsigned n_fallback = 0;
     gint shape = -1;
-    gboolean ok;
+    gboolean ok, is_alpha;
 
     /* Motion needs both fields, each against the other frame of the pair
      * (a frame dropped in between, a discontinuity or the first frame
@@ -552,6 +620,16 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
         mode == MC_INTERP_MOTION ? &nfield : NULL,
         mode == MC_INTERP_MOTION ? &pfield : NULL, num, den, mode, &opt,
         &n_fallback, &err);
+    /* alpha is made as the colour is, with the same vectors and weights;
+     * the x byte of RGBx and the like is the nearer frame's */
+    if (ok && extra_from_frame (&of, &op, &is_alpha)) {
+      extra_from_frame (&pf, &pp, &is_alpha);
+      extra_from_frame (&nf, &np, &is_alpha);
+      ok = mc_interpolate_picture (&pp, &np, &op,
+          is_alpha && mode == MC_INTERP_MOTION ? &nfield : NULL,
+          is_alpha && mode == MC_INTERP_MOTION ? &pfield : NULL, num, den,
+          is_alpha ? mode : MC_INTERP_REPEAT, &opt, NULL, &err);
+    }
     gst_video_frame_unmap (&nf);
     if (!ok) {
       gst_video_frame_unmap (&pf);
