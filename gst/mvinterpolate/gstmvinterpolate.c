@@ -439,6 +439,44 @@ extra_from_frame (const GstVideoFrame * f, MCPicture * p, gboolean * is_alpha)
   return TRUE;
 }
 
+/* Copies frame @src into @dst (one format and size), each plane's rows
+ * from their first byte to the end of their last sample, or of their last
+ * pixel when that lies further (RGBx's x byte).  Not
+ * gst_video_frame_copy(): it copies width x pixel stride bytes a row,
+ * which leaves out the last V of a 4:2:2 frame of odd width (YUY2: the V
+ * of the last pair lies past 2 x width bytes). */
+static void
+copy_frame (GstVideoFrame * dst, const GstVideoFrame * src)
+{
+  guint p, c, y;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (src); p++) {
+    const guint8 *s = GST_VIDEO_FRAME_PLANE_DATA (src, p);
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (dst, p);
+    gint ss = GST_VIDEO_FRAME_PLANE_STRIDE (src, p);
+    gint ds = GST_VIDEO_FRAME_PLANE_STRIDE (dst, p);
+    gsize span = 0;
+    guint h = 0;
+
+    for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (src); c++) {
+      MCPlane m;
+      guint bps;
+
+      if (GST_VIDEO_FRAME_COMP_PLANE (src, c) != p)
+        continue;
+      plane_from_component (src, c, &m);
+      bps = m.depth > 8 ? 2 : 1;
+      span = MAX (span, (gsize) (m.data - s) + (gsize) (m.width - 1)
+          * (m.pstride ? m.pstride : bps) + bps);
+      span = MAX (span, (gsize) m.width * (m.pstride ? m.pstride : bps));
+      h = MAX (h, m.height);
+    }
+    span = MIN (span, (gsize) MIN (ABS (ss), ABS (ds)));
+    for (y = 0; y < h; y++)
+      memcpy (d + (gssize) y * ds, s + (gssize) y * ss, span);
+  }
+}
+
 static const MCImpl *
 resolve_backend (GstMvInterpolate * self, GError ** error)
 {
@@ -544,7 +582,7 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
   }
 
   if (num == 0) {
-    gst_video_frame_copy (&of, &pf);
+    copy_frame (&of, &pf);
   } else {
     GstMotionVectorMeta *next_meta =
         gst_buffer_get_motion_vector_meta_for_reference (next, -1);

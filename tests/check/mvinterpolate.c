@@ -655,6 +655,10 @@ GST_END_TEST;
 
 /* ---- other layouts of the same pictures ------------------------------- */
 
+/* The frame size of these tests: W x H, and an odd one (77 x 45: the last
+ * pair of a 4:2:2 row half used, chroma rounded up). */
+static gint fmt_w = W, fmt_h = H;
+
 /* Where component c of frame f has its sample (x, y).  P010, P012 and
  * P016 put V's word right after U's, at byte 2 of each 4 (which GStreamer
  * 1.22 lists as offset 1: written out here, not read from there). */
@@ -740,7 +744,7 @@ make_frame_fmt (GstVideoFormat format, guint i, guint8 fill,
   guint c;
   gint x, y;
 
-  gst_video_info_set_format (&info, format, W, H);
+  gst_video_info_set_format (&info, format, fmt_w, fmt_h);
   buf = gst_buffer_new_allocate (NULL, info.size, NULL);
   gst_buffer_memset (buf, 0, fill, info.size);
   fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
@@ -783,7 +787,7 @@ run_format (GstVideoFormat format, guint8 fill, gint y444_of_rgb)
 
   gst_harness_set_sink_caps_str (h, "video/x-raw, framerate=50/1");
   caps = g_strdup_printf ("video/x-raw, format=%s, width=%d, height=%d, "
-      "framerate=25/1%s", gst_video_format_to_string (format), W, H,
+      "framerate=25/1%s", gst_video_format_to_string (format), fmt_w, fmt_h,
       GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (format))
       ? ", colorimetry=sRGB" : "");
   gst_harness_set_src_caps_str (h, caps);
@@ -824,8 +828,8 @@ comp_differences (GstBuffer * a, GstVideoFormat fa, guint ca, GstBuffer * b,
   guint bad = 0;
   gint x, y;
 
-  gst_video_info_set_format (&ia, fa, W, H);
-  gst_video_info_set_format (&ib, fb, W, H);
+  gst_video_info_set_format (&ia, fa, fmt_w, fmt_h);
+  gst_video_info_set_format (&ib, fb, fmt_w, fmt_h);
   fail_unless (gst_video_frame_map (&va, &ia, a, GST_MAP_READ));
   fail_unless (gst_video_frame_map (&vb, &ib, b, GST_MAP_READ));
   fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (&va, ca),
@@ -844,7 +848,7 @@ comp_differences (GstBuffer * a, GstVideoFormat fa, guint ca, GstBuffer * b,
  * pictures laid out otherwise give the same samples.  Output 3 (half way
  * between inputs 1 and 2) is made by motion: unlike either input. */
 static void
-check_same_as_planar (GstVideoFormat format, GstVideoFormat planar)
+check_same_as_planar_at (GstVideoFormat format, GstVideoFormat planar)
 {
   GstBuffer **got = run_format (format, 0, 0);
   GstBuffer **want = run_format (planar, 0, 0);
@@ -866,6 +870,17 @@ check_same_as_planar (GstVideoFormat format, GstVideoFormat planar)
   free_outputs (want);
 }
 
+static void
+check_same_as_planar (GstVideoFormat format, GstVideoFormat planar)
+{
+  fmt_w = W;
+  fmt_h = H;
+  check_same_as_planar_at (format, planar);
+  fmt_w = 77;
+  fmt_h = 45;
+  check_same_as_planar_at (format, planar);
+}
+
 GST_START_TEST (test_nv12_as_i420)
 {
   check_same_as_planar (GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420);
@@ -884,6 +899,9 @@ GST_START_TEST (test_p010_as_i420_10)
   GstVideoInfo info;
   GstVideoFrame f;
   guint16 row[4 * W];
+
+  fmt_w = W;
+  fmt_h = H;
   gint x;
 
   gst_video_info_set_format (&info, GST_VIDEO_FORMAT_P010_10LE, W, H);
@@ -922,14 +940,18 @@ GST_END_TEST;
  * R, G, B are BGRA's. */
 GST_START_TEST (test_rgb_as_y444)
 {
-  GstBuffer **rgba = run_format (GST_VIDEO_FORMAT_BGRA, 0, 0);
-  GstBuffer **rgbx = run_format (GST_VIDEO_FORMAT_BGRx, 0x40, 0);
-  GstBuffer **rg = run_format (GST_VIDEO_FORMAT_Y444, 0, 1);
-  GstBuffer **ba = run_format (GST_VIDEO_FORMAT_Y444, 0, 2);
   const GstVideoFormat bgra = GST_VIDEO_FORMAT_BGRA, y444 =
       GST_VIDEO_FORMAT_Y444;
-  GstBuffer *in1 = make_frame_fmt (bgra, 1, 0, 0);
+  GstBuffer **rgba, **rgbx, **rg, **ba, *in1;
   guint k, c;
+
+  fmt_w = W;                    /* rows of 4 W bytes: no padding */
+  fmt_h = H;
+  rgba = run_format (bgra, 0, 0);
+  rgbx = run_format (GST_VIDEO_FORMAT_BGRx, 0x40, 0);
+  rg = run_format (y444, 0, 1);
+  ba = run_format (y444, 0, 2);
+  in1 = make_frame_fmt (bgra, 1, 0, 0);
 
   for (k = 0; k < N_OUT; k++) {
     GstMapInfo map;
