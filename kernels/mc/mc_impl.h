@@ -21,7 +21,11 @@ typedef struct {
   unsigned nrows;
 } MCGrid;
 
-/* Bytes a sample takes, and from one sample of a row to the next. */
+/* Bytes a sample takes, and from one sample of a row to the next.  Every
+ * implementation addresses sample (x, y) as data + y stride + x
+ * mc_plane_pstride(), and writes a sample's own byte or word alone: an
+ * interleaved plane's neighbours (NV12's V beside U) are never written.
+ * checkasm's layouts check both. */
 static inline unsigned
 mc_plane_bps (const MCPlane * p)
 {
