@@ -28,14 +28,21 @@
 GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
 #define GST_CAT_DEFAULT gst_mv_interpolate_debug
 
-/* Planar formats whose planes mc reads as they are (mc.h: one luma plane,
- * two chroma planes of 4:2:0, 4:2:2 or 4:4:4, or none; 8 bits a byte or
+/* Every format gpumotionest takes in system memory, so that its output
+ * links straight here.  mc reads each component where GstVideoInfo says
+ * it is (mc.h: a plane with a pixel stride), so planar, semi-planar
+ * (NV12, P010), packed 4:2:2 (YUY2) and RGB frames need no conversion;
+ * RGB's R, G and B are made as a 4:4:4 picture with the vectors of the
+ * luma the search derived from them, alpha moves with them, the x byte is
+ * the nearer frame's (docs/interpolation.md, "Formats").  8 bits a byte or
  * 9 .. 16 bits in 16-bit words of host order, so the 16-bit formats are
- * offered in little endian only, on little-endian hosts). */
-#define FORMATS_8 "I420, YV12, Y42B, Y444, GRAY8"
+ * offered in little endian only, on little-endian hosts. */
+#define FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, YUY2, UYVY, " \
+    "YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR"
 #if G_BYTE_ORDER == G_LITTLE_ENDIAN
-#define FORMATS "{ " FORMATS_8 ", I420_10LE, I420_12LE, I422_10LE, " \
-    "I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, GRAY16_LE }"
+#define FORMATS "{ " FORMATS_8 ", P010_10LE, P012_LE, P016_LE, I420_10LE, " \
+    "I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, " \
+    "GRAY16_LE }"
 #else
 #define FORMATS "{ " FORMATS_8 " }"
 #endif
@@ -109,6 +116,9 @@ struct _GstMvInterpolate
   gboolean cuda_caps;           /* memory:CUDAMemory on both pads */
   GstObject *cuda_ctx;          /* the frames' GstCudaContext (CUDA caps),
                                  * under the object lock */
+  MCCudaSession *mc_session;    /* the CUDA backend's state in ... */
+  GstObject *session_ctx;       /* ... this context, held so that the
+                                 * session can always be freed in it */
   const MCImpl *impl;
   gboolean impl_is_cuda;
   gboolean impl_resolved;
@@ -341,6 +351,33 @@ cuda_ctx_ref (GstMvInterpolate * self)
   return ctx;
 }
 
+/* Frees the CUDA backend's session in the context it was made in (held
+ * by us, so still alive). */
+static void
+drop_session (GstMvInterpolate * self)
+{
+  if (self->mc_session && gst_motion_est_cuda_push (self->session_ctx)) {
+    mc_cuda_session_free (self->mc_session);
+    gst_motion_est_cuda_pop (self->session_ctx);
+  }
+  self->mc_session = NULL;
+  gst_clear_object (&self->session_ctx);
+}
+
+/* The CUDA backend's session in @ctx (current), made on first use there;
+ * NULL with @error on failure. */
+static MCCudaSession *
+session_for (GstMvInterpolate * self, GstObject * ctx, GError ** error)
+{
+  if (self->mc_session && self->session_ctx == ctx)
+    return self->mc_session;
+  drop_session (self);
+  self->mc_session = mc_cuda_session_new (error);
+  if (self->mc_session)
+    self->session_ctx = gst_object_ref (ctx);
+  return self->mc_session;
+}
+
 static void
 drop_pool (GstMvInterpolate * self)
 {
@@ -409,6 +446,33 @@ setup_pool (GstMvInterpolate * self, GstCaps * caps)
 
 /* ---- output -------------------------------------------------------------- */
 
+/* Component c of a mapped frame as an mc plane: where GstVideoInfo puts
+ * its first sample (plane, offset), its row and pixel strides, size, depth
+ * and shift; one description for planar, semi-planar, packed and RGB. */
+static void
+plane_from_component (const GstVideoFrame * f, guint c, MCPlane * p)
+{
+  memset (p, 0, sizeof (*p));
+  p->data = GST_VIDEO_FRAME_COMP_DATA (f, c);
+  /* GStreamer (1.22) gives the V of P010, P012 and P016 offset 1, in
+   * samples, where its word is at byte 2 of the UV pair (its own unpack
+   * functions read it there).  No 16-bit word lies at an odd byte, so an
+   * odd offset of such a component counts words. */
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) > 8
+      && (GST_VIDEO_FRAME_COMP_POFFSET (f, c) & 1))
+    p->data = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c)
+        + GST_VIDEO_FRAME_COMP_POFFSET (f, c);
+  p->stride = GST_VIDEO_FRAME_COMP_STRIDE (f, c);
+  p->pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+  p->width = GST_VIDEO_FRAME_COMP_WIDTH (f, c);
+  p->height = GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
+  p->depth = GST_VIDEO_FRAME_COMP_DEPTH (f, c);
+  p->shift = GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo, c);
+}
+
+/* The picture mc makes: Y, U, V (or GRAY's Y; or R, G, B, which the
+ * field's vectors over the luma derived from them move alike, so 4:4:4),
+ * the chroma's sampling from the format's subsampling of component 1. */
 static void
 picture_from_frame (const GstVideoFrame * f, MCPicture * p)
 {
@@ -423,13 +487,85 @@ picture_from_frame (const GstVideoFrame * f, MCPicture * p)
         : MC_CHROMA_422;
   else
     p->chroma = MC_CHROMA_444;
-  for (c = 0; c < n && c < 3; c++) {
-    p->planes[c].data = GST_VIDEO_FRAME_COMP_DATA (f, c);
-    p->planes[c].stride = GST_VIDEO_FRAME_COMP_STRIDE (f, c);
-    p->planes[c].width = GST_VIDEO_FRAME_COMP_WIDTH (f, c);
-    p->planes[c].height = GST_VIDEO_FRAME_COMP_HEIGHT (f, c);
-    p->planes[c].depth = GST_VIDEO_FRAME_COMP_DEPTH (f, c);
-    p->planes[c].shift = GST_VIDEO_FORMAT_INFO_SHIFT (fi, c);
+  for (c = 0; c < n && c < 3; c++)
+    plane_from_component (f, c, &p->planes[c]);
+}
+
+/* The bytes of a frame's pixels that picture_from_frame() leaves out, as a
+ * picture of their own (luma only, full size): alpha (the fourth
+ * component), or the byte of a 4-byte RGB pixel that no component covers
+ * (RGBx's x).  FALSE when there is none; *is_alpha says which. */
+static gboolean
+extra_from_frame (const GstVideoFrame * f, MCPicture * p, gboolean * is_alpha)
+{
+  const GstVideoFormatInfo *fi = f->info.finfo;
+  guint c, n = GST_VIDEO_FRAME_N_COMPONENTS (f);
+  guint covered = 0;
+  gint pstride, b;
+
+  memset (p, 0, sizeof (*p));
+  p->chroma = MC_CHROMA_NONE;
+  *is_alpha = GST_VIDEO_FORMAT_INFO_HAS_ALPHA (fi) && n == 4;
+  if (*is_alpha) {
+    plane_from_component (f, 3, &p->planes[0]);
+    return TRUE;
+  }
+  /* a padding byte: single-plane 8-bit RGB whose components all step by
+   * the same pixel stride, which has a byte none of them is at */
+  if (!GST_VIDEO_FORMAT_INFO_IS_RGB (fi) || GST_VIDEO_FRAME_N_PLANES (f) != 1
+      || GST_VIDEO_FRAME_COMP_DEPTH (f, 0) != 8)
+    return FALSE;
+  pstride = GST_VIDEO_FRAME_COMP_PSTRIDE (f, 0);
+  if (pstride > 8)
+    return FALSE;
+  for (c = 0; c < n; c++) {
+    if (GST_VIDEO_FRAME_COMP_PSTRIDE (f, c) != pstride)
+      return FALSE;
+    covered |= 1u << GST_VIDEO_FRAME_COMP_POFFSET (f, c);
+  }
+  for (b = 0; b < pstride && (covered & (1u << b)); b++);
+  if (b == pstride)
+    return FALSE;
+  plane_from_component (f, 0, &p->planes[0]);
+  p->planes[0].data = GST_VIDEO_FRAME_PLANE_DATA (f, 0) + b;
+  return TRUE;
+}
+
+/* Copies frame @src into @dst (one format and size), each plane's rows
+ * from their first byte to the end of their last sample, or of their last
+ * pixel when that lies further (RGBx's x byte).  Not
+ * gst_video_frame_copy(): it copies width x pixel stride bytes a row,
+ * which leaves out the last V of a 4:2:2 frame of odd width (YUY2: the V
+ * of the last pair lies past 2 x width bytes). */
+static void
+copy_frame (GstVideoFrame * dst, const GstVideoFrame * src)
+{
+  guint p, c, y;
+
+  for (p = 0; p < GST_VIDEO_FRAME_N_PLANES (src); p++) {
+    const guint8 *s = GST_VIDEO_FRAME_PLANE_DATA (src, p);
+    guint8 *d = GST_VIDEO_FRAME_PLANE_DATA (dst, p);
+    gint ss = GST_VIDEO_FRAME_PLANE_STRIDE (src, p);
+    gint ds = GST_VIDEO_FRAME_PLANE_STRIDE (dst, p);
+    gsize span = 0;
+    guint h = 0;
+
+    for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (src); c++) {
+      MCPlane m;
+      guint bps;
+
+      if (GST_VIDEO_FRAME_COMP_PLANE (src, c) != p)
+        continue;
+      plane_from_component (src, c, &m);
+      bps = m.depth > 8 ? 2 : 1;
+      span = MAX (span, (gsize) (m.data - s) + (gsize) (m.width - 1)
+          * (m.pstride ? m.pstride : bps) + bps);
+      span = MAX (span, (gsize) m.width * (m.pstride ? m.pstride : bps));
+      h = MAX (h, m.height);
+    }
+    span = MIN (span, (gsize) MIN (ABS (ss), ABS (ds)));
+    for (y = 0; y < h; y++)
+      memcpy (d + (gssize) y * ds, s + (gssize) y * ss, span);
   }
 }
 
@@ -646,6 +782,17 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
   }
   opt.impl = resolve_backend (self, &err);
   on_device = opt.impl && self->impl_is_cuda && ctx;
+  /* the backend's stream and buffers belong to the frames' context, which
+   * may go before this thread does: a session of ours, not the thread's */
+  if (on_device && !(opt.cuda_session = session_for (self, ctx, &err))) {
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("CUDA session: %s", err ? err->message : "?"));
+    g_clear_error (&err);
+    gst_motion_est_cuda_pop (ctx);
+    gst_clear_object (&ctx);
+    gst_buffer_unref (out);
+    return GST_FLOW_ERROR;
+  }
   ok = opt.impl && frames_map (self, &f, prev, next ? next : prev, out, ctx,
       on_device);
   if (!opt.impl) {
@@ -654,8 +801,10 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
     g_clear_error (&err);
   }
   if (ok && num == 0 && !f.device) {
-    gst_video_frame_copy (&f.out, &f.prev);
+    copy_frame (&f.out, &f.prev);
   } else if (ok) {
+    gboolean is_alpha;
+
     /* On the device a copy is the repeat of prev (t = 0): every sample
      * of prev, without the frames leaving the GPU. */
     picture_from_frame (&f.prev, &pp);
@@ -672,6 +821,16 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
         mode == MC_INTERP_MOTION ? &nfield : NULL,
         mode == MC_INTERP_MOTION ? &pfield : NULL, num, den, mode, &opt,
         &n_fallback, &err);
+    /* alpha is made as the colour is, with the same vectors and weights;
+     * the x byte of RGBx and the like is the nearer frame's */
+    if (ok && extra_from_frame (&f.out, &op, &is_alpha)) {
+      extra_from_frame (&f.prev, &pp, &is_alpha);
+      extra_from_frame (&f.next, &np, &is_alpha);
+      ok = mc_interpolate_picture (&pp, &np, &op,
+          is_alpha && mode == MC_INTERP_MOTION ? &nfield : NULL,
+          is_alpha && mode == MC_INTERP_MOTION ? &pfield : NULL, num, den,
+          is_alpha ? mode : MC_INTERP_REPEAT, &opt, NULL, &err);
+    }
     if (!ok) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED,
           ("Interpolation failed: %s", err ? err->message : "?"), (NULL));
@@ -1126,6 +1285,7 @@ gst_mv_interpolate_change_state (GstElement * element,
     self->have_caps = FALSE;
     self->cuda_caps = FALSE;
     drop_pool (self);
+    drop_session (self);
     gst_caps_replace (&self->out_caps, NULL);
   }
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
@@ -1205,6 +1365,7 @@ gst_mv_interpolate_finalize (GObject * object)
   if (self->pool)
     gst_object_unref (self->pool);
   gst_caps_replace (&self->out_caps, NULL);
+  drop_session (self);
   gst_clear_object (&self->cuda_ctx);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }

@@ -22,6 +22,7 @@ mc_options_init (MCOptions * opt)
   opt->impl = NULL;
   opt->device = MC_DEVICE_NONE;
   opt->cuda_stream = NULL;
+  opt->cuda_session = NULL;
 }
 
 static gboolean
@@ -40,11 +41,12 @@ invalid (GError ** error, const char *what, const char *fmt, ...)
   return FALSE;
 }
 
+/* Bytes from the plane's first sample to the end of its last. */
 static size_t
 plane_bytes (const MCPlane * p)
 {
   return (size_t) (p->height - 1) * (size_t) p->stride
-      + (size_t) p->width * (p->depth > 8 ? 2 : 1);
+      + mc_plane_row_span (p);
 }
 
 static gboolean
@@ -61,20 +63,36 @@ check_plane (const MCPlane * p, const char *what, GError ** error)
   if (p->depth == 8 ? p->shift != 0 : p->shift > 16 - p->depth)
     return invalid (error, what, "shift %u with depth %u leaves the word",
         p->shift, p->depth);
-  const unsigned bps = p->depth > 8 ? 2 : 1;
-  if (p->stride < (ptrdiff_t) (p->width * bps))
-    return invalid (error, what, "stride %td shorter than a row of %u bytes",
-        p->stride, p->width * bps);
-  if (bps == 2 && (((uintptr_t) p->data | (uintptr_t) p->stride) & 1))
+  const unsigned bps = mc_plane_bps (p);
+  if (p->pstride && (p->pstride < bps || p->pstride > MC_MAX_PSTRIDE))
+    return invalid (error, what, "pixel stride %u outside %u..%u", p->pstride,
+        bps, MC_MAX_PSTRIDE);
+  /* rows apart: a row's samples end before the next row begins */
+  if (p->stride < (ptrdiff_t) mc_plane_row_span (p))
+    return invalid (error, what, "stride %td shorter than a row of %zu bytes",
+        p->stride, mc_plane_row_span (p));
+  if (bps == 2 && (((uintptr_t) p->data | (uintptr_t) p->stride
+              | p->pstride) & 1))
     return invalid (error, what, "16-bit samples not 2-byte aligned");
   return TRUE;
 }
 
+/* Whether the byte ranges of two planes meet.  Interleaved planes (NV12's
+ * U and V) meet by this measure although no sample is shared: they are
+ * never a reference and an output of one call. */
 static gboolean
 overlap (const MCPlane * a, const MCPlane * b)
 {
   const uint8_t *a1 = a->data + plane_bytes (a), *b1 = b->data + plane_bytes (b);
   return a->data < b1 && b->data < a1;
+}
+
+/* Whether two planes of one size are the same samples in memory. */
+static gboolean
+same_samples (const MCPlane * a, const MCPlane * b)
+{
+  return a->data == b->data && a->stride == b->stride
+      && mc_plane_pstride (a) == mc_plane_pstride (b);
 }
 
 static gboolean
@@ -280,9 +298,9 @@ mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
   if (cols < 1 || rows < 1)
     return invalid (error, "weights", "%ux%u blocks", cols, rows);
   /* out is a or b sample for sample, or apart from both */
-  if ((out->data != a->data || out->stride != a->stride) && overlap (a, out))
+  if (!same_samples (a, out) && overlap (a, out))
     return invalid (error, "output", "overlaps the first prediction");
-  if ((out->data != b->data || out->stride != b->stride) && overlap (b, out))
+  if (!same_samples (b, out) && overlap (b, out))
     return invalid (error, "output", "overlaps the second prediction");
   if (!plane_grid (out, block_w, block_h, cols, rows, sub_x, sub_y, &g,
           error))
@@ -540,8 +558,9 @@ mc_interpolate_picture (const MCPicture * prev, const MCPicture * next,
   }
   for (unsigned i = 0; ok && i < n; i++) {
     const MCPlane *o = &out->planes[i];
+    /* temporaries are plain planes (pstride 0) whatever out's layout */
     MCPlane p1 = { temps.data[0], (ptrdiff_t) (o->width * bps), o->width,
-      o->height, o->depth, o->shift
+      o->height, o->depth, o->shift, 0
     };
     MCPlane p0 = p1;
     if (p0_in_out)

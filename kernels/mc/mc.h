@@ -37,10 +37,20 @@ typedef enum {
 /* One plane of samples.  depth 8: one byte a sample; 9 .. 16: 16-bit
  * words in host order, rows `stride` bytes apart, whose sample is
  * (word >> shift) masked to `depth` bits, as MEPlane reads them (shift 0
- * for I420_10LE, 16 - depth for P010_10LE).  A plane written by the
- * library gets sample << shift in each word, the other bits zero.  A
- * reference plane is only read.  Host memory, unless MCOptions.device
- * says the planes of a call are CUDA device memory. */
+ * for I420_10LE, 16 - depth for P010_10LE).  Sample (x, y) is at data +
+ * y stride + x pstride; pstride 0 means the sample's own size (1 or 2
+ * bytes), a larger one that the plane is one component of interleaved
+ * samples: NV12's U is the plane at the UV rows with pstride 2 and V the
+ * one a byte further, P010's likewise with 4 and 2 bytes, YUY2's Y has
+ * pstride 2 and its U and V 4 (docs/motion-compensation.md, "Planes").
+ * The plane's bytes run from data to data + (height - 1) stride +
+ * (width - 1) pstride + the sample's size.  A plane written by the
+ * library gets sample << shift in each word, the other bits zero, and
+ * nothing else: the bytes between its samples (the interleaved
+ * neighbours) are left as they are.  A reference plane is only read.
+ * Host memory, unless MCOptions.device says the planes of a call are
+ * CUDA device memory.  pstride comes last, so that an initializer that
+ * stops before it gets 0, the plain planar layout. */
 typedef struct {
   uint8_t *data;
   ptrdiff_t stride;
@@ -48,7 +58,14 @@ typedef struct {
   unsigned height;
   unsigned depth;
   unsigned shift;
+  unsigned pstride;          /* bytes from a sample to the next in a row;
+                              * 0: 1 for depth 8, 2 for 9 .. 16; at most
+                              * MC_MAX_PSTRIDE; even for 16-bit words */
 } MCPlane;
+
+/* The largest pixel stride: 64 bytes, more than any pixel of a video
+ * format (8 for 16-bit RGBA). */
+#define MC_MAX_PSTRIDE 64
 
 /* How the chroma of a picture is sampled. */
 typedef enum {
@@ -101,6 +118,18 @@ typedef enum {
  * C reference, or mc_impl_cuda().  Every one makes the same samples. */
 typedef struct MCImpl MCImpl;
 
+/* The CUDA implementation's working state for one caller: a stream and
+ * the device buffers between host planes and the kernels, made in the
+ * CUDA context current at mc_cuda_session_new() and to be freed by
+ * mc_cuda_session_free() with that context current, before the context
+ * goes.  A caller working in a context it does not own (a GStreamer
+ * pipeline's GstCudaContext, which may be destroyed while the thread
+ * lives on) holds one and sets MCOptions.cuda_session; without one each
+ * thread gets state of its own, freed when the thread ends, in the
+ * context current at its first call (right for programs that stay in the
+ * device's primary context).  A session serves one call at a time. */
+typedef struct MCCudaSession MCCudaSession;
+
 /* How to compensate.  mc_options_init() gives the defaults. */
 typedef struct {
   gboolean obmc;             /* overlapped blocks (default); FALSE: each
@@ -115,6 +144,8 @@ typedef struct {
                               * one of the implementation's per thread.
                               * The call returns when the output is
                               * written either way. */
+  MCCudaSession *cuda_session;  /* CUDA: the caller's state (above); NULL
+                                 * (default): the calling thread's */
 } MCOptions;
 
 void mc_options_init (MCOptions * opt);
@@ -220,6 +251,12 @@ const MCImpl *mc_impl_cuda (GError ** error);
  * of host and device memory and waits for the copy. */
 void *mc_cuda_alloc (size_t size, GError ** error);
 void mc_cuda_free (void *ptr);
+
+/* A session (MCCudaSession, above) in the current context; NULL and
+ * MC_ERROR_DEVICE on failure or without CUDA.  Free it with the same
+ * context current (NULL is ignored). */
+MCCudaSession *mc_cuda_session_new (GError ** error);
+void mc_cuda_session_free (MCCudaSession * session);
 gboolean mc_cuda_copy (void *dst, const void *src, size_t size,
     GError ** error);
 

@@ -15,23 +15,27 @@
 #define MC_MAX_CELL 16
 #define MC_PATCH (MC_MAX_CELL + MC_TAP_BEFORE + MC_TAP_AFTER)
 
+/* Sample (x, y) at data + y stride + x pstride (mc.h); writing it touches
+ * its own byte or word alone, so interleaved neighbours stay as they are. */
 static inline int
 read_sample (const MCPlane * p, int x, int y)
 {
-  const uint8_t *row = p->data + (ptrdiff_t) y * p->stride;
+  const uint8_t *s = p->data + (ptrdiff_t) y * p->stride
+      + (ptrdiff_t) x * mc_plane_pstride (p);
   if (p->depth <= 8)
-    return row[x];
-  return (((const uint16_t *) row)[x] >> p->shift) & ((1 << p->depth) - 1);
+    return *s;
+  return (*(const uint16_t *) s >> p->shift) & ((1 << p->depth) - 1);
 }
 
 static inline void
 write_sample (MCPlane * p, int x, int y, int v)
 {
-  uint8_t *row = p->data + (ptrdiff_t) y * p->stride;
+  uint8_t *s = p->data + (ptrdiff_t) y * p->stride
+      + (ptrdiff_t) x * mc_plane_pstride (p);
   if (p->depth <= 8)
-    row[x] = (uint8_t) v;
+    *s = (uint8_t) v;
   else
-    ((uint16_t *) row)[x] = (uint16_t) (v << p->shift);
+    *(uint16_t *) s = (uint16_t) (v << p->shift);
 }
 
 /* ---- the window of a cell's neighbours --------------------------------- */

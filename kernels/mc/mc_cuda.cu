@@ -42,61 +42,74 @@ check (cudaError_t e, const char *what, GError **error)
  * branch. */
 template <int BPS>
 __global__ void
-mc_predict_kernel (MCSPlane ref, uint8_t *out, ptrdiff_t out_stride,
-    int out_shift, const GstMotionVectorCell *cells, MCSGrid g, int sub_x,
-    int sub_y, int obmc)
+mc_predict_kernel (MCSPlane ref, MCSPlane out,
+    const GstMotionVectorCell *cells, MCSGrid g, int sub_x, int sub_y,
+    int obmc)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= ref.width || y >= ref.height)
     return;
-  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_predict (ref, BPS,
-          cells, g, x, y, sub_x, sub_y, obmc));
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_predict (ref, BPS, cells, g, x, y, sub_x, sub_y, obmc));
 }
 
 /* Both inputs are read before the write: out may be a or b, sample for
  * sample. */
 template <int BPS>
 __global__ void
-mc_blend_kernel (MCSPlane a, MCSPlane b, uint8_t *out, ptrdiff_t out_stride,
-    int out_shift, const uint8_t *weights, MCSGrid g, int obmc)
+mc_blend_kernel (MCSPlane a, MCSPlane b, MCSPlane out,
+    const uint8_t *weights, MCSGrid g, int obmc)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= a.width || y >= a.height)
     return;
-  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_blend (a, b, BPS,
-          weights, g, x, y, obmc));
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_blend (a, b, BPS, weights, g, x, y, obmc));
 }
 
 /* Both predictions and the blend of one output sample in one thread: no
  * temporary planes between the steps. */
 template <int BPS>
 __global__ void
-mc_interpolate_kernel (MCSPlane prev, MCSPlane next, uint8_t *out,
-    ptrdiff_t out_stride, int out_shift, const GstMotionVectorCell *from_prev,
-    const GstMotionVectorCell *from_next, const uint8_t *weights, MCSGrid g,
-    int sub_x, int sub_y, int obmc)
+mc_interpolate_kernel (MCSPlane prev, MCSPlane next, MCSPlane out,
+    const GstMotionVectorCell *from_prev, const GstMotionVectorCell *from_next,
+    const uint8_t *weights, MCSGrid g, int sub_x, int sub_y, int obmc)
 {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= prev.width || y >= prev.height)
     return;
-  mc_s_write (out, out_stride, BPS, out_shift, x, y, mc_s_interpolate (prev,
-          next, BPS, from_prev, from_next, weights, g, x, y, sub_x, sub_y,
-          obmc));
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_interpolate (prev, next, BPS, from_prev, from_next, weights,
+          g, x, y, sub_x, sub_y, obmc));
 }
 
 /* ---- the calling thread's stream and buffers --------------------------- */
 
 enum { BUF_A, BUF_B, BUF_OUT, BUF_CELLS, BUF_CELLS_B, BUF_WEIGHTS, N_BUFS };
 
-typedef struct {
+/* A caller's stream and buffers: a session it holds (mc.h), or the
+ * calling thread's own. */
+struct MCCudaSession {
   int device;
   cudaStream_t stream;
   void *buf[N_BUFS];
   size_t size[N_BUFS];
-} ThreadState;
+};
+typedef MCCudaSession ThreadState;
+
+static void
+state_release (ThreadState *st)
+{
+  for (int i = 0; i < N_BUFS; i++)
+    cudaFree (st->buf[i]);
+  if (st->stream)
+    cudaStreamDestroy (st->stream);
+  cudaGetLastError ();
+  g_free (st);
+}
 
 static void
 state_free (gpointer data)
@@ -108,39 +121,67 @@ state_free (gpointer data)
   cudaGetDevice (&cur);
   if (cur != st->device)
     cudaSetDevice (st->device);
-  for (int i = 0; i < N_BUFS; i++)
-    cudaFree (st->buf[i]);
-  if (st->stream)
-    cudaStreamDestroy (st->stream);
+  state_release (st);
   if (cur >= 0 && cur != st->device)
     cudaSetDevice (cur);
   cudaGetLastError ();
-  g_free (st);
 }
 
-static GPrivate thread_state = G_PRIVATE_INIT (state_free);
-
-/* The calling thread's state on the current device. */
 static ThreadState *
-get_state (GError **error)
+state_new (int device, GError **error)
 {
-  int device;
-  if (!check (cudaGetDevice (&device), "cudaGetDevice", error))
-    return NULL;
-  ThreadState *st = (ThreadState *) g_private_get (&thread_state);
-  if (st && st->device == device)
-    return st;
-  /* another device now: the old buffers belong to the old one */
-  g_private_replace (&thread_state, NULL);
-  st = g_new0 (ThreadState, 1);
+  ThreadState *st = g_new0 (ThreadState, 1);
   st->device = device;
   if (!check (cudaStreamCreateWithFlags (&st->stream,
               cudaStreamNonBlocking), "cudaStreamCreateWithFlags", error)) {
     g_free (st);
     return NULL;
   }
-  g_private_set (&thread_state, st);
   return st;
+}
+
+static GPrivate thread_state = G_PRIVATE_INIT (state_free);
+
+/* The caller's session (opt->cuda_session), which must be of the current
+ * device, else the calling thread's state on the current device. */
+static ThreadState *
+get_state (const MCOptions *opt, GError **error)
+{
+  int device;
+  if (!check (cudaGetDevice (&device), "cudaGetDevice", error))
+    return NULL;
+  if (opt->cuda_session) {
+    if (opt->cuda_session->device == device)
+      return opt->cuda_session;
+    g_set_error (error, MC_ERROR, MC_ERROR_INVALID, "cuda_session: made on "
+        "device %d, used on device %d", opt->cuda_session->device, device);
+    return NULL;
+  }
+  ThreadState *st = (ThreadState *) g_private_get (&thread_state);
+  if (st && st->device == device)
+    return st;
+  /* another device now: the old buffers belong to the old one */
+  g_private_replace (&thread_state, NULL);
+  st = state_new (device, error);
+  if (st)
+    g_private_set (&thread_state, st);
+  return st;
+}
+
+MCCudaSession *
+mc_cuda_session_new (GError **error)
+{
+  int device;
+  if (!check (cudaGetDevice (&device), "cudaGetDevice", error))
+    return NULL;
+  return state_new (device, error);
+}
+
+void
+mc_cuda_session_free (MCCudaSession *session)
+{
+  if (session)
+    state_release (session);
 }
 
 static void *
@@ -159,10 +200,19 @@ get_buf (ThreadState *st, int i, size_t size, GError **error)
 
 /* ---- planes between host and device ----------------------------------- */
 
-static size_t
-row_bytes (const MCPlane *p)
+/* A host plane goes to the device as its row spans (mc_plane_row_span():
+ * first sample to last, interleaved neighbours included), packed one after
+ * the other, and keeps its pixel stride there.  An interleaved output
+ * (pstride wider than a sample) is uploaded too before the kernel writes
+ * its samples, and its spans come back whole: the neighbours' bytes return
+ * as they were read, so writing NV12's U leaves V as it is.  Two calls
+ * writing interleaved planes of one host buffer at the same time would
+ * race on those bytes; the library's own calls (mc_interpolate_picture())
+ * write the planes of a picture one after the other. */
+static gboolean
+interleaved (const MCPlane *p)
 {
-  return (size_t) p->width * (p->depth > 8 ? 2 : 1);
+  return mc_plane_pstride (p) > mc_plane_bps (p);
 }
 
 /* A plane said to be in device memory must be memory of the current
@@ -196,6 +246,7 @@ dev_plane (ThreadState *st, cudaStream_t stream, const MCPlane *p,
   dp->height = (int) p->height;
   dp->depth = (int) p->depth;
   dp->shift = (int) p->shift;
+  dp->pstride = (int) mc_plane_pstride (p);
   if (device) {
     if (!check_device_plane (p, st->device, error))
       return FALSE;
@@ -203,7 +254,7 @@ dev_plane (ThreadState *st, cudaStream_t stream, const MCPlane *p,
     dp->stride = p->stride;
     return TRUE;
   }
-  const size_t rb = row_bytes (p);
+  const size_t rb = mc_plane_row_span (p);
   void *d = get_buf (st, buf, rb * p->height, error);
   if (!d)
     return FALSE;
@@ -222,8 +273,8 @@ download (cudaStream_t stream, const MCPlane *out, gboolean device,
   if (device)
     return TRUE;
   CHECK (cudaMemcpy2DAsync (out->data, out->stride, dp->data, dp->stride,
-          row_bytes (out), out->height, cudaMemcpyDeviceToHost, stream),
-      "download of a plane");
+          mc_plane_row_span (out), out->height, cudaMemcpyDeviceToHost,
+          stream), "download of a plane");
   return TRUE;
 }
 
@@ -258,7 +309,7 @@ predict_plane_cuda (const MCPlane *ref, MCPlane *out, const MCField *field,
     const MCGrid *grid, unsigned sub_x, unsigned sub_y,
     const MCOptions *opt, GError **error)
 {
-  ThreadState *st = get_state (error);
+  ThreadState *st = get_state (opt, error);
   if (!st)
     return FALSE;
   cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
@@ -267,7 +318,8 @@ predict_plane_cuda (const MCPlane *ref, MCPlane *out, const MCField *field,
   const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
   const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
   if (!dev_plane (st, stream, ref, din, BUF_A, TRUE, &dref, error)
-      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, FALSE, &dout, error))
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, interleaved (out),
+          &dout, error))
     return FALSE;
   /* the cells of the blocks the grid uses, rows packed */
   const size_t fstride = field->stride ? field->stride : field->cols;
@@ -281,14 +333,12 @@ predict_plane_cuda (const MCPlane *ref, MCPlane *out, const MCField *field,
           cudaMemcpyHostToDevice, stream), "upload of the field");
   if (ref->depth > 8)
     mc_predict_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (dref, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const GstMotionVectorCell *) cells, dev_grid (grid), (int) sub_x,
-        (int) sub_y, opt->obmc ? 1 : 0);
+        (dref, dout, (const GstMotionVectorCell *) cells, dev_grid (grid),
+        (int) sub_x, (int) sub_y, opt->obmc ? 1 : 0);
   else
     mc_predict_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (dref, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const GstMotionVectorCell *) cells, dev_grid (grid), (int) sub_x,
-        (int) sub_y, opt->obmc ? 1 : 0);
+        (dref, dout, (const GstMotionVectorCell *) cells, dev_grid (grid),
+        (int) sub_x, (int) sub_y, opt->obmc ? 1 : 0);
   CHECK (cudaGetLastError (), "launch of the prediction kernel");
   return download (stream, out, dout_dev, &dout, error)
       && finish (stream, error);
@@ -299,7 +349,7 @@ blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
     const uint8_t *weights, size_t wstride, const MCGrid *grid,
     const MCOptions *opt, GError **error)
 {
-  ThreadState *st = get_state (error);
+  ThreadState *st = get_state (opt, error);
   if (!st)
     return FALSE;
   cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
@@ -309,7 +359,8 @@ blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
   const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
   if (!dev_plane (st, stream, a, din, BUF_A, TRUE, &da, error)
       || !dev_plane (st, stream, b, din, BUF_B, TRUE, &db, error)
-      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, FALSE, &dout, error))
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, interleaved (out),
+          &dout, error))
     return FALSE;
   void *w = get_buf (st, BUF_WEIGHTS, (size_t) grid->ncols * grid->nrows,
       error);
@@ -320,12 +371,12 @@ blend_plane_cuda (const MCPlane *a, const MCPlane *b, MCPlane *out,
       "upload of the weights");
   if (a->depth > 8)
     mc_blend_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (da, db, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const uint8_t *) w, dev_grid (grid), opt->obmc ? 1 : 0);
+        (da, db, dout, (const uint8_t *) w, dev_grid (grid),
+        opt->obmc ? 1 : 0);
   else
     mc_blend_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (da, db, (uint8_t *) dout.data, dout.stride, dout.shift,
-        (const uint8_t *) w, dev_grid (grid), opt->obmc ? 1 : 0);
+        (da, db, dout, (const uint8_t *) w, dev_grid (grid),
+        opt->obmc ? 1 : 0);
   CHECK (cudaGetLastError (), "launch of the blend kernel");
   return download (stream, out, dout_dev, &dout, error)
       && finish (stream, error);
@@ -354,7 +405,7 @@ interpolate_plane_cuda (const MCPlane *prev, const MCPlane *next,
     const uint8_t *weights, size_t wstride, const MCGrid *grid,
     unsigned sub_x, unsigned sub_y, const MCOptions *opt, GError **error)
 {
-  ThreadState *st = get_state (error);
+  ThreadState *st = get_state (opt, error);
   if (!st)
     return FALSE;
   cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
@@ -364,7 +415,8 @@ interpolate_plane_cuda (const MCPlane *prev, const MCPlane *next,
   const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
   if (!dev_plane (st, stream, prev, din, BUF_A, TRUE, &dp, error)
       || !dev_plane (st, stream, next, din, BUF_B, TRUE, &dn, error)
-      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, FALSE, &dout, error))
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, interleaved (out),
+          &dout, error))
     return FALSE;
   const GstMotionVectorCell *cp = upload_field (st, stream, from_prev, grid,
       BUF_CELLS, error);
@@ -381,13 +433,11 @@ interpolate_plane_cuda (const MCPlane *prev, const MCPlane *next,
       "upload of the weights");
   if (prev->depth > 8)
     mc_interpolate_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (dp, dn, (uint8_t *) dout.data, dout.stride, dout.shift, cp, cn,
-        (const uint8_t *) w, dev_grid (grid), (int) sub_x, (int) sub_y,
+        (dp, dn, dout, cp, cn, (const uint8_t *) w, dev_grid (grid), (int) sub_x, (int) sub_y,
         opt->obmc ? 1 : 0);
   else
     mc_interpolate_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
-        (dp, dn, (uint8_t *) dout.data, dout.stride, dout.shift, cp, cn,
-        (const uint8_t *) w, dev_grid (grid), (int) sub_x, (int) sub_y,
+        (dp, dn, dout, cp, cn, (const uint8_t *) w, dev_grid (grid), (int) sub_x, (int) sub_y,
         opt->obmc ? 1 : 0);
   CHECK (cudaGetLastError (), "launch of the interpolation kernel");
   return download (stream, out, dout_dev, &dout, error)

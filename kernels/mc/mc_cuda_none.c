@@ -17,6 +17,19 @@ mc_impl_cuda (GError ** error)
   return NULL;
 }
 
+MCCudaSession *
+mc_cuda_session_new (GError ** error)
+{
+  not_built (error);
+  return NULL;
+}
+
+void
+mc_cuda_session_free (MCCudaSession * session)
+{
+  (void) session;
+}
+
 void *
 mc_cuda_alloc (size_t size, GError ** error)
 {

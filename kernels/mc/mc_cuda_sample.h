@@ -25,7 +25,8 @@
 #include "mc_rules.h"
 
 /* A plane as the kernels see it: bps 1 (8-bit samples) or 2 (16-bit
- * words, the sample (word >> shift) masked to depth bits). */
+ * words, the sample (word >> shift) masked to depth bits), sample (x, y)
+ * at data + y stride + x pstride (pstride set: bps or more). */
 typedef struct {
   const uint8_t *data;
   ptrdiff_t stride;
@@ -33,6 +34,7 @@ typedef struct {
   int height;
   int depth;
   int shift;
+  int pstride;
 } MCSPlane;
 
 /* The plane's grid (MCGrid, in ints). */
@@ -46,21 +48,24 @@ typedef struct {
 ME_INLINE int
 mc_s_read (MCSPlane p, int bps, int x, int y)
 {
-  const uint8_t *row = p.data + (ptrdiff_t) y * p.stride;
+  const uint8_t *s = p.data + (ptrdiff_t) y * p.stride
+      + (ptrdiff_t) x * p.pstride;
   if (bps == 1)
-    return row[x];
-  return (((const uint16_t *) row)[x] >> p.shift) & ((1 << p.depth) - 1);
+    return *s;
+  return (*(const uint16_t *) s >> p.shift) & ((1 << p.depth) - 1);
 }
 
+/* Writes the sample's own byte or word alone: the bytes between samples
+ * of an interleaved plane are not touched. */
 ME_INLINE void
-mc_s_write (uint8_t *data, ptrdiff_t stride, int bps, int shift, int x, int y,
-    int v)
+mc_s_write (uint8_t *data, ptrdiff_t stride, int pstride, int bps, int shift,
+    int x, int y, int v)
 {
-  uint8_t *row = data + (ptrdiff_t) y * stride;
+  uint8_t *s = data + (ptrdiff_t) y * stride + (ptrdiff_t) x * pstride;
   if (bps == 1)
-    row[x] = (uint8_t) v;
+    *s = (uint8_t) v;
   else
-    ((uint16_t *) row)[x] = (uint16_t) (v << shift);
+    *(uint16_t *) s = (uint16_t) (v << shift);
 }
 
 /* The window, along one direction, of block k + d - 1 (d 0 .. 2) at

@@ -21,6 +21,30 @@ typedef struct {
   unsigned nrows;
 } MCGrid;
 
+/* Bytes a sample takes, and from one sample of a row to the next.  Every
+ * implementation addresses sample (x, y) as data + y stride + x
+ * mc_plane_pstride(), and writes a sample's own byte or word alone: an
+ * interleaved plane's neighbours (NV12's V beside U) are never written.
+ * checkasm's layouts check both. */
+static inline unsigned
+mc_plane_bps (const MCPlane * p)
+{
+  return p->depth > 8 ? 2 : 1;
+}
+
+static inline unsigned
+mc_plane_pstride (const MCPlane * p)
+{
+  return p->pstride ? p->pstride : mc_plane_bps (p);
+}
+
+/* Bytes from the first sample of a row to the end of its last. */
+static inline size_t
+mc_plane_row_span (const MCPlane * p)
+{
+  return (size_t) (p->width - 1) * mc_plane_pstride (p) + mc_plane_bps (p);
+}
+
 struct MCImpl {
   const char *name;          /* "c", "cuda" */
   gboolean device_planes;    /* takes planes with MCPlane.device */

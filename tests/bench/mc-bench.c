@@ -117,6 +117,7 @@ picture_init (MCPicture * p, unsigned depth, guint8 ** bufs, gboolean device,
     pl->height = h;
     pl->depth = depth;
     pl->shift = 0;
+    pl->pstride = 0;            /* planar */
     pl->stride = (ptrdiff_t) w * bps;
     pl->data = device ? mc_cuda_alloc ((size_t) pl->stride * h, error)
         : g_malloc0 ((size_t) pl->stride * h);

@@ -5,7 +5,8 @@
  * half samples (subpel_rules.h) on an edge-padded copy, the way the search
  * reads them; whole planes are compared with a naive per-sample version
  * written from mc_rules.h (every block's window at every sample, no
- * cells, no patches).
+ * cells, no patches).  Interleaved planes (MCPlane.pstride: NV12, P010)
+ * leave their neighbours alone and give the planar layout's samples.
  */
 #include <glib.h>
 #include <string.h>
@@ -34,6 +35,7 @@ tplane_init (TPlane * t, unsigned w, unsigned h, unsigned depth,
   t->p.height = h;
   t->p.depth = depth;
   t->p.shift = shift;
+  t->p.pstride = 0;
 }
 
 static void
@@ -42,23 +44,31 @@ tplane_clear (TPlane * t)
   g_free (t->buf);
 }
 
+/* Sample (x, y), pixel stride included (0: the sample's size). */
+static guint8 *
+at (const MCPlane * p, int x, int y)
+{
+  const int bps = p->depth > 8 ? 2 : 1;
+  return p->data + y * p->stride + x * (p->pstride ? (int) p->pstride : bps);
+}
+
 static int
 get (const MCPlane * p, int x, int y)
 {
-  const guint8 *row = p->data + y * p->stride;
+  const guint8 *s = at (p, x, y);
   if (p->depth == 8)
-    return row[x];
-  return (((const guint16 *) row)[x] >> p->shift) & ((1 << p->depth) - 1);
+    return *s;
+  return (*(const guint16 *) s >> p->shift) & ((1 << p->depth) - 1);
 }
 
 static void
 set (MCPlane * p, int x, int y, int v)
 {
-  guint8 *row = p->data + y * p->stride;
+  guint8 *s = at (p, x, y);
   if (p->depth == 8)
-    row[x] = v;
+    *s = v;
   else
-    ((guint16 *) row)[x] = v << p->shift;
+    *(guint16 *) s = v << p->shift;
 }
 
 static void
@@ -756,10 +766,146 @@ test_bad_input (void)
   MCPicture pr = { MC_CHROMA_420, { ref.p, ref.p, ref.p } };
   MCPicture po = { MC_CHROMA_420, { out.p, out.p, out.p } };
   REFUSED (mc_predict_picture (&pr, &po, &f.f, NULL, &err), "chroma");
+  /* pixel strides: narrower than a sample, wider than any pixel, odd for
+   * 16-bit words, a row of them longer than the stride */
+  p = out.p;
+  p.pstride = 65;
+  REFUSED (mc_predict_plane (&ref.p, &p, &f.f, 0, 0, NULL, &err),
+      "pixel stride 65");
+  TPlane deep;
+  tplane_init (&deep, 10, 10, 10, 0);
+  TField fd;
+  tfield_init (&fd, 8, 8, 2, 2, 0, 0);
+  p = deep.p;
+  p.width = 5;
+  p.pstride = 1;
+  REFUSED (mc_predict_plane (&deep.p, &p, &fd.f, 0, 0, NULL, &err),
+      "pixel stride 1");
+  p.pstride = 3;
+  REFUSED (mc_predict_plane (&deep.p, &p, &fd.f, 0, 0, NULL, &err),
+      "aligned");
+  p = out.p;
+  p.pstride = 2;                /* 19 x 2 + 1 bytes a row, stride 23 */
+  REFUSED (mc_predict_plane (&ref.p, &p, &f.f, 0, 0, NULL, &err),
+      "shorter than a row of 39 bytes");
+  /* U and V of one NV12 row: interleaved, so never reference and output */
+  MCPlane u = ref.p, v = ref.p;
+  u.width = v.width = 10;
+  u.pstride = v.pstride = 2;
+  v.data = u.data + 1;
+  REFUSED (mc_predict_plane (&u, &v, &f.f, 1, 1, NULL, &err), "overlaps");
+  g_free (fd.cells);
+  tplane_clear (&deep);
 #undef REFUSED
   g_free (f.cells);
   tplane_clear (&ref);
   tplane_clear (&out);
+}
+
+/* ---- interleaved planes ------------------------------------------------ */
+
+/* The chroma of an NV12- or P010-like picture: rows of w (U, V) pairs and
+ * slack, U first or V first (NV21), the planes of MCPicture into them. */
+typedef struct {
+  guint8 *buf;
+  size_t size;
+  MCPlane u, v;
+} TUV;
+
+static void
+tuv_init (TUV * t, unsigned w, unsigned h, unsigned depth, unsigned shift,
+    gboolean v_first, guint8 fill)
+{
+  const unsigned bps = depth > 8 ? 2 : 1;
+  const ptrdiff_t stride = (ptrdiff_t) ((2 * w + 3) * bps);
+  t->size = (size_t) stride * h;
+  t->buf = g_malloc (t->size);
+  memset (t->buf, fill, t->size);
+  t->u = (MCPlane) { t->buf + (v_first ? bps : 0), stride, w, h, depth,
+    shift, 2 * bps
+  };
+  t->v = t->u;
+  t->v.data = t->buf + (v_first ? 0 : bps);
+}
+
+/* Writing U leaves every other byte of the UV rows as it was (the V
+ * samples and the slack after each row), by prediction and by blend in
+ * place, on several threads; then V is written beside it, and U keeps
+ * its samples. */
+static void
+test_interleaved_neighbours (void)
+{
+  static const struct
+  {
+    unsigned depth, shift;
+  } fmt[] = { {8, 0}, {10, 6}, {16, 0} };
+  GRand *rand = g_rand_new_with_seed (7);
+  for (unsigned i = 0; i < G_N_ELEMENTS (fmt); i++) {
+    const unsigned w = 23, h = 13;      /* chroma of a 45x25 picture */
+    TPlane ref;
+    TUV out, before;
+    TField f;
+    tplane_init (&ref, w, h, fmt[i].depth, fmt[i].shift);
+    fill_random (&ref.p, rand);
+    tuv_init (&out, w, h, fmt[i].depth, fmt[i].shift, i == 1, 0);
+    for (size_t j = 0; j < out.size; j++)
+      out.buf[j] = g_rand_int (rand);
+    tuv_init (&before, w, h, fmt[i].depth, fmt[i].shift, i == 1, 0);
+    memcpy (before.buf, out.buf, out.size);
+    tfield_init (&f, 8, 8, 6, 4, 0, 0);
+    for (unsigned c = 0; c < 24; c++) {
+      f.cells[c].mv_x = g_rand_int_range (rand, -40, 41);
+      f.cells[c].mv_y = g_rand_int_range (rand, -40, 41);
+    }
+    GError *err = NULL;
+    MCOptions o = opts (TRUE, 3);
+    g_assert_true (mc_predict_plane (&ref.p, &out.u, &f.f, 1, 1, &o, &err));
+    g_assert_no_error (err);
+    /* U is the prediction a planar output gets */
+    TPlane want;
+    tplane_init (&want, w, h, fmt[i].depth, fmt[i].shift);
+    predict_ok (&ref.p, &want.p, &f.f, 1, 1, TRUE);
+    assert_planes_equal (&out.u, &want.p);
+    /* a blend of U and the reference into U, and one into V */
+    guint8 wts[24];
+    for (unsigned c = 0; c < 24; c++)
+      wts[c] = g_rand_int_range (rand, 0, 65);
+    g_assert_true (mc_blend_plane (&out.u, &ref.p, &out.u, wts, 16, 16, 3, 2,
+            1, 1, &o, &err));
+    g_assert_no_error (err);
+    /* every byte but U's own is as it was, V included */
+    const unsigned bps = fmt[i].depth > 8 ? 2 : 1;
+    for (size_t j = 0; j < out.size; j++) {
+      const size_t y = j / out.u.stride, b = j % out.u.stride;
+      const size_t ub = (size_t) (out.u.data - out.buf);
+      const gboolean is_u = b >= ub && b < ub + 2 * bps * w
+          && (b - ub) % (2 * bps) < bps;
+      if (!is_u && out.buf[j] != before.buf[j])
+        g_error ("%u bits: byte %zu of row %zu, not U's, changed", 
+            fmt[i].depth, b, y);
+    }
+    g_assert_true (mc_blend_plane (&ref.p, &want.p, &out.v, wts, 16, 16, 3,
+            2, 1, 1, &o, &err));
+    g_assert_no_error (err);
+    TPlane bl;
+    tplane_init (&bl, w, h, fmt[i].depth, fmt[i].shift);
+    g_assert_true (mc_blend_plane (&ref.p, &want.p, &bl.p, wts, 16, 16, 3,
+            2, 1, 1, &o, &err));
+    assert_planes_equal (&out.v, &bl.p);
+    /* and U is still the blend it was */
+    tplane_clear (&bl);
+    tplane_init (&bl, w, h, fmt[i].depth, fmt[i].shift);
+    g_assert_true (mc_blend_plane (&want.p, &ref.p, &bl.p, wts, 16, 16, 3, 2,
+            1, 1, &o, &err));
+    assert_planes_equal (&out.u, &bl.p);
+    tplane_clear (&bl);
+    tplane_clear (&want);
+    tplane_clear (&ref);
+    g_free (out.buf);
+    g_free (before.buf);
+    g_free (f.cells);
+  }
+  g_rand_free (rand);
 }
 
 /* ---- interpolation ------------------------------------------------------ */
@@ -1149,6 +1295,96 @@ test_interp_bad_input (void)
   tpic_clear (&out);
 }
 
+/* The same content laid out as I420 (planes of their own) and as NV12,
+ * NV21 or P010 (U and V interleaved in one block of rows) interpolates to
+ * the same samples, plane for plane, in every mode: the layout changes
+ * where samples are, never what they are.  The interleaved outputs' slack
+ * after each row stays as it was. */
+static void
+test_interp_semi_as_planar (void)
+{
+  static const struct
+  {
+    unsigned depth, shift;
+    gboolean v_first;
+  } fmt[] = { {8, 0, FALSE}, {8, 0, TRUE}, {10, 6, FALSE}, {16, 0, FALSE} };
+  GRand *rand = g_rand_new_with_seed (11);
+  for (unsigned i = 0; i < G_N_ELEMENTS (fmt); i++)
+    for (int mode = MC_INTERP_MOTION; mode <= MC_INTERP_REPEAT; mode++) {
+      const unsigned w = 45, h = 27, cw = 23, ch = 14;
+      const unsigned depth = fmt[i].depth, shift = fmt[i].shift;
+      TPic prev, next, want;
+      TUV puv, nuv, ouv;
+      tpic_init (&prev, MC_CHROMA_420, w, h, depth, shift);
+      tpic_init (&next, MC_CHROMA_420, w, h, depth, shift);
+      tpic_init (&want, MC_CHROMA_420, w, h, depth, shift);
+      tuv_init (&puv, cw, ch, depth, shift, fmt[i].v_first, 0);
+      tuv_init (&nuv, cw, ch, depth, shift, fmt[i].v_first, 0);
+      tuv_init (&ouv, cw, ch, depth, shift, fmt[i].v_first, 0x5c);
+      for (unsigned k = 0; k < 3; k++) {
+        fill_random (&prev.pic.planes[k], rand);
+        fill_random (&next.pic.planes[k], rand);
+      }
+      /* the same chroma, interleaved */
+      for (unsigned y = 0; y < ch; y++)
+        for (unsigned x = 0; x < cw; x++) {
+          set (&puv.u, x, y, get (&prev.pic.planes[1], x, y));
+          set (&puv.v, x, y, get (&prev.pic.planes[2], x, y));
+          set (&nuv.u, x, y, get (&next.pic.planes[1], x, y));
+          set (&nuv.v, x, y, get (&next.pic.planes[2], x, y));
+        }
+      MCPicture ps = prev.pic, ns = next.pic, os = want.pic;
+      ps.planes[1] = puv.u;
+      ps.planes[2] = puv.v;
+      ns.planes[1] = nuv.u;
+      ns.planes[2] = nuv.v;
+      TPlane oy;                /* the semi-planar output's luma */
+      tplane_init (&oy, w, h, depth, shift);
+      os.planes[0] = oy.p;
+      os.planes[1] = ouv.u;
+      os.planes[2] = ouv.v;
+      TField fn, fp;
+      tfield_random (&fn, 8, 8, w, h, 0, rand);
+      tfield_random (&fp, 8, 8, w, h, 0, rand);
+      for (unsigned c = 0; c < fn.f.cols * fn.f.rows; c++) {
+        /* trusted, occluded and fallback blocks alike */
+        fn.cells[c].cost = g_rand_int_range (rand, 0, 4) << (2 * c % 24);
+        fp.cells[c].cost = g_rand_int_range (rand, 0, 4) << (3 * c % 24);
+      }
+      unsigned nfb_planar = 0, nfb_semi = 0;
+      interp_ok (&prev, &next, &want, &fn.f, &fp.f, 2, 5,
+          (MCInterpMode) mode, &nfb_planar);
+      GError *err = NULL;
+      MCOptions o = opts (TRUE, 2);
+      g_assert_true (mc_interpolate_picture (&ps, &ns, &os, &fn.f, &fp.f, 2,
+              5, (MCInterpMode) mode, &o, &nfb_semi, &err));
+      g_assert_no_error (err);
+      g_assert_cmpuint (nfb_semi, ==, nfb_planar);
+      for (unsigned k = 0; k < 3; k++)
+        assert_planes_equal (&os.planes[k], &want.pic.planes[k]);
+      /* the slack after each UV row is untouched */
+      const unsigned bps = depth > 8 ? 2 : 1;
+      for (unsigned y = 0; y < ch; y++)
+        for (size_t b = 2 * cw * bps; b < (size_t) ouv.u.stride; b++)
+          g_assert_cmpuint (ouv.buf[y * ouv.u.stride + b], ==, 0x5c);
+      /* and the planar output's samples are not all alike (the check
+       * compares something) */
+      g_assert_cmpint (get (&want.pic.planes[1], 0, 0) != get
+          (&want.pic.planes[1], 7, 5) || get (&want.pic.planes[2], 1, 1)
+          != get (&want.pic.planes[2], 9, 3), ==, TRUE);
+      g_free (fn.cells);
+      g_free (fp.cells);
+      tplane_clear (&oy);
+      g_free (puv.buf);
+      g_free (nuv.buf);
+      g_free (ouv.buf);
+      tpic_clear (&prev);
+      tpic_clear (&next);
+      tpic_clear (&want);
+    }
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1170,5 +1406,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/interp-fallback", test_interp_fallback);
   g_test_add_func ("/mc/interp-occlusion", test_interp_occlusion);
   g_test_add_func ("/mc/interp-bad-input", test_interp_bad_input);
+  g_test_add_func ("/mc/interleaved-neighbours", test_interleaved_neighbours);
+  g_test_add_func ("/mc/interp-semi-as-planar", test_interp_semi_as_planar);
   return g_test_run ();
 }

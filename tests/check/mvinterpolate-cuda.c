@@ -7,7 +7,8 @@
  *       ! mvinterpolate backend=B ! appsink
  * for B = cuda (the frames are read and written on the GPU) and B = cpu
  * (each frame downloaded and uploaded by its map), for several formats,
- * sizes and rates.  Every output frame must equal the reference's, sample
+ * sizes and rates; and, for formats cudaupload does not take, the frames
+ * in system memory through mvinterpolate backend=cuda.  Every output frame must equal the reference's, sample
  * for sample, at the same time; every output buffer must be CUDA memory;
  * and mvinterpolate must work in cudaupload's CUDA context.
  *
@@ -100,6 +101,7 @@ run_pipeline (const gchar * format, guint w, guint h, guint in_fps,
 {
   g_autoptr (GError) err = NULL;
   const gchar *feature = cuda ? "(memory:CUDAMemory)" : "";
+  const gboolean search_cuda = cuda || !strcmp (backend, "cuda");
   gchar *desc = g_strdup_printf ("videotestsrc pattern=smpte "
       "horizontal-speed=5 num-buffers=12 ! video/x-raw,format=%s,width=%u,"
       "height=%u,framerate=%u/1 %s ! gpumotionest backend=%s "
@@ -107,7 +109,7 @@ run_pipeline (const gchar * format, guint w, guint h, guint in_fps,
       "mvinterpolate name=mi backend=%s ! video/x-raw%s,framerate=%u/1 ! "
       "appsink name=sink sync=false", format, w, h, in_fps,
       cuda ? "! cudaupload name=up ! video/x-raw(memory:CUDAMemory)" : "",
-      cuda ? "cuda" : "cpu", backend, feature, out_fps);
+      search_cuda ? "cuda" : "cpu", backend, feature, out_fps);
   GstElement *pipe = gst_parse_launch (desc, &err);
   GstElement *sink, *mi, *up;
   GstSample *sample;
@@ -215,12 +217,22 @@ main (int argc, char **argv)
   static const struct {
     const gchar *format;
     guint w, h, in_fps, out_fps;
+    gboolean cuda_memory;       /* FALSE: system memory, backend=cuda */
   } cases[] = {
-    {"I420", 352, 288, 30, 60},
-    {"I420", 250, 138, 24, 60},
-    {"I420_10LE", 320, 240, 25, 50},
-    {"Y444", 176, 144, 30, 45},
-    {"Y42B", 320, 180, 30, 60},
+    {"I420", 352, 288, 30, 60, TRUE},
+    {"I420", 250, 138, 24, 60, TRUE},
+    {"NV12", 320, 240, 30, 60, TRUE},
+    {"NV12", 161, 91, 25, 60, TRUE},
+    {"P010_10LE", 320, 180, 30, 60, TRUE},
+    {"I420_10LE", 320, 240, 25, 50, TRUE},
+    {"Y444", 176, 144, 30, 45, TRUE},
+    {"BGRA", 160, 120, 30, 60, TRUE},
+    {"NV21", 160, 120, 30, 60, FALSE},
+    {"YUY2", 161, 91, 24, 60, FALSE},
+    {"UYVY", 160, 120, 30, 60, FALSE},
+    {"BGRx", 160, 120, 30, 60, FALSE},
+    {"RGBA", 161, 91, 30, 60, FALSE},
+    {"P016_LE", 160, 120, 30, 60, FALSE},
   };
   guint failures = 0, compared = 0;
 
@@ -239,16 +251,25 @@ main (int argc, char **argv)
     if (!run_pipeline (fmt, w, h, cases[c].in_fps, cases[c].out_fps, FALSE,
             "cpu", &ref))
       return 1;
-    if (!run_pipeline (fmt, w, h, cases[c].in_fps, cases[c].out_fps, TRUE,
-            "cuda", &dev)
+    if (!cases[c].cuda_memory) {
+      /* system memory: the CUDA backend against the CPU's */
+      if (!run_pipeline (fmt, w, h, cases[c].in_fps, cases[c].out_fps,
+              FALSE, "cuda", &dev)) {
+        g_printerr ("%s %ux%u: backend=cuda failed\n", fmt, w, h);
+        return 1;
+      }
+    } else if (!run_pipeline (fmt, w, h, cases[c].in_fps, cases[c].out_fps,
+            TRUE, "cuda", &dev)
         || !run_pipeline (fmt, w, h, cases[c].in_fps, cases[c].out_fps, TRUE,
             "cpu", &host)) {
       g_printerr ("%s %ux%u: a CUDA-memory pipeline failed\n", fmt, w, h);
       return 1;
     }
-    for (guint k = 0; k < 2; k++) {
+    for (guint k = 0; k < (cases[c].cuda_memory ? 2u : 1u); k++) {
       Run *r = k ? &host : &dev;
-      const gchar *what = k ? "cpu on CUDA memory" : "cuda on CUDA memory";
+      const gchar *what = !cases[c].cuda_memory ? "cuda on system memory"
+          : k ? "cpu on CUDA memory" : "cuda on CUDA memory";
+      const guint want_cuda = cases[c].cuda_memory ? r->frames->len : 0;
       guint diff = 0;
 
       if (r->frames->len != ref.frames->len || ref.frames->len == 0) {
@@ -263,12 +284,13 @@ main (int argc, char **argv)
             || !g_bytes_equal (g_ptr_array_index (r->frames, i),
                 g_ptr_array_index (ref.frames, i)))
           diff++;
-      if (r->cuda_buffers != r->frames->len) {
+      if (r->cuda_buffers != want_cuda) {
         g_printerr ("%s %ux%u, %s: %u of %u frames left in CUDA memory\n",
             fmt, w, h, what, r->cuda_buffers, r->frames->len);
         failures++;
       }
-      if (!r->interp_context || r->interp_context != r->upload_context) {
+      if (cases[c].cuda_memory && (!r->interp_context
+              || r->interp_context != r->upload_context)) {
         g_printerr ("%s %ux%u, %s: mvinterpolate's CUDA context %p is not "
             "cudaupload's %p\n", fmt, w, h, what, r->interp_context,
             r->upload_context);
@@ -282,7 +304,8 @@ main (int argc, char **argv)
     }
     run_clear (&ref);
     run_clear (&dev);
-    run_clear (&host);
+    if (cases[c].cuda_memory)
+      run_clear (&host);
   }
   g_print ("%u frames compared, %u failures\n", compared, failures);
   return failures ? 1 : 0;

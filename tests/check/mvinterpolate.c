@@ -613,14 +613,29 @@ GST_START_TEST (test_caps_change)
 
 GST_END_TEST;
 
-/* NV12's interleaved chroma is no plane mc reads: refused at caps. */
+/* Every format gpumotionest takes in system memory is taken, semi-planar,
+ * packed and RGB included; one it does not take is refused at caps. */
 GST_START_TEST (test_caps)
 {
+  static const gchar *const taken[] = { "NV12", "NV21", "P010_10LE",
+    "P012_LE", "P016_LE", "YUY2", "UYVY", "YVYU", "BGRx", "RGBA", "xRGB",
+    "ABGR"
+  };
   GstElement *e = gst_element_factory_make ("mvinterpolate", NULL);
   GstPad *sink = gst_element_get_static_pad (e, "sink");
   GstCaps *caps;
+  guint i;
 
-  caps = gst_caps_from_string ("video/x-raw, format=NV12, width=64, "
+  for (i = 0; i < G_N_ELEMENTS (taken); i++) {
+    gchar *str = g_strdup_printf ("video/x-raw, format=%s, width=64, "
+        "height=64, framerate=25/1", taken[i]);
+
+    caps = gst_caps_from_string (str);
+    fail_unless (gst_pad_query_accept_caps (sink, caps), "%s refused", str);
+    gst_caps_unref (caps);
+    g_free (str);
+  }
+  caps = gst_caps_from_string ("video/x-raw, format=v210, width=64, "
       "height=64, framerate=25/1");
   fail_if (gst_pad_query_accept_caps (sink, caps));
   gst_caps_unref (caps);
@@ -634,6 +649,342 @@ GST_START_TEST (test_caps)
   gst_caps_unref (caps);
   gst_object_unref (sink);
   gst_object_unref (e);
+}
+
+GST_END_TEST;
+
+/* ---- other layouts of the same pictures ------------------------------- */
+
+/* The frame size of these tests: W x H, and an odd one (77 x 45: the last
+ * pair of a 4:2:2 row half used, chroma rounded up). */
+static gint fmt_w = W, fmt_h = H;
+
+/* Where component c of frame f has its sample (x, y).  P010, P012 and
+ * P016 put V's word right after U's, at byte 2 of each 4 (which GStreamer
+ * 1.22 lists as offset 1: written out here, not read from there). */
+static guint8 *
+comp_at (const GstVideoFrame * f, guint c, gint x, gint y)
+{
+  GstVideoFormat format = GST_VIDEO_FRAME_FORMAT (f);
+  guint8 *s = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, c);
+
+  if (c == 2 && (format == GST_VIDEO_FORMAT_P010_10LE
+          || format == GST_VIDEO_FORMAT_P012_LE
+          || format == GST_VIDEO_FORMAT_P016_LE))
+    s = (guint8 *) GST_VIDEO_FRAME_COMP_DATA (f, 1) + 2;
+  return s + y * GST_VIDEO_FRAME_COMP_STRIDE (f, c)
+      + x * GST_VIDEO_FRAME_COMP_PSTRIDE (f, c);
+}
+
+/* Component c of frame f at (x, y), the sample value (word >> shift,
+ * masked to the depth), wherever the format puts it. */
+static guint
+comp_get (const GstVideoFrame * f, guint c, gint x, gint y)
+{
+  const guint8 *s = comp_at (f, c, x, y);
+  guint depth = GST_VIDEO_FRAME_COMP_DEPTH (f, c);
+
+  if (depth == 8)
+    return *s;
+  return (GST_READ_UINT16_LE (s) >> GST_VIDEO_FORMAT_INFO_SHIFT
+      (f->info.finfo, c)) & ((1u << depth) - 1);
+}
+
+static void
+comp_set (GstVideoFrame * f, guint c, gint x, gint y, guint v)
+{
+  guint8 *s = comp_at (f, c, x, y);
+
+  if (GST_VIDEO_FRAME_COMP_DEPTH (f, c) == 8)
+    *s = v;
+  else
+    GST_WRITE_UINT16_LE (s, v << GST_VIDEO_FORMAT_INFO_SHIFT (f->info.finfo,
+            c));
+}
+
+/* The value a component shows at (x, y) of the pan at luma shift @sx:
+ * YUV component c is the texture of seed c at its own resolution (shifted
+ * by sx halved where subsampled across), at @depth bits (the texture on
+ * top, position noise below); RGB's R, G, B and A (comp_value_rgb()) the
+ * textures of seeds 0 .. 3, full size. */
+static guint
+comp_value (guint c, gint x, gint y, gint sx, guint w_sub, guint depth)
+{
+  guint v = tex (x - (sx >> w_sub), y, c);
+
+  if (depth > 8)
+    v = (v << (depth - 8)) | (hash3 (x, y, 9 + c) & ((1u << (depth - 8)) -
+            1));
+  return v;
+}
+
+/* The luma gpumotionest derives from sRGB (BT.709's weights,
+ * docs/formats.md) for the pixel at (x, y). */
+static guint
+rgb_luma (gint x, gint y, gint sx)
+{
+  return (54 * comp_value (0, x, y, sx, 0, 8) + 183 * comp_value (1, x, y,
+          sx, 0, 8) + 19 * comp_value (2, x, y, sx, 0, 8) + 128) >> 8;
+}
+
+/* Frame i of the pan in @format, its samples from comp_value(); for
+ * RGB, components 0 .. 3 are R, G, B, A; every other byte (RGBx's x) is
+ * @fill.  With @y444_of_rgb (1 or 2), a Y444 frame whose Y is the
+ * derived luma of the RGB frame, U and V its R and G (1) or B and A (2):
+ * what mvinterpolate makes of those planes is what it must make of the
+ * RGB frame's components. */
+static GstBuffer *
+make_frame_fmt (GstVideoFormat format, guint i, guint8 fill,
+    gint y444_of_rgb)
+{
+  GstVideoInfo info;
+  GstVideoFrame f;
+  GstBuffer *buf;
+  const gint sx = PAN * (gint) i;
+  guint c;
+  gint x, y;
+
+  gst_video_info_set_format (&info, format, fmt_w, fmt_h);
+  buf = gst_buffer_new_allocate (NULL, info.size, NULL);
+  gst_buffer_memset (buf, 0, fill, info.size);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_WRITE));
+  for (c = 0; c < GST_VIDEO_FRAME_N_COMPONENTS (&f); c++)
+    for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&f, c); y++)
+      for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&f, c); x++) {
+        guint v;
+
+        if (!y444_of_rgb)
+          v = comp_value (c, x, y, sx, GST_VIDEO_FORMAT_INFO_W_SUB
+              (info.finfo, c), GST_VIDEO_FRAME_COMP_DEPTH (&f, c));
+        else if (c == 0)
+          v = rgb_luma (x, y, sx);
+        else
+          v = comp_value (c - 1 + 2 * (y444_of_rgb - 1), x, y, sx, 0, 8);
+        comp_set (&f, c, x, y, v);
+      }
+  gst_video_frame_unmap (&f);
+  GST_BUFFER_PTS (buf) = frame_time (i, 25, 1);
+  GST_BUFFER_DURATION (buf) = frame_time (i + 1, 25, 1) - GST_BUFFER_PTS
+      (buf);
+  return buf;
+}
+
+#define N_IN 10
+#define N_OUT 20                /* 25 -> 50 fps */
+
+/* The N_OUT outputs of N_IN frames of the pan in @format through the
+ * search and mvinterpolate on the CPU (make_frame_fmt() with @fill and
+ * @y444_of_rgb). */
+static GstBuffer **
+run_format (GstVideoFormat format, guint8 fill, gint y444_of_rgb)
+{
+  GstHarness *h = gst_harness_new_parse ("gpumotionest backend=cpu "
+      "references=-1,+1 ! mvinterpolate backend=cpu");
+  GstBuffer **out = g_new0 (GstBuffer *, N_OUT + 1);
+  GstBuffer *b;
+  gchar *caps;
+  guint i, k = 0;
+
+  gst_harness_set_sink_caps_str (h, "video/x-raw, framerate=50/1");
+  caps = g_strdup_printf ("video/x-raw, format=%s, width=%d, height=%d, "
+      "framerate=25/1%s", gst_video_format_to_string (format), fmt_w, fmt_h,
+      GST_VIDEO_FORMAT_INFO_IS_RGB (gst_video_format_get_info (format))
+      ? ", colorimetry=sRGB" : "");
+  gst_harness_set_src_caps_str (h, caps);
+  g_free (caps);
+  for (i = 0; i < N_IN; i++)
+    fail_unless_equals_int (gst_harness_push (h, make_frame_fmt (format, i,
+                fill + i, y444_of_rgb)), GST_FLOW_OK);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  while ((b = gst_harness_try_pull (h))) {
+    fail_unless (k < N_OUT, "more than %d frames out of %s", N_OUT,
+        gst_video_format_to_string (format));
+    fail_unless_equals_uint64 (GST_BUFFER_PTS (b), frame_time (k, 50, 1));
+    out[k++] = b;
+  }
+  fail_unless_equals_int (k, N_OUT);
+  gst_harness_teardown (h);
+  return out;
+}
+
+static void
+free_outputs (GstBuffer ** out)
+{
+  guint k;
+
+  for (k = 0; k < N_OUT; k++)
+    gst_buffer_unref (out[k]);
+  g_free (out);
+}
+
+/* Samples of component @ca of @a (in @fa) unlike those of component @cb
+ * of @b (in @fb), at the same positions. */
+static guint
+comp_differences (GstBuffer * a, GstVideoFormat fa, guint ca, GstBuffer * b,
+    GstVideoFormat fb, guint cb)
+{
+  GstVideoInfo ia, ib;
+  GstVideoFrame va, vb;
+  guint bad = 0;
+  gint x, y;
+
+  gst_video_info_set_format (&ia, fa, fmt_w, fmt_h);
+  gst_video_info_set_format (&ib, fb, fmt_w, fmt_h);
+  fail_unless (gst_video_frame_map (&va, &ia, a, GST_MAP_READ));
+  fail_unless (gst_video_frame_map (&vb, &ib, b, GST_MAP_READ));
+  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_WIDTH (&va, ca),
+      GST_VIDEO_FRAME_COMP_WIDTH (&vb, cb));
+  fail_unless_equals_int (GST_VIDEO_FRAME_COMP_HEIGHT (&va, ca),
+      GST_VIDEO_FRAME_COMP_HEIGHT (&vb, cb));
+  for (y = 0; y < GST_VIDEO_FRAME_COMP_HEIGHT (&va, ca); y++)
+    for (x = 0; x < GST_VIDEO_FRAME_COMP_WIDTH (&va, ca); x++)
+      bad += comp_get (&va, ca, x, y) != comp_get (&vb, cb, x, y);
+  gst_video_frame_unmap (&va);
+  gst_video_frame_unmap (&vb);
+  return bad;
+}
+
+/* @format's outputs equal @planar's, component for component: the same
+ * pictures laid out otherwise give the same samples.  Output 3 (half way
+ * between inputs 1 and 2) is made by motion: unlike either input. */
+static void
+check_same_as_planar_at (GstVideoFormat format, GstVideoFormat planar)
+{
+  GstBuffer **got = run_format (format, 0, 0);
+  GstBuffer **want = run_format (planar, 0, 0);
+  GstBuffer *in1 = make_frame_fmt (planar, 1, 0, 0);
+  GstBuffer *in2 = make_frame_fmt (planar, 2, 0, 0);
+  guint k, c;
+
+  for (k = 0; k < N_OUT; k++)
+    for (c = 0; c < 3; c++)
+      fail_unless_equals_int (comp_differences (got[k], format, c, want[k],
+              planar, c), 0);
+  for (c = 0; c < 3; c++) {
+    fail_unless (comp_differences (want[3], planar, c, in1, planar, c) > 0);
+    fail_unless (comp_differences (want[3], planar, c, in2, planar, c) > 0);
+  }
+  gst_buffer_unref (in1);
+  gst_buffer_unref (in2);
+  free_outputs (got);
+  free_outputs (want);
+}
+
+static void
+check_same_as_planar (GstVideoFormat format, GstVideoFormat planar)
+{
+  fmt_w = W;
+  fmt_h = H;
+  check_same_as_planar_at (format, planar);
+  fmt_w = 77;
+  fmt_h = 45;
+  check_same_as_planar_at (format, planar);
+}
+
+GST_START_TEST (test_nv12_as_i420)
+{
+  check_same_as_planar (GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420);
+  check_same_as_planar (GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_I420);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_p010_as_i420_10)
+{
+  /* the test's own P010 layout is GStreamer's: its unpack reads U and V
+   * where comp_set() wrote them */
+  GstBuffer *buf = make_frame_fmt (GST_VIDEO_FORMAT_P010_10LE, 1, 0, 0);
+  const GstVideoFormatInfo *fi =
+      gst_video_format_get_info (GST_VIDEO_FORMAT_P010_10LE);
+  GstVideoInfo info;
+  GstVideoFrame f;
+  guint16 row[4 * W];
+
+  fmt_w = W;
+  fmt_h = H;
+  gint x;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_P010_10LE, W, H);
+  fail_unless (gst_video_frame_map (&f, &info, buf, GST_MAP_READ));
+  fi->unpack_func (fi, GST_VIDEO_PACK_FLAG_TRUNCATE_RANGE, row, f.data,
+      f.info.stride, 0, 6, W);
+  for (x = 0; x < W; x++) {
+    fail_unless_equals_int (row[4 * x + 1] >> 6, comp_value (0, x, 6, PAN,
+            0, 10));
+    fail_unless_equals_int (row[4 * x + 2] >> 6, comp_value (1, x / 2, 3,
+            PAN, 1, 10));
+    fail_unless_equals_int (row[4 * x + 3] >> 6, comp_value (2, x / 2, 3,
+            PAN, 1, 10));
+  }
+  gst_video_frame_unmap (&f);
+  gst_buffer_unref (buf);
+
+  check_same_as_planar (GST_VIDEO_FORMAT_P010_10LE,
+      GST_VIDEO_FORMAT_I420_10LE);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_yuy2_as_y42b)
+{
+  check_same_as_planar (GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_Y42B);
+  check_same_as_planar (GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_Y42B);
+}
+
+GST_END_TEST;
+
+/* RGB: R, G, B (and alpha) are made as Y444's chroma is, with the vectors
+ * of the luma the search derives: two Y444 runs whose Y is that luma and
+ * whose U and V are R and G, then B and A, give BGRA's components.  The
+ * x byte of BGRx is the nearer input's (the next one half way), and its
+ * R, G, B are BGRA's. */
+GST_START_TEST (test_rgb_as_y444)
+{
+  const GstVideoFormat bgra = GST_VIDEO_FORMAT_BGRA, y444 =
+      GST_VIDEO_FORMAT_Y444;
+  GstBuffer **rgba, **rgbx, **rg, **ba, *in1;
+  guint k, c;
+
+  fmt_w = W;                    /* rows of 4 W bytes: no padding */
+  fmt_h = H;
+  rgba = run_format (bgra, 0, 0);
+  rgbx = run_format (GST_VIDEO_FORMAT_BGRx, 0x40, 0);
+  rg = run_format (y444, 0, 1);
+  ba = run_format (y444, 0, 2);
+  in1 = make_frame_fmt (bgra, 1, 0, 0);
+
+  for (k = 0; k < N_OUT; k++) {
+    GstMapInfo map;
+    guint x_bad = 0;
+    gsize j;
+
+    fail_unless_equals_int (comp_differences (rgba[k], bgra,
+            GST_VIDEO_COMP_R, rg[k], y444, 1), 0);
+    fail_unless_equals_int (comp_differences (rgba[k], bgra,
+            GST_VIDEO_COMP_G, rg[k], y444, 2), 0);
+    fail_unless_equals_int (comp_differences (rgba[k], bgra,
+            GST_VIDEO_COMP_B, ba[k], y444, 1), 0);
+    fail_unless_equals_int (comp_differences (rgba[k], bgra,
+            GST_VIDEO_COMP_A, ba[k], y444, 2), 0);
+    for (c = 0; c < 3; c++)
+      fail_unless_equals_int (comp_differences (rgbx[k],
+              GST_VIDEO_FORMAT_BGRx, c, rgba[k], bgra, c), 0);
+    /* BGRx: byte 3 of every pixel is input (k + 1) / 2's fill (the last
+     * output, past the last input, a copy of it) */
+    fail_unless (gst_buffer_map (rgbx[k], &map, GST_MAP_READ));
+    for (j = 3; j < map.size; j += 4)
+      x_bad += map.data[j] != 0x40 + MIN ((k + 1) / 2, N_IN - 1);
+    gst_buffer_unmap (rgbx[k], &map);
+    fail_unless_equals_int (x_bad, 0);
+  }
+  /* output 3 is made by motion, alpha too */
+  for (c = 0; c < 4; c++)
+    fail_unless (comp_differences (rgba[3], bgra, c, in1, bgra, c) > 0);
+  gst_buffer_unref (in1);
+  free_outputs (rgba);
+  free_outputs (rgbx);
+  free_outputs (rg);
+  free_outputs (ba);
 }
 
 GST_END_TEST;
@@ -659,6 +1010,10 @@ mvinterpolate_suite (void)
   tcase_add_test (tc, test_variable_rate);
   tcase_add_test (tc, test_gap);
   tcase_add_test (tc, test_caps_change);
+  tcase_add_test (tc, test_nv12_as_i420);
+  tcase_add_test (tc, test_p010_as_i420_10);
+  tcase_add_test (tc, test_yuy2_as_y42b);
+  tcase_add_test (tc, test_rgb_as_y444);
   return s;
 }
 

@@ -3,7 +3,12 @@
  *
  * Random cases: sizes from one sample to a few hundred, odd ones and ones
  * that no block divides; blocks of 4, 8 and 16 each way; luma only, 4:2:0,
- * 4:2:2, 4:4:4; 8, 10, 12 and 16 bits with every shift the word allows;
+ * 4:2:2, 4:4:4; planes of their own, chroma interleaved (NV12, NV21,
+ * P010), every plane in one block (YUY2-, UYVY-, RGB-like pixels, luma as
+ * one sample of a wider pixel), outputs laid out alike or otherwise, with
+ * the bytes between their samples poisoned and compared too (writing U of
+ * NV12 must leave V as it is); 8, 10, 12 and 16 bits with every shift the
+ * word allows;
  * fields wider and taller than the picture, with a stride of their own;
  * vectors small, large, and far outside the picture up to the int16
  * limits; with and without overlap; blends with random, extreme and
@@ -30,10 +35,14 @@
 
 /* ---- planes, pictures, fields ------------------------------------------ */
 
+/* A plane in a block of memory: its own, or one it shares with the other
+ * planes of an interleaved picture (only the owner frees it).  Compared
+ * as whole blocks, so the bytes between samples count too. */
 typedef struct {
   MCPlane p;
   guint8 *buf;
   size_t size;
+  gboolean owner;
 } Buf;
 
 static void
@@ -50,6 +59,18 @@ buf_init (Buf * b, unsigned w, unsigned h, unsigned depth, unsigned shift)
   b->size = (size_t) b->p.stride * h;
   b->buf = g_malloc (b->size);
   b->p.data = b->buf;
+  b->owner = TRUE;
+}
+
+/* dst: src's layout (stride, pixel stride, offset in its block) in a block
+ * of its own, not initialised. */
+static void
+buf_twin (Buf * dst, const Buf * src)
+{
+  *dst = *src;
+  dst->buf = g_malloc (src->size);
+  dst->p.data = dst->buf + (src->p.data - src->buf);
+  dst->owner = TRUE;
 }
 
 static void
@@ -66,18 +87,20 @@ buf_fill (Buf * b)
 {
   const unsigned maxv = (1u << b->p.depth) - 1;
   const gboolean smooth = RAND (0, 1);
+  const unsigned ps = mc_plane_pstride (&b->p);
   for (unsigned y = 0; y < b->p.height; y++) {
-    guint8 *row = b->buf + (size_t) y * b->p.stride;
+    guint8 *row = b->p.data + (size_t) y * b->p.stride;
     for (unsigned x = 0; x < b->p.width; x++) {
       unsigned v = smooth ? ((x * 37 + y * 11) % (maxv + 1))
           ^ (unsigned) RAND (0, 3) : (unsigned) RAND (0, (int) maxv);
       v &= maxv;
       if (b->p.depth == 8)
-        row[x] = (guint8) v;
+        row[x * ps] = (guint8) v;
       else {
         const unsigned junk = g_rand_int (checkasm.rand) & 0xffff;
         const unsigned mask = maxv << b->p.shift;
-        ((guint16 *) row)[x] = (guint16) ((v << b->p.shift) | (junk & ~mask));
+        *(guint16 *) (row + x * ps) = (guint16) ((v << b->p.shift)
+            | (junk & ~mask));
       }
     }
   }
@@ -86,7 +109,127 @@ buf_fill (Buf * b)
 static void
 buf_free (Buf * b)
 {
-  g_free (b->buf);
+  if (b->owner)
+    g_free (b->buf);
+}
+
+/* ---- layouts: planar, semi-planar, packed ------------------------------- */
+
+/* How the planes of a picture lie in memory: each in a block of its own
+ * (I420); the chroma interleaved in one block (NV12, NV21, NV16, NV24,
+ * P010); every plane in one block (GRAY's luma as one byte of a wider
+ * pixel, YUY2/UYVY/YVYU for 4:2:2, RGB-like pixels of 3 or 4 samples for
+ * 4:4:4; 4:2:0 has no packed format and is laid out semi-planar). */
+typedef enum {
+  LAYOUT_PLANAR,
+  LAYOUT_SEMI,
+  LAYOUT_PACKED,
+} LayoutKind;
+
+static const char *const layout_names[] = { "planar", "semi-planar",
+  "packed"
+};
+
+typedef struct {
+  LayoutKind kind;
+  unsigned block[3];            /* which block plane i lies in */
+  unsigned k[3];                /* pixel stride, in samples */
+  unsigned off[3];              /* offset of the first sample, in samples */
+} Layout;
+
+static void
+layout_random (Layout * l, MCChroma chroma, LayoutKind kind)
+{
+  for (unsigned i = 0; i < 3; i++) {
+    l->block[i] = i;
+    l->k[i] = 1;
+    l->off[i] = 0;
+  }
+  if (kind == LAYOUT_PACKED && chroma == MC_CHROMA_420)
+    kind = LAYOUT_SEMI;
+  if (chroma == MC_CHROMA_NONE) {
+    if (kind != LAYOUT_PLANAR) {
+      kind = LAYOUT_PACKED;
+      l->k[0] = RAND (2, 4);
+      l->off[0] = RAND (0, (int) l->k[0] - 1);
+    }
+  } else if (kind == LAYOUT_SEMI) {   /* U first (NV12) or V first (NV21) */
+    l->block[2] = 1;
+    l->k[1] = l->k[2] = 2;
+    l->off[1] = RAND (0, 1);
+    l->off[2] = 1 - l->off[1];
+  } else if (kind == LAYOUT_PACKED && chroma == MC_CHROMA_422) {
+    /* Y at every other sample, from 0 (YUY2, YVYU) or 1 (UYVY); U and V
+     * in the two slots left of each 4 */
+    const unsigned yo = RAND (0, 1), uv = RAND (0, 1);
+    l->block[1] = l->block[2] = 0;
+    l->k[0] = 2;
+    l->off[0] = yo;
+    l->k[1] = l->k[2] = 4;
+    l->off[1] = uv ? 1 - yo : 3 - yo;
+    l->off[2] = uv ? 3 - yo : 1 - yo;
+  } else if (kind == LAYOUT_PACKED) {   /* 4:4:4 as RGB, RGBx, xRGB ... */
+    unsigned slots[4] = { 0, 1, 2, 3 };
+    const unsigned k = RAND (3, 4);
+    for (unsigned i = k - 1; i > 0; i--) {
+      const unsigned j = RAND (0, (int) i), t = slots[i];
+      slots[i] = slots[j];
+      slots[j] = t;
+    }
+    for (unsigned i = 0; i < 3; i++) {
+      l->block[i] = 0;
+      l->k[i] = k;
+      l->off[i] = slots[i];
+    }
+  }
+  l->kind = kind;
+}
+
+/* The np planes of a picture (plane i w[i] x h[i]) laid out by l: each
+ * block as wide as its widest plane's samples and some slack, filled with
+ * `fill` (-1: random bytes, as other components would be). */
+static void
+layout_alloc (Buf * bufs, const Layout * l, unsigned np, const unsigned *w,
+    const unsigned *h, unsigned depth, unsigned shift, int fill)
+{
+  const unsigned bps = depth > 8 ? 2 : 1;
+  for (unsigned b = 0; b < np; b++) {
+    size_t row = 0;
+    unsigned rows = 0, first = np;
+    for (unsigned i = 0; i < np; i++)
+      if (l->block[i] == b) {
+        row = MAX (row, (size_t) (l->off[i] + (w[i] - 1) * l->k[i] + 1)
+            * bps);
+        rows = MAX (rows, h[i]);
+        first = MIN (first, i);
+      }
+    if (first == np)
+      continue;
+    const ptrdiff_t stride = (ptrdiff_t) (row + RAND (0, 9) * bps);
+    const size_t size = (size_t) stride * rows;
+    guint8 *mem = g_malloc (size);
+    if (fill < 0)
+      for (size_t j = 0; j < size; j++)
+        mem[j] = (guint8) g_rand_int (checkasm.rand);
+    else
+      memset (mem, fill, size);
+    for (unsigned i = 0; i < np; i++)
+      if (l->block[i] == b) {
+        Buf *p = &bufs[i];
+        memset (p, 0, sizeof *p);
+        p->buf = mem;
+        p->size = size;
+        p->owner = i == first;
+        p->p.data = mem + l->off[i] * bps;
+        p->p.stride = stride;
+        p->p.width = w[i];
+        p->p.height = h[i];
+        p->p.depth = depth;
+        p->p.shift = shift;
+        /* the natural stride as 0 or spelled out */
+        p->p.pstride = l->k[i] > 1 || RAND (0, 1) ? l->k[i] * bps : 0;
+      }
+  }
 }
 
 typedef struct {
@@ -95,13 +238,14 @@ typedef struct {
   Buf ref[3];
   unsigned np;
   unsigned sx, sy;
+  unsigned pw[3], ph[3];        /* plane sizes */
 } Pic;
 
 static const char *const chroma_names[] = { "gray", "420", "422", "444" };
 
 static void
 pic_init (Pic * p, MCChroma chroma, unsigned w, unsigned h, unsigned depth,
-    unsigned shift)
+    unsigned shift, const Layout * l)
 {
   p->chroma = chroma;
   p->w = w;
@@ -112,10 +256,12 @@ pic_init (Pic * p, MCChroma chroma, unsigned w, unsigned h, unsigned depth,
   p->sx = chroma == MC_CHROMA_420 || chroma == MC_CHROMA_422;
   p->sy = chroma == MC_CHROMA_420;
   for (unsigned i = 0; i < p->np; i++) {
-    buf_init (&p->ref[i], i ? (w + p->sx) >> p->sx : w,
-        i ? (h + p->sy) >> p->sy : h, depth, shift);
-    buf_fill (&p->ref[i]);
+    p->pw[i] = i ? (w + p->sx) >> p->sx : w;
+    p->ph[i] = i ? (h + p->sy) >> p->sy : h;
   }
+  layout_alloc (p->ref, l, p->np, p->pw, p->ph, depth, shift, -1);
+  for (unsigned i = 0; i < p->np; i++)
+    buf_fill (&p->ref[i]);
 }
 
 static void
@@ -222,7 +368,8 @@ static const MCDevice mem_flags[] = { MC_DEVICE_NONE, MC_DEVICE_ALL,
   MC_DEVICE_INPUTS, MC_DEVICE_OUTPUT
 };
 
-/* A device copy of b's whole buffer (same stride), or NULL. */
+/* A device copy of b's whole block (same stride), or NULL; the plane is
+ * at the same offset in it (dev_data()). */
 static guint8 *
 to_device (const Buf * b, GError ** error)
 {
@@ -234,6 +381,12 @@ to_device (const Buf * b, GError ** error)
   return d;
 }
 
+static guint8 *
+dev_data (guint8 * dev, const Buf * b)
+{
+  return dev + (b->p.data - b->buf);
+}
+
 static gboolean
 same_bytes (const Buf * want, const Buf * got, const char *what,
     const char *label)
@@ -242,12 +395,15 @@ same_bytes (const Buf * want, const Buf * got, const char *what,
     return TRUE;
   for (size_t i = 0; i < want->size; i++)
     if (want->buf[i] != got->buf[i]) {
-      const unsigned bps = want->p.depth > 8 ? 2 : 1;
-      const size_t y = i / want->p.stride, x = i % want->p.stride / bps;
-      printf ("  %s: %s: byte %zu (sample %zu, row %zu%s) is 0x%02x, the "
-          "reference's 0x%02x\n", label, what, i, x, y,
-          x >= want->p.width ? ", past the width" : "", got->buf[i],
-          want->buf[i]);
+      const size_t ps = mc_plane_pstride (&want->p);
+      const size_t off = (size_t) (want->p.data - want->buf);
+      const size_t y = i / want->p.stride, b = i % want->p.stride;
+      const size_t x = b < off ? 0 : (b - off) / ps;
+      printf ("  %s: %s: byte %zu (row %zu, byte %zu: sample %zu%s) is "
+          "0x%02x, the reference's 0x%02x\n", label, what, i, y, b, x,
+          b < off || (b - off) % ps >= mc_plane_bps (&want->p)
+          ? ", between samples" : x >= want->p.width ? ", past the width"
+          : "", got->buf[i], want->buf[i]);
       break;
     }
   return FALSE;
@@ -271,12 +427,12 @@ run_predict (const MCImpl * impl, Mem mem, const Buf * ref, Buf * out,
   if (o.device & MC_DEVICE_INPUTS) {
     dr = to_device (ref, error);
     ok = dr != NULL;
-    r.data = dr;
+    r.data = ok ? dev_data (dr, ref) : NULL;
   }
   if (ok && (o.device & MC_DEVICE_OUTPUT)) {
     dw = to_device (out, error);        /* the poison, to see what changed */
     ok = dw != NULL;
-    w.data = dw;
+    w.data = ok ? dev_data (dw, out) : NULL;
   }
   if (ok)
     ok = mc_predict_plane (&r, &w, f, sx, sy, &o, error);
@@ -310,23 +466,27 @@ run_blend (const MCImpl * impl, Mem mem, const Buf * a, const Buf * b,
     da = to_device (inplace ? out : a, error);
     db = da ? to_device (b, error) : NULL;
     ok = da && db;
-    pa.data = da;
-    pb.data = db;
+    if (ok) {
+      pa.data = dev_data (da, inplace ? out : a);
+      pb.data = dev_data (db, b);
+    }
   }
+  guint8 *obase = NULL;         /* the device block of the output */
   if (ok && (o.device & MC_DEVICE_OUTPUT)) {
     if (inplace && da)
-      po.data = da;
+      obase = da;
     else {
-      dout = to_device (out, error);
+      dout = obase = to_device (out, error);
       ok = dout != NULL;
-      po.data = dout;
     }
+    if (ok)
+      po.data = dev_data (obase, out);
   }
   if (ok)
     ok = mc_blend_plane (&pa, &pb, &po, weights, bw, bh, cols, rows, sx, sy,
         &o, error);
   if (ok && (o.device & MC_DEVICE_OUTPUT))
-    ok = mc_cuda_copy (out->buf, po.data, out->size, error);
+    ok = mc_cuda_copy (out->buf, obase, out->size, error);
   mc_cuda_free (da);
   mc_cuda_free (db);
   mc_cuda_free (dout);
@@ -353,7 +513,10 @@ check_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
   const unsigned bw = random_block (), bh = random_block ();
   Pic pic;
   Fld f, f2;
-  pic_init (&pic, n == 0 ? MC_CHROMA_420 : chroma, w, h, depth, shift);
+  Layout lay;
+  layout_random (&lay, n == 0 ? MC_CHROMA_420 : chroma,
+      (LayoutKind) RAND (0, 2));
+  pic_init (&pic, n == 0 ? MC_CHROMA_420 : chroma, w, h, depth, shift, &lay);
   fld_init (&f, w, h, bw, bh, n % 7 == 3 ? 2 : -1);
   fld_init (&f2, w, h, bw, bh, n % 5 == 1 ? 0 : -1);
   MCOptions ref_opt, opt;
@@ -377,20 +540,19 @@ check_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
     const unsigned sx = i ? pic.sx : 0, sy = i ? pic.sy : 0;
     const Buf *ref = &pic.ref[i];
     Buf want, got, want2, got2, bl_want, bl_got;
-    g_snprintf (what, sizeof what, "case %u: plane %u of %ux%u %s, %u bits "
-        "shift %u, blocks %ux%u, %s", n, i, w, h,
-        chroma_names[pic.chroma], depth, shift, bw, bh,
+    g_snprintf (what, sizeof what, "case %u: plane %u of %ux%u %s %s "
+        "(pixel stride %u), %u bits shift %u, blocks %ux%u, %s", n, i, w, h,
+        chroma_names[pic.chroma], layout_names[lay.kind],
+        mc_plane_pstride (&ref->p), depth, shift, bw, bh,
         ref_opt.obmc ? "overlapped" : "apart");
-    buf_init (&want, ref->p.width, ref->p.height, depth, shift);
-    got = want;
-    got.buf = g_malloc (want.size);
-    got.p.data = got.buf;
+    /* outputs in the reference's layout, in blocks of their own whose
+     * bytes between samples are poison that must stay */
+    buf_twin (&want, ref);
+    buf_twin (&got, ref);
     buf_poison (&want, 0xa5);
     buf_poison (&got, 0xa5);
-    buf_init (&want2, ref->p.width, ref->p.height, depth, shift);
-    got2 = want2;
-    got2.buf = g_malloc (want2.size);
-    got2.p.data = got2.buf;
+    buf_twin (&want2, ref);
+    buf_twin (&got2, ref);
     buf_poison (&want2, 0x5a);
     buf_poison (&got2, 0x5a);
 
@@ -413,16 +575,11 @@ check_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
     /* the two predictions blended, apart or in place of the first */
     if (ok) {
       const gboolean inplace = RAND (0, 2) == 0;
-      buf_init (&bl_want, ref->p.width, ref->p.height, depth, shift);
-      if (inplace) {            /* a's layout */
-        bl_want.p.stride = want.p.stride;
-        bl_want.size = want.size;
-        bl_want.buf = g_realloc (bl_want.buf, bl_want.size);
-        bl_want.p.data = bl_want.buf;
-      }
-      bl_got = bl_want;
-      bl_got.buf = g_malloc (bl_want.size);
-      bl_got.p.data = bl_got.buf;
+      if (inplace || RAND (0, 1))       /* a's layout */
+        buf_twin (&bl_want, &want);
+      else                      /* planar, whatever the inputs' */
+        buf_init (&bl_want, ref->p.width, ref->p.height, depth, shift);
+      buf_twin (&bl_got, &bl_want);
       buf_poison (&bl_want, 0x3c);
       buf_poison (&bl_got, 0x3c);
       if (inplace)
@@ -441,13 +598,13 @@ check_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
       g_strlcat (what, inplace ? ", blend in place" : ", blend", sizeof what);
       ok = ok && same_bytes (&bl_want, &bl_got, what, label);
       buf_free (&bl_want);
-      g_free (bl_got.buf);
+      buf_free (&bl_got);
     }
     g_clear_error (&error);
     buf_free (&want);
-    g_free (got.buf);
+    buf_free (&got);
     buf_free (&want2);
-    g_free (got2.buf);
+    buf_free (&got2);
   }
   g_free (weights);
   g_free (f.cells);
@@ -494,18 +651,52 @@ fld_interp_costs (Fld * f, unsigned depth, int kind)
   }
 }
 
-/* A device copy of each plane of p (same strides), in `pic`. */
+/* The plane of bufs[0 .. np) that owns the block of bufs[i]. */
+static unsigned
+block_owner (const Buf * bufs, unsigned i)
+{
+  unsigned j = 0;
+  while (bufs[j].buf != bufs[i].buf)
+    j++;
+  return j;
+}
+
+/* A device copy of each block of the planes (same strides), in `pic`:
+ * dev[i] the copy of the block plane i owns, NULL for a plane that shares
+ * an earlier plane's block. */
 static gboolean
 pic_to_device (const Buf * bufs, unsigned np, MCPicture * pic,
     guint8 ** dev, GError ** error)
 {
   for (unsigned i = 0; i < np; i++) {
-    dev[i] = to_device (&bufs[i], error);
-    if (!dev[i])
-      return FALSE;
-    pic->planes[i].data = dev[i];
+    const unsigned j = block_owner (bufs, i);
+    if (j == i) {
+      dev[i] = to_device (&bufs[i], error);
+      if (!dev[i])
+        return FALSE;
+    }
+    pic->planes[i].data = dev_data (dev[j], &bufs[i]);
   }
   return TRUE;
+}
+
+/* dst: the planes of src in blocks of their own, laid out alike and with
+ * the same bytes. */
+static void
+pic_twin (Buf * dst, const Buf * src, unsigned np)
+{
+  for (unsigned i = 0; i < np; i++) {
+    const unsigned j = block_owner (src, i);
+    if (j == i) {
+      buf_twin (&dst[i], &src[i]);
+      memcpy (dst[i].buf, src[i].buf, src[i].size);
+    } else {
+      dst[i] = src[i];
+      dst[i].buf = dst[j].buf;
+      dst[i].p.data = dev_data (dst[j].buf, &src[i]);
+      dst[i].owner = FALSE;
+    }
+  }
 }
 
 static void
@@ -543,7 +734,8 @@ run_interp (const MCImpl * impl, Mem mem, const Pic * prev, const Pic * next,
     ok = mc_interpolate_picture (&pp, &pn, &po, fn, fp, num, den, mode, &o,
         nfb, error);
   for (unsigned i = 0; ok && dout[0] && i < prev->np; i++)
-    ok = mc_cuda_copy (out[i].buf, dout[i], out[i].size, error);
+    if (dout[i])
+      ok = mc_cuda_copy (out[i].buf, dout[i], out[i].size, error);
   for (unsigned i = 0; i < 3; i++) {
     mc_cuda_free (dp[i]);
     mc_cuda_free (dn[i]);
@@ -572,8 +764,13 @@ check_interp_case (const MCImpl * impl, Mem mem, unsigned threads,
   }
   const unsigned bw = random_block (), bh = random_block ();
   Pic prev, next;
-  pic_init (&prev, chroma, w, h, depth, shift);
-  pic_init (&next, chroma, w, h, depth, RAND (0, 1) ? shift : 0);
+  Layout lay, nlay;
+  layout_random (&lay, chroma, (LayoutKind) RAND (0, 2));
+  nlay = lay;
+  if (RAND (0, 3) == 0)         /* next laid out otherwise */
+    layout_random (&nlay, chroma, (LayoutKind) RAND (0, 2));
+  pic_init (&prev, chroma, w, h, depth, shift, &lay);
+  pic_init (&next, chroma, w, h, depth, RAND (0, 1) ? shift : 0, &nlay);
   Fld fn, fp;
   fld_init (&fn, w, h, bw, bh, n % 7 == 3 ? 2 : -1);
   fld_init_grid (&fp, w, h, bw, bh, n % 5 == 1 ? 0 : -1, fn.f.cols,
@@ -606,21 +803,19 @@ check_interp_case (const MCImpl * impl, Mem mem, unsigned threads,
   opt.threads = threads;
 
   const unsigned oshift = depth == 8 ? 0 : RAND (0, 16 - depth);
+  /* the output in a layout of its own, interleaved planes sharing blocks
+   * whose bytes between samples are poison that must stay */
   Buf want[3], got[3];
-  for (unsigned i = 0; i < prev.np; i++) {
-    buf_init (&want[i], prev.ref[i].p.width, prev.ref[i].p.height, depth,
-        oshift);
-    got[i] = want[i];
-    got[i].buf = g_malloc (want[i].size);
-    got[i].p.data = got[i].buf;
-    buf_poison (&want[i], 0x69);
-    buf_poison (&got[i], 0x69);
-  }
-  char what[200];
-  g_snprintf (what, sizeof what, "interpolation case %u: %ux%u %s, %u bits "
-      "shift %u, blocks %ux%u, %s, t = %d/%d, %s", n, w, h,
-      chroma_names[chroma], depth, shift, bw, bh,
-      ref_opt.obmc ? "overlapped" : "apart", num, den, mode_names[mode]);
+  Layout olay;
+  layout_random (&olay, chroma, (LayoutKind) RAND (0, 2));
+  layout_alloc (want, &olay, prev.np, prev.pw, prev.ph, depth, oshift, 0x69);
+  pic_twin (got, want, prev.np);
+  char what[240];
+  g_snprintf (what, sizeof what, "interpolation case %u: %ux%u %s, %s to "
+      "%s, %u bits shift %u, blocks %ux%u, %s, t = %d/%d, %s", n, w, h,
+      chroma_names[chroma], layout_names[lay.kind], layout_names[olay.kind],
+      depth, shift, bw, bh, ref_opt.obmc ? "overlapped" : "apart", num, den,
+      mode_names[mode]);
   GError *error = NULL;
   unsigned nfb_want = 0, nfb_got = 0;
   MCPicture pp, pn, po;
@@ -639,7 +834,7 @@ check_interp_case (const MCImpl * impl, Mem mem, unsigned threads,
       printf ("  %s: %s: %s\n", label, what, error->message);
   }
   for (unsigned i = 0; ok && i < prev.np; i++) {
-    char pw[220];
+    char pw[260];
     g_snprintf (pw, sizeof pw, "%s, plane %u", what, i);
     ok = same_bytes (&want[i], &got[i], pw, label);
   }
@@ -651,7 +846,7 @@ check_interp_case (const MCImpl * impl, Mem mem, unsigned threads,
   g_clear_error (&error);
   for (unsigned i = 0; i < prev.np; i++) {
     buf_free (&want[i]);
-    g_free (got[i].buf);
+    buf_free (&got[i]);
   }
   g_free (fn.cells);
   g_free (fp.cells);
@@ -788,7 +983,7 @@ static MCSPlane
 splane (const MCPlane * p)
 {
   MCSPlane s = { p->data, p->stride, (int) p->width, (int) p->height,
-    (int) p->depth, (int) p->shift
+    (int) p->depth, (int) p->shift, (int) mc_plane_pstride (p)
   };
   return s;
 }
@@ -815,8 +1010,8 @@ host_predict (const MCPlane * ref, MCPlane * out, const MCField * field,
   const int bps = ref->depth > 8 ? 2 : 1;
   for (unsigned y = 0; y < out->height; y++)
     for (unsigned x = 0; x < out->width; x++)
-      mc_s_write (out->data, out->stride, bps, (int) out->shift, (int) x,
-          (int) y, mc_s_predict (splane (ref), bps, cells, sgrid (grid),
+      mc_s_write (out->data, out->stride, (int) mc_plane_pstride (out), bps,
+          (int) out->shift, (int) x, (int) y, mc_s_predict (splane (ref), bps, cells, sgrid (grid),
               (int) x, (int) y, (int) sub_x, (int) sub_y, opt->obmc));
   g_free (cells);
   return TRUE;
@@ -835,8 +1030,8 @@ host_blend (const MCPlane * a, const MCPlane * b, MCPlane * out,
   const int bps = a->depth > 8 ? 2 : 1;
   for (unsigned y = 0; y < out->height; y++)
     for (unsigned x = 0; x < out->width; x++)
-      mc_s_write (out->data, out->stride, bps, (int) out->shift, (int) x,
-          (int) y, mc_s_blend (splane (a), splane (b), bps, w, sgrid (grid),
+      mc_s_write (out->data, out->stride, (int) mc_plane_pstride (out), bps,
+          (int) out->shift, (int) x, (int) y, mc_s_blend (splane (a), splane (b), bps, w, sgrid (grid),
               (int) x, (int) y, opt->obmc));
   g_free (w);
   return TRUE;
@@ -871,10 +1066,10 @@ host_interpolate (const MCPlane * prev, const MCPlane * next, MCPlane * out,
   const int bps = prev->depth > 8 ? 2 : 1;
   for (unsigned y = 0; y < out->height; y++)
     for (unsigned x = 0; x < out->width; x++)
-      mc_s_write (out->data, out->stride, bps, (int) out->shift, (int) x,
-          (int) y, mc_s_interpolate (splane (prev), splane (next), bps, cp,
-              cn, w, sgrid (grid), (int) x, (int) y, (int) sub_x,
-              (int) sub_y, opt->obmc));
+      mc_s_write (out->data, out->stride, (int) mc_plane_pstride (out), bps,
+          (int) out->shift, (int) x, (int) y, mc_s_interpolate (splane
+              (prev), splane (next), bps, cp, cn, w, sgrid (grid), (int) x,
+              (int) y, (int) sub_x, (int) sub_y, opt->obmc));
   g_free (w);
   g_free (cn);
   g_free (cp);
