@@ -9,6 +9,8 @@ of real camera clips and compare with what was dropped.
     interp-quality.py sheet --keep DIR --json RESULTS --out PNG
                             --pick CLIP:FRAME:X:Y:W:H ... [--tile WxH]
     interp-quality.py table --json RESULTS    (the results as Markdown)
+    interp-quality.py blocks --keep DIR --json RESULTS [--clip NAME ...]
+                              (where the error is, by mc's block classes)
     interp-quality.py list                    (clips, methods, settings)
 
 For every clip, at its native rate r: frames 0, 2, 4, ... go in at r/2,
@@ -497,6 +499,92 @@ def sheet(args):
     print(f"wrote {args.out} ({os.path.getsize(args.out) // 1024} KiB)")
 
 
+def blocks(args):
+    """Where the rebuilt frames lose: every 16x16 block of every rebuilt
+    frame put in the class mc's interpolation rule gives it from the two
+    fields' costs (docs/motion-compensation.md: both costs above 16 a
+    sample: fallback to the unmoved blend; one above 4 times the other
+    (floor one level a sample): occlusion, one side alone; else weighted)
+    and split into moving (mean |prev - next| of the block >= 8) and the
+    rest; the luma PSNR of each method in each class, and the pooled PSNR
+    mvinterpolate would reach with minterpolate's error in a class."""
+    with open(args.json) as f:
+        res = json.load(f)
+    setting = res["settings"][0]
+    for clip in args.clip or list(res["clips"]):
+        r = res["clips"][clip]
+        w, h, rate = r["w"], r["h"], Fraction(r["rate"])
+        half = rate / 2
+        k_ = args.keep
+        jl = os.path.join(k_, f"{clip}-fields.jsonl")
+        pipe = (f"filesrc location={os.path.join(k_, clip + '-even.yuv')} ! "
+                f"rawvideoparse format=i420 width={w} height={h} "
+                f"framerate={half.numerator}/{half.denominator} ! "
+                "gpumotionest backend=cpu method=full references=-1,+1 "
+                f"summary=true {parse_setting(setting)} ! mvexport "
+                f"location={jl} partitions=16x16 ! fakesink")
+        subprocess.run(["gst-launch-1.0", "-q"] + pipe.split(), check=True,
+                       env=gst_env(os.path.abspath(args.build), k_))
+        cost = {}
+        with open(jl) as f:
+            for line in f:
+                d = json.loads(line)
+                if d["has_reference"]:
+                    L = next(x for x in d["layers"] if x["shape"] == "16x16")
+                    cost[(d["frame"], d["ref_distance"])] = np.array(
+                        L["cost"], np.int64).reshape(L["rows"], L["cols"])
+        labels = [f"mvi-full/{setting}", "minterp", "blend"]
+        src = read_i420(os.path.join(k_, f"{clip}.yuv"), w, h)[0]
+        outs = {lb: read_i420(os.path.join(
+            k_, f"{clip}-{lb.replace('/', '-')}.yuv"), w, h)[0]
+            for lb in labels}
+        hb, wb = h // 16, w // 16
+        trust, floor_ = 16 * 256, 256
+        names = ("fallback", "occlusion", "weighted")
+        sse = {lb: np.zeros((2, 3)) for lb in labels}
+        cnt = np.zeros((2, 3))
+        for j in range(1, r["rebuilt"] + 1):
+            k = 2 * j - 1
+            cp, cn = cost[(j, -1)][:hb, :wb], cost[(j - 1, 1)][:hb, :wb]
+            cls = np.where((cp > trust) & (cn > trust), 0, np.where(
+                (cp > 4 * np.maximum(cn, floor_))
+                | (cn > 4 * np.maximum(cp, floor_)), 1, 2))
+            crop = (slice(0, hb * 16), slice(0, wb * 16))
+            d = np.abs(src[k - 1].astype(np.int32) - src[k + 1])[crop]
+            mov = d.reshape(hb, 16, wb, 16).mean((1, 3)) >= 8
+            for lb in labels:
+                e = ((outs[lb][k].astype(np.int64) - src[k]) ** 2)[crop]
+                e = e.reshape(hb, 16, wb, 16).sum((1, 3))
+                for m in (0, 1):
+                    for c in range(3):
+                        sse[lb][m, c] += e[(cls == c) & (mov == bool(m))].sum()
+            for m in (0, 1):
+                for c in range(3):
+                    cnt[m, c] += ((cls == c) & (mov == bool(m))).sum()
+        print(f"{clip}: {r['rebuilt']} rebuilt frames, {setting}")
+        print("| blocks | class | share | " + " | ".join(
+            lb.split("/")[0] for lb in labels) + " |")
+        print("| --- | --- | --- |" + " --- |" * len(labels))
+        for m, mn in ((1, "moving"), (0, "still")):
+            for c in range(3):
+                if cnt[m, c]:
+                    print(f"| {mn} | {names[c]} | "
+                          f"{100 * cnt[m, c] / cnt.sum():.1f} % | " + " | ".join(
+                              f"{psnr_of(sse[lb][m, c] / (cnt[m, c] * 256)):.2f}"
+                              for lb in labels) + " |")
+        a, b = sse[labels[0]], sse["minterp"]
+        tot = cnt.sum() * 256
+        fa = a.copy()
+        fa[:, 0] = b[:, 0]
+        fo = fa.copy()
+        fo[:, 1] = b[:, 1]
+        print(f"pooled PSNR Y: mvinterpolate {psnr_of(a.sum() / tot):.2f}, "
+              f"minterpolate {psnr_of(b.sum() / tot):.2f}; mvinterpolate "
+              "with minterpolate's error in the fallback blocks "
+              f"{psnr_of(fa.sum() / tot):.2f}, and in the occlusion blocks "
+              f"too {psnr_of(fo.sum() / tot):.2f}\n")
+
+
 def table(path):
     """The results as Markdown: one row a clip and method."""
     with open(path) as f:
@@ -515,7 +603,7 @@ def table(path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("command", choices=("run", "align", "sheet", "table",
-                                        "list"))
+                                        "blocks", "list"))
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--clips", default=os.path.join(ROOT, "tests", "quality",
                                                     "clips"))
@@ -548,6 +636,11 @@ def main():
                                         a.method or list(METHODS),
                                         (a.mvi or list(MVI_DEFAULT))[0]):
                 print(line)
+        return 0
+    if a.command == "blocks":
+        if not (a.keep and a.json):
+            ap.error("blocks needs --keep and --json (of a run with --keep)")
+        blocks(a)
         return 0
     if a.command == "table":
         if not a.json:
