@@ -83,7 +83,7 @@ CLIPS = {
 }
 
 METHODS = ("mvi-full", "mvi-hier", "minterp", "blend", "dup")
-MVI_DEFAULT = ("quarter-satd-16x16-r16",)
+MVI_DEFAULT = ("quarter-sad-16x16-r16",)
 
 
 def die(msg):
@@ -568,10 +568,11 @@ def blocks(args):
         for m, mn in ((1, "moving"), (0, "still")):
             for c in range(3):
                 if cnt[m, c]:
+                    figs = " | ".join(
+                        f"{psnr_of(sse[lb][m, c] / (cnt[m, c] * 256)):.2f}"
+                        for lb in labels)
                     print(f"| {mn} | {names[c]} | "
-                          f"{100 * cnt[m, c] / cnt.sum():.1f} % | " + " | ".join(
-                              f"{psnr_of(sse[lb][m, c] / (cnt[m, c] * 256)):.2f}"
-                              for lb in labels) + " |")
+                          f"{100 * cnt[m, c] / cnt.sum():.1f} % | {figs} |")
         a, b = sse[labels[0]], sse["minterp"]
         tot = cnt.sum() * 256
         fa = a.copy()
