@@ -2,6 +2,7 @@
 """The quality suite: what the vectors are worth, held to committed figures.
 
     quality.py check --build BUILD [--method M ...] [--backend cpu]
+               [--cases search|interpolate]
                [--clips DIR] [--cache DIR] [--baselines FILE]
     quality.py update ...       (the same arguments: rewrite the baselines
                                  of the cases run with what they give now)
@@ -36,6 +37,19 @@ exact (% of interior blocks with the true vector, over the clip), worst
 (MC-PSNR in dB, H.264 interpolation), bits (MVD bits a block, se(v) of the
 median-predicted difference), found and false (scene cuts flagged on the
 right frames, and elsewhere).
+
+`--cases interpolate` runs the interpolation cases instead (full and
+hierarchical only): the real clips at half their rate (frames 0, 2, 4,
+... in), `gpumotionest references=-1,+1 summary=true ! mvinterpolate` back
+to the full rate, and the rebuilt frames scored against the dropped ones:
+
+  interp-vtest  frames 60..74 of vtest.avi                ipsnr
+  interp-phone  frames 0..10 of the handheld clip (720p)  ipsnr
+  interp-tree   pictures 0..16 of tree.avi (a webcam at   ipsnr
+                about 2.3 pictures a second: large motion)
+
+ipsnr: the luma PSNR of each rebuilt frame against the dropped original,
+the mean over the frames (tests/bench/interp-quality.py's PSNR Y).
 
 The baselines file holds one line a figure: the case, the figure, the
 baseline and its tolerance.  `check` fails when a figure is worse than its
@@ -75,7 +89,15 @@ FIGURES = {
     "bits": ("lower", 0.03, "bits/block"),
     "found": ("higher", 0, "cuts"),
     "false": ("lower", 0, "cuts"),
+    "ipsnr": ("higher", 0.03, "dB"),
 }
+
+# The interpolation cases: the search settings of tests/bench/
+# interp-quality.py's best on the real clips (SAD costs: mvinterpolate
+# reads the search's costs as SADs, docs/interpolation-quality.md).
+INTERP_METHODS = ("full", "hierarchical")
+INTERP_SETTINGS = {"whole": "subpel=none metric=sad",
+                   "quarter-sad": "subpel=quarter metric=sad"}
 
 PHOTO_PATHS = (
     "/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg",
@@ -84,6 +106,7 @@ PHOTO_PATHS = (
 VTEST = "usr/share/doc/opencv-doc/examples/data/vtest.avi"
 PHONE = ("usr/share/forensics-samples/original-files/movie1/"
          "VID_20191220_170832.mp4")
+TREE = "usr/share/doc/opencv-doc/examples/data/tree.avi"
 
 
 # ---------------------------------------------------------------------------
@@ -164,6 +187,13 @@ class Inputs:
             y, x = (h - 720) // 2, (w - 1280) // 2
             return a[:, y:y + 720, x:x + 1280]
         return self._decoded("phone-0-12", make)
+
+    def tree(self):
+        # the first 17 pictures of tree.avi, as they come (the file repeats
+        # each about six times at its nominal 15/1; load_luma passes them
+        # through once each)
+        return self._decoded("tree-0-17", lambda: mq.load_luma(
+            self._find(TREE), 17))
 
 
 def noise_texture(h, w, seed):
@@ -317,6 +347,52 @@ def run_element(frames, props, work, build, backend, caps="", bits=8,
         return [json.loads(line) for line in f]
 
 
+def run_interpolate(frames, props, work, build, backend):
+    """Frames 0, 2, 4, ... (GRAY8 at 5/1) through gpumotionest
+    references=-1,+1 summary=true and mvinterpolate back to 10/1; the
+    output frames, checked to land where they must: at least 2 m - 1
+    frames from m, every even one its input byte for byte."""
+    n, h, w = frames.shape
+    even = np.ascontiguousarray(frames[0::2])
+    raw = os.path.join(work, "interp-in.raw")
+    out = os.path.join(work, "interp-out.raw")
+    even.tofile(raw)
+    pipe = (f"filesrc location={raw} ! rawvideoparse format=gray8 "
+            f"width={w} height={h} framerate=5/1 frame-size={w * h} "
+            f"plane-strides=<{w}> ! gpumotionest backend={backend} "
+            f"references=-1,+1 summary=true partitions=16x16 {props} ! "
+            f"mvinterpolate backend={backend} ! video/x-raw,framerate=10/1 ! "
+            f"filesink location={out}")
+    r = subprocess.run(["gst-launch-1.0", "-q"] + pipe.split(),
+                       env=mq.gst_env(build, work), capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"quality: the pipeline failed:\n  {pipe}\n"
+                         f"{r.stdout}{r.stderr}")
+    got = np.fromfile(out, np.uint8)
+    if got.size % (w * h) or got.size // (w * h) < 2 * len(even) - 1:
+        raise SystemExit(f"quality: mvinterpolate gave {got.size} bytes "
+                         f"from {len(even)} {w}x{h} frames, expected at "
+                         f"least {2 * len(even) - 1} frames")
+    got = got.reshape(-1, h, w)
+    for k in range(len(even)):
+        if not np.array_equal(got[2 * k], even[k]):
+            raise SystemExit(f"quality: output frame {2 * k} is not input "
+                             f"frame {k}: the output is misaligned")
+    return got
+
+
+def rebuilt_psnr(frames, got):
+    """The mean over the dropped frames (1, 3, ...) of the luma PSNR of
+    the frame rebuilt at its time."""
+    out = []
+    for k in range(1, frames.shape[0] - 1, 2):
+        d = got[k].astype(np.float64) - frames[k]
+        m = float((d * d).mean())
+        out.append(99.0 if m == 0 else 10 * np.log10(255.0 ** 2 / m))
+    return float(np.mean(out))
+
+
 def fields_of(lines, n, view=0, inter_view=False):
     """Per frame, the 16x16 vectors (rows x cols x 2, quarter pels) of the
     field of that view (the disparity field with inter_view), None for a
@@ -462,6 +538,21 @@ def case_real(inp, kind, props, ctx):
     return {"psnr": psnr, "bits": bits}
 
 
+def case_interp(inp, kind, props, ctx):
+    frames = {"interp-vtest": lambda: inp.vtest()[:15],
+              "interp-phone": lambda: inp.phone()[:11],
+              "interp-tree": inp.tree}[kind]()
+    got = run_interpolate(frames, f"search-range=16 {props}", **ctx)
+    return {"ipsnr": rebuilt_psnr(frames, got)}
+
+
+INTERP_CONTENTS = {
+    "interp-vtest": case_interp,
+    "interp-phone": case_interp,
+    "interp-tree": case_interp,
+}
+
+
 CONTENTS = {
     "pan-small": case_pan,
     "pan-large": case_pan,
@@ -476,6 +567,15 @@ CONTENTS = {
 }
 
 
+def interp_cases(methods):
+    for content in INTERP_CONTENTS:
+        for method in methods:
+            if method not in INTERP_METHODS:
+                continue
+            for setting in INTERP_SETTINGS:
+                yield content, method, setting
+
+
 def cases(methods):
     for content in CONTENTS:
         for method in methods:
@@ -488,6 +588,9 @@ def cases(methods):
 # ---------------------------------------------------------------------------
 # Baselines
 # ---------------------------------------------------------------------------
+
+ORDER = list(CONTENTS) + list(INTERP_CONTENTS)
+
 
 def read_baselines(path):
     base = {}
@@ -516,14 +619,14 @@ def write_baselines(path, base):
     with open(path, "w") as f:
         f.writelines(head)
         for (case, fig), (value, tol) in sorted(base.items(), key=lambda kv: (
-                list(CONTENTS).index(kv[0][0].split("/")[0]), kv[0])):
+                ORDER.index(kv[0][0].split("/")[0]), kv[0])):
             f.write(f"{case:32s} {fig:8s} {fmt(fig, value):>9s} "
                     f"{fmt(fig, tol):>6s}\n")
 
 
 def fmt(fig, v):
     return f"{v:.0f}" if fig in ("found", "false") else (
-        f"{v:.3f}" if fig in ("psnr", "bits") else f"{v:.2f}")
+        f"{v:.3f}" if fig in ("psnr", "bits", "ipsnr") else f"{v:.2f}")
 
 
 def judge(fig, base, tol, now):
@@ -573,6 +676,20 @@ def selftest():
     p_zero, b_zero = mc_psnr_bits(frames, zero)
     checks += [((p_true > p_zero + 15, p_zero < 15), (True, True)),
                ((round(b_zero, 3), b_true > b_zero), (2.0, True))]
+    # the rebuilt-frame PSNR: exact frames score 99, odd frames off by one
+    # level everywhere 10 log10(255^2) = 48.131 dB, and only the odd
+    # frames count
+    clip = rng.integers(0, 255, (5, 16, 16), dtype=np.uint8)
+    one = clip.copy()
+    one[1::2] += 1
+    evens_wrong = clip.copy()
+    evens_wrong[0::2] ^= 0xff
+    checks += [(rebuilt_psnr(clip, clip), 99.0),
+               (round(rebuilt_psnr(clip, one), 3), 48.131),
+               (rebuilt_psnr(clip, evens_wrong), 99.0),
+               (judge("ipsnr", 33.0, 0.03, 32.96), "dropped"),
+               (judge("ipsnr", 33.0, 0.03, 33.04), "improved"),
+               (judge("ipsnr", 33.0, 0.03, 33.03), "")]
     bad = [f"check {i}: got {got}, expected {want}"
            for i, (got, want) in enumerate(checks) if got != want]
     for b in bad:
@@ -588,15 +705,28 @@ def main():
                                         "selftest"))
     ap.add_argument("--build")
     ap.add_argument("--method", action="append", choices=METHODS)
-    ap.add_argument("--content", action="append", choices=list(CONTENTS))
+    ap.add_argument("--content", action="append", choices=ORDER)
+    ap.add_argument("--cases", choices=("search", "interpolate"),
+                    default="search", help="the search cases (the default) "
+                    "or the interpolation cases (full and hierarchical)")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--clips", default=os.path.join(HERE, "clips"))
     ap.add_argument("--cache")
     ap.add_argument("--baselines", default=os.path.join(HERE,
                                                         "baselines.txt"))
     a = ap.parse_args()
-    methods = a.method or list(METHODS)
-    todo = [c for c in cases(methods) if not a.content or c[0] in a.content]
+    # --content naming interpolation cases alone implies --cases interpolate
+    interp = a.cases == "interpolate" or bool(
+        a.content and all(c in INTERP_CONTENTS for c in a.content))
+    methods = a.method or list(INTERP_METHODS if interp else METHODS)
+    table = INTERP_CONTENTS if interp else CONTENTS
+    settings = INTERP_SETTINGS if interp else SUBPELS
+    todo = [c for c in (interp_cases if interp else cases)(methods)
+            if not a.content or c[0] in a.content]
+    if a.command in ("check", "update") and not todo:
+        ap.error("no case to run (the interpolation cases run under "
+                 f"{', '.join(INTERP_METHODS)} only, and with --cases "
+                 "interpolate)")
     if a.command == "selftest":
         return selftest()
     if a.command == "list":
@@ -617,9 +747,9 @@ def main():
         print(f"{'case':32s} {'figure':8s} {'baseline':>9s} {'now':>9s}  "
               f"{'tol':>6s}")
         for content, method, subpel in todo:
-            props = f"method={method} {SUBPELS[subpel]}"
+            props = f"method={method} {settings[subpel]}"
             t0 = time.monotonic()
-            figs = CONTENTS[content](inp, content, props, ctx)
+            figs = table[content](inp, content, props, ctx)
             name = f"{content}/{method}/{subpel}"
             for fig, now in figs.items():
                 now = float(fmt(fig, now))
@@ -657,7 +787,12 @@ def main():
     # fails too: a gate must not shrink silently
     if not a.content:
         for (name, fig) in sorted(base):
-            if name.split("/")[1] in methods and (name, fig) not in given:
+            content, method = name.split("/")[:2]
+            # the other set's lines are not this run's; a line of neither
+            # (a content removed or misspelt) is the search run's to flag
+            mine = content in table or (
+                not interp and content not in INTERP_CONTENTS)
+            if mine and method in methods and (name, fig) not in given:
                 failures.append(f"{name} {fig}: baseline for a case this "
                                 "suite no longer runs; remove its line")
     print(f"{len(todo)} cases on the {a.backend} backend in "
