@@ -46,6 +46,17 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
 #else
 #define FORMATS "{ " FORMATS_8 " }"
 #endif
+/* In CUDA memory, what gpumotionest takes there: the planar and
+ * semi-planar formats (GStreamer's CUDA elements keep packed and RGB
+ * frames for their own converters). */
+#define CUDA_FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8"
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+#define CUDA_FORMATS "{ " CUDA_FORMATS_8 ", P010_10LE, P012_LE, P016_LE, " \
+    "I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, " \
+    "Y444_16LE, GRAY16_LE }"
+#else
+#define CUDA_FORMATS "{ " CUDA_FORMATS_8 " }"
+#endif
 
 #define SIZES ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
 #define SYSTEM_SINK_CAPS GST_VIDEO_CAPS_MAKE (FORMATS) SIZES
@@ -55,9 +66,9 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
  * a decoder that can keep its frames on the GPU then does. */
 #if HAVE_GST_CUDA
 #define CUDA_SINK_CAPS GST_VIDEO_CAPS_MAKE_WITH_FEATURES \
-    (GST_MOTION_EST_CAPS_FEATURE_CUDA, FORMATS) SIZES "; "
+    (GST_MOTION_EST_CAPS_FEATURE_CUDA, CUDA_FORMATS) SIZES "; "
 #define CUDA_SRC_CAPS "video/x-raw(" GST_MOTION_EST_CAPS_FEATURE_CUDA "), " \
-    "format = (string) " FORMATS SIZES \
+    "format = (string) " CUDA_FORMATS SIZES \
     ", framerate = (fraction) [ 1/2147483647, 2147483647/1 ]; "
 #else
 #define CUDA_SINK_CAPS
