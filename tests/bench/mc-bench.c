@@ -5,7 +5,9 @@
  * Predicts a 1920x1080 luma plane (mc_predict_plane) and a whole 4:2:0
  * picture (mc_predict_picture) from a noise reference with a field of
  * mixed vectors (most near zero, some far, all fractional), overlapped
- * blocks unless --apart, by the C reference on 1 and 2 threads and, when a
+ * blocks unless --apart, by the C reference on 1 and 2 threads, by the
+ * fast CPU implementation (mc_impl_cpu(), its best level on 1 and 2
+ * threads, and its portable level on 1) and, when a
  * GPU is usable, by CUDA twice: with the planes in device memory (the
  * kernels, the field's upload and the wait for them: what an element with
  * frames in CUDA memory pays) and with host planes (upload, kernels,
@@ -22,6 +24,7 @@
 #include <glib.h>
 
 #include "mc.h"
+#include "mc_cpu.h"
 
 #define W 1920
 #define H 1080
@@ -208,6 +211,15 @@ main (int argc, char **argv)
       g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
       ok &= run (what[pic], how, pic, &b.host, &b.out, &f, &opt, seconds);
     }
+    for (unsigned i = 0; i < 3; i++) {
+      char how[64];
+      opt.impl = i == 2 ? mc_impl_cpu_level (MC_CPU_PORTABLE) : mc_impl_cpu ();
+      opt.threads = i == 1 ? 2 : 1;
+      g_snprintf (how, sizeof how, "%s, %u thread%s", opt.impl->name,
+          opt.threads, opt.threads > 1 ? "s" : "");
+      ok &= run (what[pic], how, pic, &b.host, &b.out, &f, &opt, seconds);
+    }
+    opt.impl = NULL;
     GError *error = NULL;
     opt.threads = 1;
     opt.impl = mc_impl_cuda (&error);
@@ -261,6 +273,15 @@ main (int argc, char **argv)
       g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
       ok &= run_interp (how, &in, &opt, seconds);
     }
+    for (unsigned i = 0; i < 3; i++) {
+      char how[64];
+      opt.impl = i == 2 ? mc_impl_cpu_level (MC_CPU_PORTABLE) : mc_impl_cpu ();
+      opt.threads = i == 1 ? 2 : 1;
+      g_snprintf (how, sizeof how, "%s, %u thread%s", opt.impl->name,
+          opt.threads, opt.threads > 1 ? "s" : "");
+      ok &= run_interp (how, &in, &opt, seconds);
+    }
+    opt.impl = NULL;
     GError *error = NULL;
     opt.threads = 1;
     opt.impl = mc_impl_cuda (&error);

@@ -1,0 +1,602 @@
+/* gpumotionest — motion compensation, the fast CPU implementation: the
+ * kernels, compiled once per instruction-set level.
+ *
+ * Included by mc_cpu.c (portable: the compiler's baseline) and by
+ * x86/mc_cpu_avx2.c (the same code built with -mavx2), each with its own
+ * MC_CPU_FN() suffix; mc_cpu.c picks the best level at run time.  The
+ * code is written for the compiler to vectorize: every inner loop runs
+ * over a whole row of fixed length (4, 8 or 16 samples, the rect's width
+ * rounded up) on int16/int32 arrays, with no call and no branch per
+ * sample.  The samples are those of the C reference (mc_c.c) bit for bit:
+ * the same gather per cell, the same rules (mc_rules.h), only organised
+ * by rows.
+ *
+ *   luma    a rect of one block's prediction: the patch of full samples
+ *           (clamped at the plane's edges only when the rect reaches
+ *           them), then the two samples of me_subpel_pair() as whole rows
+ *           (full, horizontal, vertical or centre half samples) and their
+ *           mean
+ *   chroma  H.264's bilinear with its four weights computed once a rect
+ *   overlap the window of each row and column of cells computed once a
+ *           call (Win), the products summed into 32-bit accumulators
+ *   interpolate_plane: both sides and the weights summed per cell, the
+ *           blend written straight to the output
+ *
+ * Expects MC_CPU_FN (name) to be defined by the includer.
+ */
+#include "mc_impl.h"
+#include "mc_rules.h"
+#include "mc_cpu.h"
+
+#include <string.h>
+
+#define CELL 16                 /* the largest cell side */
+#define PW 32                   /* row stride of patches and rect buffers */
+#define PH (CELL + 6)           /* patch rows: the rect and the 6-tap's */
+
+/* ---- reading samples ------------------------------------------------------
+ * Every sample of a plane is read through sample_ptr(): the byte address of
+ * sample x of row y.  Samples of a row are `bps` bytes apart today; a
+ * plane whose samples are farther apart (semi-planar chroma) changes the
+ * step here alone. */
+
+static inline const uint8_t *
+sample_ptr (const MCPlane * p, int x, int y, int bps)
+{
+  return p->data + (ptrdiff_t) y * p->stride + (ptrdiff_t) x * bps;
+}
+
+static inline uint8_t *
+sample_wptr (MCPlane * p, int x, int y, int bps)
+{
+  return p->data + (ptrdiff_t) y * p->stride + (ptrdiff_t) x * bps;
+}
+
+/* n samples of row y from column x (all inside the plane) into dst. */
+static inline void
+load_row (const MCPlane * p, int x, int y, int n, uint16_t * dst)
+{
+  if (p->depth <= 8) {
+    const uint8_t *s = sample_ptr (p, x, y, 1);
+    for (int i = 0; i < n; i++)
+      dst[i] = s[i];
+  } else {
+    const uint16_t *s = (const uint16_t *) sample_ptr (p, x, y, 2);
+    const unsigned sh = p->shift, m = (1u << p->depth) - 1;
+    for (int i = 0; i < n; i++)
+      dst[i] = (uint16_t) ((s[i] >> sh) & m);
+  }
+}
+
+/* The same through clamped coordinates: columns idx[0 .. n-1]. */
+static inline void
+load_row_clamped (const MCPlane * p, const int *idx, int y, int n,
+    uint16_t * dst)
+{
+  if (p->depth <= 8) {
+    const uint8_t *s = sample_ptr (p, 0, y, 1);
+    for (int i = 0; i < n; i++)
+      dst[i] = s[idx[i]];
+  } else {
+    const uint16_t *s = (const uint16_t *) sample_ptr (p, 0, y, 2);
+    const unsigned sh = p->shift, m = (1u << p->depth) - 1;
+    for (int i = 0; i < n; i++)
+      dst[i] = (uint16_t) ((s[idx[i]] >> sh) & m);
+  }
+}
+
+/* patch[y * PW + x] = sample (ix + x, iy + y) clamped to the plane, for
+ * x < pw, y < ph. */
+static void
+fetch_patch (const MCPlane * p, int ix, int iy, int pw, int ph,
+    uint16_t * patch)
+{
+  const int W = (int) p->width, H = (int) p->height;
+  if (ix >= 0 && ix + pw <= W) {
+    if (iy >= 0 && iy + ph <= H) {
+      for (int y = 0; y < ph; y++)
+        load_row (p, ix, iy + y, pw, patch + y * PW);
+    } else {
+      for (int y = 0; y < ph; y++)
+        load_row (p, ix, mc_clamp (iy + y, H), pw, patch + y * PW);
+    }
+    return;
+  }
+  int idx[PW];
+  for (int x = 0; x < pw; x++)
+    idx[x] = mc_clamp (ix + x, W);
+  for (int y = 0; y < ph; y++)
+    load_row_clamped (p, idx, mc_clamp (iy + y, H), pw, patch + y * PW);
+}
+
+/* ---- luma: rows of half samples ------------------------------------------
+ * Each takes the patch with the rect's sample (0, 0) at patch (2 + dx,
+ * 2 + dy) and writes rows of N values (int32, stride PW) for h rows. */
+
+#define DEFINE_LUMA(N) \
+static inline void \
+luma_f_##N (const uint16_t * pt, int h, int32_t * o) \
+{ \
+  for (int y = 0; y < h; y++) \
+    for (int x = 0; x < N; x++) \
+      o[y * PW + x] = pt[y * PW + x]; \
+} \
+static inline void \
+luma_h_##N (const uint16_t * pt, int h, int maxv, int32_t * o) \
+{ \
+  for (int y = 0; y < h; y++) { \
+    const uint16_t *r = pt + y * PW; \
+    for (int x = 0; x < N; x++) { \
+      int v = r[x - 2] - 5 * r[x - 1] + 20 * r[x] + 20 * r[x + 1] \
+          - 5 * r[x + 2] + r[x + 3]; \
+      v = (v + 16) >> 5; \
+      v = v < 0 ? 0 : v; \
+      o[y * PW + x] = v > maxv ? maxv : v; \
+    } \
+  } \
+} \
+static inline void \
+luma_v_##N (const uint16_t * pt, int h, int maxv, int32_t * o) \
+{ \
+  for (int y = 0; y < h; y++) { \
+    const uint16_t *r = pt + y * PW; \
+    for (int x = 0; x < N; x++) { \
+      int v = r[x - 2 * PW] - 5 * r[x - PW] + 20 * r[x] + 20 * r[x + PW] \
+          - 5 * r[x + 2 * PW] + r[x + 3 * PW]; \
+      v = (v + 16) >> 5; \
+      v = v < 0 ? 0 : v; \
+      o[y * PW + x] = v > maxv ? maxv : v; \
+    } \
+  } \
+} \
+static inline void \
+luma_c_##N (const uint16_t * pt, int h, int maxv, int32_t * o) \
+{ \
+  int32_t b1[PH * PW]; \
+  for (int y = -2; y < h + 3; y++) { \
+    const uint16_t *r = pt + y * PW; \
+    for (int x = 0; x < N; x++) \
+      b1[(y + 2) * PW + x] = r[x - 2] - 5 * r[x - 1] + 20 * r[x] \
+          + 20 * r[x + 1] - 5 * r[x + 2] + r[x + 3]; \
+  } \
+  for (int y = 0; y < h; y++) { \
+    const int32_t *r = b1 + (y + 2) * PW; \
+    for (int x = 0; x < N; x++) { \
+      int v = r[x - 2 * PW] - 5 * r[x - PW] + 20 * r[x] + 20 * r[x + PW] \
+          - 5 * r[x + 2 * PW] + r[x + 3 * PW]; \
+      v = (v + 512) >> 10; \
+      v = v < 0 ? 0 : v; \
+      o[y * PW + x] = v > maxv ? maxv : v; \
+    } \
+  } \
+} \
+static inline void \
+luma_plane_##N (int plane, const uint16_t * pt, int h, int maxv, \
+    int32_t * o) \
+{ \
+  switch (plane) { \
+    case ME_HPEL_F: luma_f_##N (pt, h, o); break; \
+    case ME_HPEL_H: luma_h_##N (pt, h, maxv, o); break; \
+    case ME_HPEL_V: luma_v_##N (pt, h, maxv, o); break; \
+    default: luma_c_##N (pt, h, maxv, o); break; \
+  } \
+} \
+static void \
+luma_rect_##N (const uint16_t * patch, int h, int fx, int fy, int maxv, \
+    int32_t * pred) \
+{ \
+  const unsigned v = me_subpel_pair (fx, fy); \
+  const unsigned ea = v & 15, eb = v >> 4; \
+  const uint16_t *pa = patch + (MC_TAP_BEFORE + ME_SP_DY (ea)) * PW \
+      + MC_TAP_BEFORE + ME_SP_DX (ea); \
+  if (ea == eb) { \
+    luma_plane_##N (ME_SP_PLANE (ea), pa, h, maxv, pred); \
+    return; \
+  } \
+  const uint16_t *pb = patch + (MC_TAP_BEFORE + ME_SP_DY (eb)) * PW \
+      + MC_TAP_BEFORE + ME_SP_DX (eb); \
+  int32_t tb[CELL * PW]; \
+  luma_plane_##N (ME_SP_PLANE (ea), pa, h, maxv, pred); \
+  luma_plane_##N (ME_SP_PLANE (eb), pb, h, maxv, tb); \
+  for (int y = 0; y < h; y++) \
+    for (int x = 0; x < N; x++) \
+      pred[y * PW + x] = (pred[y * PW + x] + tb[y * PW + x] + 1) >> 1; \
+}
+
+DEFINE_LUMA (4)
+DEFINE_LUMA (8)
+DEFINE_LUMA (16)
+
+#define DEFINE_CHROMA(N) \
+static void \
+chroma_rect_##N (const uint16_t * pt, int h, int fx, int fy, int32_t * o) \
+{ \
+  const int a = (8 - fx) * (8 - fy), b = fx * (8 - fy); \
+  const int c = (8 - fx) * fy, d = fx * fy; \
+  for (int y = 0; y < h; y++) { \
+    const uint16_t *r = pt + y * PW; \
+    for (int x = 0; x < N; x++) \
+      o[y * PW + x] = (a * r[x] + b * r[x + 1] + c * r[x + PW] \
+          + d * r[x + PW + 1] + 32) >> 6; \
+  } \
+}
+
+DEFINE_CHROMA (4)
+DEFINE_CHROMA (8)
+DEFINE_CHROMA (16)
+
+static inline int
+round_width (int w)
+{
+  return w <= 4 ? 4 : w <= 8 ? 8 : 16;
+}
+
+/* pred[y * PW + x], y < h, x < round_width (w): block (mvx, mvy)'s
+ * prediction of the plane's samples (x0 + x, y0 + y).  Columns past w are
+ * computed from the patch too (real samples, clamped) and weigh 0. */
+static void
+predict_rect (const MCPlane * ref, int x0, int y0, int w, int h, int mvx,
+    int mvy, unsigned sub_x, unsigned sub_y, int32_t * pred)
+{
+  uint16_t patch[(PH + 1) * PW];
+  const int n = round_width (w);
+  if (!sub_x && !sub_y) {
+    const int maxv = (1 << ref->depth) - 1;
+    fetch_patch (ref, x0 + (mvx >> 2) - MC_TAP_BEFORE,
+        y0 + (mvy >> 2) - MC_TAP_BEFORE, n + MC_TAP_BEFORE + MC_TAP_AFTER,
+        h + MC_TAP_BEFORE + MC_TAP_AFTER, patch);
+    if (n == 4)
+      luma_rect_4 (patch, h, mvx & 3, mvy & 3, maxv, pred);
+    else if (n == 8)
+      luma_rect_8 (patch, h, mvx & 3, mvy & 3, maxv, pred);
+    else
+      luma_rect_16 (patch, h, mvx & 3, mvy & 3, maxv, pred);
+    return;
+  }
+  const int cx = mc_chroma_mv8 (mvx, (int) sub_x);
+  const int cy = mc_chroma_mv8 (mvy, (int) sub_y);
+  fetch_patch (ref, x0 + (cx >> 3), y0 + (cy >> 3), n + 1, h + 1, patch);
+  if (n == 4)
+    chroma_rect_4 (patch, h, cx & 7, cy & 7, pred);
+  else if (n == 8)
+    chroma_rect_8 (patch, h, cx & 7, cy & 7, pred);
+  else
+    chroma_rect_16 (patch, h, cx & 7, cy & 7, pred);
+}
+
+/* ---- the cells' windows ------------------------------------------------- */
+
+/* wins[k].w[d][i]: the weight, along one direction, of block k + d - 1 at
+ * sample i of cell k (0 past the cell's samples and up to 2 CELL, so that
+ * rows rounded up read zeros), and the range [lo, hi) where it is not. */
+static void
+window_of (MCCpuWin * win, int n, int k, int count, int len, gboolean obmc)
+{
+  const int o = mc_obmc_margin (n);
+  memset (win->w, 0, sizeof win->w);
+  for (int d = 0; d < 3; d++) {
+    const int b = k + d - 1;
+    int lo = len, hi = 0;
+    for (int i = 0; i < len; i++) {
+      int w = 0;
+      if (!obmc)
+        w = d == 1 ? MC_OBMC_ONE : 0;
+      else if (b >= 0 && b < count) {
+        const int j = k * n + i - (b * n - o);
+        if (j >= 0 && j < n + 2 * o)
+          w = mc_obmc_window (n, j, b == 0, b == count - 1);
+      }
+      win->w[d][i] = (int16_t) w;
+      if (w) {
+        lo = MIN (lo, i);
+        hi = i + 1;
+      }
+    }
+    win->lo[d] = (int8_t) lo;
+    win->hi[d] = (int8_t) hi;
+  }
+}
+
+/* ---- one cell ------------------------------------------------------------ */
+
+typedef struct {
+  const MCPlane *ref;
+  const MCField *field;
+  size_t fstride;
+  unsigned sub_x, sub_y;
+} Side;
+
+/* acc[y * PW + x] (y < h, x < PW, zeroed here) = the window-weighted sum
+ * of the predictions of the cell (c, r) from the blocks around it. */
+static void
+cell_acc (const Side * s, const MCCpuWin * wx, const MCCpuWin * wy, int x0,
+    int y0, unsigned c, unsigned r, int h, uint32_t * acc)
+{
+  int32_t pred[CELL * PW];
+  memset (acc, 0, sizeof (uint32_t) * PW * h);
+  for (int dy = 0; dy < 3; dy++) {
+    const int ylo = wy->lo[dy], yhi = wy->hi[dy];
+    if (ylo >= yhi)
+      continue;
+    for (int dx = 0; dx < 3; dx++) {
+      const int xlo = wx->lo[dx], xhi = wx->hi[dx];
+      if (xlo >= xhi)
+        continue;
+      const GstMotionVectorCell *cell = s->field->cells
+          + (size_t) (r + dy - 1) * s->fstride + (c + dx - 1);
+      const int n = round_width (xhi - xlo);
+      predict_rect (s->ref, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
+          cell->mv_x, cell->mv_y, s->sub_x, s->sub_y, pred);
+      const int16_t *wxr = wx->w[dx] + xlo;
+      for (int y = ylo; y < yhi; y++) {
+        const uint32_t wyv = (uint32_t) wy->w[dy][y];
+        uint32_t *a = acc + y * PW + xlo;
+        const int32_t *p = pred + (y - ylo) * PW;
+        if (n == 16)
+          for (int x = 0; x < 16; x++)
+            a[x] += wyv * (uint32_t) wxr[x] * (uint32_t) p[x];
+        else if (n == 8)
+          for (int x = 0; x < 8; x++)
+            a[x] += wyv * (uint32_t) wxr[x] * (uint32_t) p[x];
+        else
+          for (int x = 0; x < 4; x++)
+            a[x] += wyv * (uint32_t) wxr[x] * (uint32_t) p[x];
+      }
+    }
+  }
+}
+
+/* acc[y * PW + x] = the window-weighted sum of the block weights around
+ * cell (c, r). */
+static void
+cell_weights (const uint8_t * weights, size_t wstride, const MCCpuWin * wx,
+    const MCCpuWin * wy, unsigned c, unsigned r, int h, uint32_t * acc)
+{
+  memset (acc, 0, sizeof (uint32_t) * PW * h);
+  for (int dy = 0; dy < 3; dy++) {
+    if (wy->lo[dy] >= wy->hi[dy])
+      continue;
+    for (int dx = 0; dx < 3; dx++) {
+      if (wx->lo[dx] >= wx->hi[dx])
+        continue;
+      const uint32_t bw = weights[(size_t) (r + dy - 1) * wstride + c + dx
+          - 1];
+      for (int y = wy->lo[dy]; y < wy->hi[dy]; y++) {
+        const uint32_t k = (uint32_t) wy->w[dy][y] * bw;
+        for (int x = 0; x < CELL; x++)
+          acc[y * PW + x] += k * (uint32_t) wx->w[dx][x];
+      }
+    }
+  }
+}
+
+/* Writes row y of the cell: v[x] for x < w. */
+static inline void
+store_row (MCPlane * out, int x0, int y, int w, const int32_t * v)
+{
+  if (out->depth <= 8) {
+    uint8_t *d = sample_wptr (out, x0, y, 1);
+    for (int x = 0; x < w; x++)
+      d[x] = (uint8_t) v[x];
+  } else {
+    uint16_t *d = (uint16_t *) sample_wptr (out, x0, y, 2);
+    const unsigned sh = out->shift;
+    for (int x = 0; x < w; x++)
+      d[x] = (uint16_t) (v[x] << sh);
+  }
+}
+
+/* ---- rows of cells across threads ---------------------------------------- */
+
+typedef struct {
+  void (*row) (gpointer job, unsigned r);
+  gpointer job;
+  unsigned n;
+  gint next;
+} Rows;
+
+static gpointer
+rows_worker (gpointer data)
+{
+  Rows *rows = data;
+  unsigned r;
+  while ((r = (unsigned) g_atomic_int_add (&rows->next, 1)) < rows->n)
+    rows->row (rows->job, r);
+  return NULL;
+}
+
+static gboolean
+run_rows (void (*row) (gpointer, unsigned), gpointer job, unsigned n,
+    unsigned threads, GError ** error)
+{
+  Rows rows = { row, job, n, 0 };
+  GThread *t[64];
+  unsigned started = 0;
+  gboolean ok = TRUE;
+  threads = MIN (MIN (threads, n), G_N_ELEMENTS (t));
+  for (unsigned i = 1; i < threads; i++) {
+    t[started] = g_thread_try_new ("mc-cpu", rows_worker, &rows, NULL);
+    if (!t[started]) {
+      ok = FALSE;
+      break;
+    }
+    started++;
+  }
+  rows_worker (&rows);
+  for (unsigned i = 0; i < started; i++)
+    g_thread_join (t[i]);
+  if (!ok)
+    g_set_error (error, MC_ERROR, MC_ERROR_THREADS,
+        "could not start a motion-compensation thread");
+  return ok;
+}
+
+/* The windows of every column and row of cells of `g`. */
+static void
+windows_init (MCCpuWin * wx, MCCpuWin * wy, const MCPlane * out,
+    const MCGrid * g, gboolean obmc)
+{
+  for (unsigned c = 0; c < g->ncols; c++)
+    window_of (&wx[c], (int) g->bw, (int) c, (int) g->ncols,
+        (int) MIN (g->bw, out->width - c * g->bw), obmc);
+  for (unsigned r = 0; r < g->nrows; r++)
+    window_of (&wy[r], (int) g->bh, (int) r, (int) g->nrows,
+        (int) MIN (g->bh, out->height - r * g->bh), obmc);
+}
+
+/* ---- the three calls ------------------------------------------------------ */
+
+typedef struct {
+  Side side[2];
+  const MCPlane *a, *b;         /* blend: the two inputs */
+  MCPlane *out;
+  const uint8_t *weights;
+  size_t wstride;
+  const MCGrid *grid;
+  const MCCpuWin *wx, *wy;
+} Job;
+
+static void
+predict_row (gpointer data, unsigned r)
+{
+  const Job *job = data;
+  const MCGrid *g = job->grid;
+  const int y0 = (int) (r * g->bh);
+  const int h = (int) MIN (g->bh, job->out->height - y0);
+  uint32_t acc[CELL * PW];
+  int32_t v[PW];
+  for (unsigned c = 0; c < g->ncols; c++) {
+    const int x0 = (int) (c * g->bw);
+    const int w = (int) MIN (g->bw, job->out->width - x0);
+    cell_acc (&job->side[0], &job->wx[c], &job->wy[r], x0, y0, c, r, h, acc);
+    for (int y = 0; y < h; y++) {
+      for (int x = 0; x < CELL; x++)
+        v[x] = mc_obmc_round (acc[y * PW + x]);
+      store_row (job->out, x0, y0 + y, w, v);
+    }
+  }
+}
+
+static void
+blend_row (gpointer data, unsigned r)
+{
+  const Job *job = data;
+  const MCGrid *g = job->grid;
+  const int y0 = (int) (r * g->bh);
+  const int h = (int) MIN (g->bh, job->out->height - y0);
+  uint32_t acc[CELL * PW];
+  uint16_t a[PW], b[PW];
+  int32_t v[PW];
+  for (unsigned c = 0; c < g->ncols; c++) {
+    const int x0 = (int) (c * g->bw);
+    const int w = (int) MIN (g->bw, job->out->width - x0);
+    cell_weights (job->weights, job->wstride, &job->wx[c], &job->wy[r], c, r,
+        h, acc);
+    for (int y = 0; y < h; y++) {
+      load_row (job->a, x0, y0 + y, w, a);
+      load_row (job->b, x0, y0 + y, w, b);
+      for (int x = 0; x < w; x++) {
+        const int wa = mc_blend_weight (acc[y * PW + x]);
+        v[x] = (wa * a[x] + (MC_BLEND_ONE - wa) * b[x] + MC_BLEND_ONE / 2)
+            >> MC_BLEND_SHIFT;
+      }
+      store_row (job->out, x0, y0 + y, w, v);
+    }
+  }
+}
+
+static void
+interpolate_row (gpointer data, unsigned r)
+{
+  const Job *job = data;
+  const MCGrid *g = job->grid;
+  const int y0 = (int) (r * g->bh);
+  const int h = (int) MIN (g->bh, job->out->height - y0);
+  uint32_t accp[CELL * PW], accn[CELL * PW], accw[CELL * PW];
+  int32_t v[PW];
+  for (unsigned c = 0; c < g->ncols; c++) {
+    const int x0 = (int) (c * g->bw);
+    const int w = (int) MIN (g->bw, job->out->width - x0);
+    const MCCpuWin *wx = &job->wx[c], *wy = &job->wy[r];
+    cell_acc (&job->side[0], wx, wy, x0, y0, c, r, h, accp);
+    cell_acc (&job->side[1], wx, wy, x0, y0, c, r, h, accn);
+    cell_weights (job->weights, job->wstride, wx, wy, c, r, h, accw);
+    for (int y = 0; y < h; y++) {
+      for (int x = 0; x < CELL; x++) {
+        const int pa = mc_obmc_round (accp[y * PW + x]);
+        const int pb = mc_obmc_round (accn[y * PW + x]);
+        const int wa = mc_blend_weight (accw[y * PW + x]);
+        v[x] = (wa * pa + (MC_BLEND_ONE - wa) * pb + MC_BLEND_ONE / 2)
+            >> MC_BLEND_SHIFT;
+      }
+      store_row (job->out, x0, y0 + y, w, v);
+    }
+  }
+}
+
+static gboolean
+MC_CPU_FN (predict_plane) (const MCPlane * ref, MCPlane * out,
+    const MCField * field, const MCGrid * grid, unsigned sub_x,
+    unsigned sub_y, const MCOptions * opt, GError ** error)
+{
+  MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
+  Job job = { 0 };
+  job.side[0] = (Side) { ref, field, field->stride ? field->stride
+    : field->cols, sub_x, sub_y };
+  job.out = out;
+  job.grid = grid;
+  job.wx = wx;
+  job.wy = wx + grid->ncols;
+  windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
+  const gboolean ok = run_rows (predict_row, &job, grid->nrows,
+      mc_cpu_threads (opt), error);
+  g_free (wx);
+  return ok;
+}
+
+static gboolean
+MC_CPU_FN (blend_plane) (const MCPlane * a, const MCPlane * b, MCPlane * out,
+    const uint8_t * weights, size_t wstride, const MCGrid * grid,
+    const MCOptions * opt, GError ** error)
+{
+  MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
+  Job job = { 0 };
+  job.a = a;
+  job.b = b;
+  job.out = out;
+  job.weights = weights;
+  job.wstride = wstride;
+  job.grid = grid;
+  job.wx = wx;
+  job.wy = wx + grid->ncols;
+  windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
+  const gboolean ok = run_rows (blend_row, &job, grid->nrows,
+      mc_cpu_threads (opt), error);
+  g_free (wx);
+  return ok;
+}
+
+static gboolean
+MC_CPU_FN (interpolate_plane) (const MCPlane * prev, const MCPlane * next,
+    MCPlane * out, const MCField * from_prev, const MCField * from_next,
+    const uint8_t * weights, size_t wstride, const MCGrid * grid,
+    unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
+{
+  MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
+  Job job = { 0 };
+  job.side[0] = (Side) { prev, from_prev, from_prev->stride
+    ? from_prev->stride : from_prev->cols, sub_x, sub_y };
+  job.side[1] = (Side) { next, from_next, from_next->stride
+    ? from_next->stride : from_next->cols, sub_x, sub_y };
+  job.out = out;
+  job.weights = weights;
+  job.wstride = wstride;
+  job.grid = grid;
+  job.wx = wx;
+  job.wy = wx + grid->ncols;
+  windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
+  const gboolean ok = run_rows (interpolate_row, &job, grid->nrows,
+      mc_cpu_threads (opt), error);
+  g_free (wx);
+  return ok;
+}
