@@ -264,6 +264,242 @@ predict_rect (const MCPlane * ref, int x0, int y0, int w, int h, int mvx,
     chroma_rect_16 (patch, h, cx & 7, cy & 7, pred);
 }
 
+/* ---- luma: the half-sample planes of a whole reference -------------------
+ * For luma the four planes of subpel_rules.h (full samples F, half samples
+ * H, V and C) are computed once a call over the whole reference, in long
+ * rows, and every quarter sample is then the mean of two of them: far less
+ * filtering than per rect, where the 6-tap's margins are filtered again
+ * for every rect (a cell's nine).  Sample (x, y) of a plane outside the
+ * picture is, by the edge rule, that plane's sample at the clamped
+ * coordinates, and all four planes are constant past
+ * [-3, W + 1] x [-3, H + 1] (the 6-tap then reads only edge samples, the
+ * full samples already past [0, W - 1]): each is stored over that box and
+ * read through one clamp to it, exact for all four. */
+
+#define HP_PAD 5                /* S, the clamped reference, from -5 */
+#define HP_LO (-3)              /* the box every plane is stored over */
+#define HP_BAND 8               /* rows of H, V, C a job computes */
+
+typedef struct {
+  uint16_t *p[4];               /* F (the clamped reference S), H, V, C */
+  ptrdiff_t stride;             /* samples between rows */
+  int W, H;
+} HPel;
+
+/* sample (x, y) of plane k, HP_PAD - 5 <= x, y: */
+static inline uint16_t *
+hp_at (const HPel * hp, int k, int x, int y)
+{
+  return hp->p[k] + (ptrdiff_t) (y + HP_PAD) * hp->stride + x + HP_PAD;
+}
+
+/* Scratch for the planes, kept between calls (a 1080p pair of references
+ * is about 34 MB): allocating it every call costs page faults that
+ * outweigh the work. */
+static GMutex hp_lock;
+static struct {
+  void *ptr;
+  size_t size;
+} hp_cache[4];
+
+static void *
+hp_take (size_t size)
+{
+  void *ptr = NULL;
+  g_mutex_lock (&hp_lock);
+  for (unsigned i = 0; i < G_N_ELEMENTS (hp_cache) && !ptr; i++)
+    if (hp_cache[i].ptr && hp_cache[i].size >= size) {
+      ptr = hp_cache[i].ptr;
+      hp_cache[i].ptr = NULL;
+    }
+  g_mutex_unlock (&hp_lock);
+  return ptr ? ptr : g_malloc (size);
+}
+
+static void
+hp_give (void *ptr, size_t size)
+{
+  g_mutex_lock (&hp_lock);
+  for (unsigned i = 0; i < G_N_ELEMENTS (hp_cache) && ptr; i++)
+    if (!hp_cache[i].ptr) {
+      hp_cache[i].ptr = ptr;
+      hp_cache[i].size = size;
+      ptr = NULL;
+    }
+  g_mutex_unlock (&hp_lock);
+  g_free (ptr);
+}
+
+static size_t
+hp_size (const MCPlane * ref, ptrdiff_t * stride)
+{
+  /* 16 samples of slack after the box: rows rounded up to 16 read there */
+  *stride = ((ptrdiff_t) ref->width + 2 * HP_PAD + 16 + 15) & ~(ptrdiff_t) 15;
+  return 4 * (size_t) * stride * (ref->height + 2 * HP_PAD) * sizeof (uint16_t);
+}
+
+static void
+hp_init (HPel * hp, const MCPlane * ref, void *mem, ptrdiff_t stride)
+{
+  const size_t plane = (size_t) stride * (ref->height + 2 * HP_PAD);
+  for (int k = 0; k < 4; k++)
+    hp->p[k] = (uint16_t *) mem + k * plane;
+  hp->stride = stride;
+  hp->W = (int) ref->width;
+  hp->H = (int) ref->height;
+}
+
+typedef struct {
+  HPel hp[2];
+  const MCPlane *ref[2];
+  unsigned rows_s;              /* rows of S a side */
+  unsigned bands;               /* bands of H, V, C a side */
+} HPJob;
+
+/* Row r of S (y = r - HP_PAD): the reference's clamped row, its ends
+ * replicated out to the slack. */
+static void
+hp_s_row (gpointer data, unsigned job_r)
+{
+  const HPJob *job = data;
+  const unsigned side = job_r / job->rows_s, r = job_r % job->rows_s;
+  const HPel *hp = &job->hp[side];
+  const int y = (int) r - HP_PAD;
+  uint16_t *d = hp_at (hp, 0, -HP_PAD, y);
+  load_row (job->ref[side], 0, mc_clamp (y, hp->H), hp->W, d + HP_PAD);
+  const uint16_t first = d[HP_PAD], last = d[HP_PAD + hp->W - 1];
+  for (int x = 0; x < HP_PAD; x++)
+    d[x] = first;
+  for (ptrdiff_t x = HP_PAD + hp->W; x < hp->stride; x++)
+    d[x] = last;
+}
+
+/* Band b of H, V and C: rows HP_LO + b HP_BAND .. (up to H + 1), columns
+ * HP_LO .. W + 1. */
+static void
+hp_hvc_band (gpointer data, unsigned job_b)
+{
+  const HPJob *job = data;
+  const unsigned side = job_b / job->bands, b = job_b % job->bands;
+  const HPel *hp = &job->hp[side];
+  const int maxv = (1 << job->ref[side]->depth) - 1;
+  const int y0 = HP_LO + (int) b * HP_BAND;
+  const int y1 = MIN (y0 + HP_BAND, hp->H + 2);
+  const int n = hp->W + 2 - HP_LO;      /* W + 5 columns from HP_LO */
+  int32_t *b1 = g_new (int32_t, (size_t) (HP_BAND + 5) * n);
+  for (int y = y0; y < y1; y++) {
+    const uint16_t *r = hp_at (hp, 0, HP_LO, y);
+    uint16_t *oh = hp_at (hp, 1, HP_LO, y), *ov = hp_at (hp, 2, HP_LO, y);
+    const ptrdiff_t s = hp->stride;
+    for (int x = 0; x < n; x++) {
+      int v = r[x - 2] - 5 * r[x - 1] + 20 * r[x] + 20 * r[x + 1]
+          - 5 * r[x + 2] + r[x + 3];
+      v = (v + 16) >> 5;
+      v = v < 0 ? 0 : v;
+      oh[x] = (uint16_t) (v > maxv ? maxv : v);
+      v = r[x - 2 * s] - 5 * r[x - s] + 20 * r[x] + 20 * r[x + s]
+          - 5 * r[x + 2 * s] + r[x + 3 * s];
+      v = (v + 16) >> 5;
+      v = v < 0 ? 0 : v;
+      ov[x] = (uint16_t) (v > maxv ? maxv : v);
+    }
+  }
+  for (int y = y0 - 2; y < y1 + 3; y++) {
+    const uint16_t *r = hp_at (hp, 0, HP_LO, y);
+    int32_t *o = b1 + (ptrdiff_t) (y - y0 + 2) * n;
+    for (int x = 0; x < n; x++)
+      o[x] = r[x - 2] - 5 * r[x - 1] + 20 * r[x] + 20 * r[x + 1]
+          - 5 * r[x + 2] + r[x + 3];
+  }
+  for (int y = y0; y < y1; y++) {
+    const int32_t *r = b1 + (ptrdiff_t) (y - y0 + 2) * n;
+    uint16_t *oc = hp_at (hp, 3, HP_LO, y);
+    for (int x = 0; x < n; x++) {
+      int v = r[x - 2 * n] - 5 * r[x - n] + 20 * r[x] + 20 * r[x + n]
+          - 5 * r[x + 2 * n] + r[x + 3 * n];
+      v = (v + 512) >> 10;
+      v = v < 0 ? 0 : v;
+      oc[x] = (uint16_t) (v > maxv ? maxv : v);
+    }
+  }
+  /* the slack after the box: anything, but defined */
+  for (int y = y0; y < y1; y++)
+    for (int k = 1; k < 4; k++) {
+      uint16_t *o = hp_at (hp, k, hp->W + 2, y);
+      for (ptrdiff_t x = hp->W + 2 + HP_PAD; x < hp->stride; x++)
+        o[x - hp->W - 2 - HP_PAD] = 0;
+    }
+  g_free (b1);
+}
+
+static gboolean run_rows (void (*row) (gpointer, unsigned), gpointer job,
+    unsigned n, unsigned threads, GError ** error);
+
+/* The planes of n (1 or 2) references, in scratch from hp_take(). */
+static gboolean
+hp_build (HPJob * job, const MCPlane * const *refs, unsigned n,
+    unsigned threads, void **mem, size_t *size, GError ** error)
+{
+  ptrdiff_t stride;
+  *size = hp_size (refs[0], &stride);
+  for (unsigned i = 0; i < n; i++) {
+    mem[i] = hp_take (*size);
+    hp_init (&job->hp[i], refs[i], mem[i], stride);
+    job->ref[i] = refs[i];
+  }
+  job->rows_s = refs[0]->height + 2 * HP_PAD;
+  job->bands = (refs[0]->height + 5 + HP_BAND - 1) / HP_BAND;
+  return run_rows (hp_s_row, job, n * job->rows_s, threads, error)
+      && run_rows (hp_hvc_band, job, n * job->bands, threads, error);
+}
+
+/* pred[y * PW + x], y < h, x < round_width (w): the quarter samples of
+ * the rect at (xs, ys) with vector (mvx, mvy), from the planes. */
+#define DEFINE_HP_RECT(N) \
+static void \
+hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
+    int mvy, int32_t * pred) \
+{ \
+  const unsigned v = me_subpel_pair (mvx & 3, mvy & 3); \
+  const uint16_t *rows[2][CELL]; \
+  int idx[2][CELL]; \
+  gboolean direct[2]; \
+  int xa[2]; \
+  for (int k = 0; k < 2; k++) { \
+    const unsigned e = k ? v >> 4 : v & 15; \
+    const int x = xs + (mvx >> 2) + ME_SP_DX (e); \
+    const int y = ys + (mvy >> 2) + ME_SP_DY (e); \
+    const int pl = ME_SP_PLANE (e); \
+    for (int j = 0; j < h; j++) \
+      rows[k][j] = hp_at (hp, pl, 0, MIN (MAX (y + j, HP_LO), hp->H + 1)); \
+    direct[k] = x >= HP_LO && x + w - 1 <= hp->W + 1; \
+    xa[k] = x; \
+    if (!direct[k]) \
+      for (int i = 0; i < N; i++) \
+        idx[k][i] = MIN (MAX (x + i, HP_LO), hp->W + 1); \
+  } \
+  if (direct[0] && direct[1]) { \
+    for (int j = 0; j < h; j++) { \
+      const uint16_t *a = rows[0][j] + xa[0], *b = rows[1][j] + xa[1]; \
+      for (int i = 0; i < N; i++) \
+        pred[j * PW + i] = (a[i] + b[i] + 1) >> 1; \
+    } \
+    return; \
+  } \
+  for (int k = 0; k < 2; k++) \
+    if (direct[k]) \
+      for (int i = 0; i < N; i++) \
+        idx[k][i] = xa[k] + i; \
+  for (int j = 0; j < h; j++) \
+    for (int i = 0; i < N; i++) \
+      pred[j * PW + i] = (rows[0][j][idx[0][i]] + rows[1][j][idx[1][i]] \
+          + 1) >> 1; \
+}
+
+DEFINE_HP_RECT (4)
+DEFINE_HP_RECT (8)
+DEFINE_HP_RECT (16)
+
 /* ---- the cells' windows ------------------------------------------------- */
 
 /* wins[k].w[d][i]: the weight, along one direction, of block k + d - 1 at
@@ -304,6 +540,7 @@ typedef struct {
   const MCField *field;
   size_t fstride;
   unsigned sub_x, sub_y;
+  const HPel *hp;               /* luma: the reference's planes */
 } Side;
 
 /* acc[y * PW + x] (y < h, x < PW, zeroed here) = the window-weighted sum
@@ -325,8 +562,19 @@ cell_acc (const Side * s, const MCCpuWin * wx, const MCCpuWin * wy, int x0,
       const GstMotionVectorCell *cell = s->field->cells
           + (size_t) (r + dy - 1) * s->fstride + (c + dx - 1);
       const int n = round_width (xhi - xlo);
-      predict_rect (s->ref, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-          cell->mv_x, cell->mv_y, s->sub_x, s->sub_y, pred);
+      if (s->hp) {
+        if (n == 16)
+          hp_rect_16 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
+              cell->mv_x, cell->mv_y, pred);
+        else if (n == 8)
+          hp_rect_8 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
+              cell->mv_x, cell->mv_y, pred);
+        else
+          hp_rect_4 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
+              cell->mv_x, cell->mv_y, pred);
+      } else
+        predict_rect (s->ref, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
+            cell->mv_x, cell->mv_y, s->sub_x, s->sub_y, pred);
       const int16_t *wxr = wx->w[dx] + xlo;
       for (int y = ylo; y < yhi; y++) {
         const uint32_t wyv = (uint32_t) wy->w[dy][y];
@@ -542,14 +790,25 @@ MC_CPU_FN (predict_plane) (const MCPlane * ref, MCPlane * out,
   MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
   Job job = { 0 };
   job.side[0] = (Side) { ref, field, field->stride ? field->stride
-    : field->cols, sub_x, sub_y };
+    : field->cols, sub_x, sub_y, NULL };
   job.out = out;
   job.grid = grid;
   job.wx = wx;
   job.wy = wx + grid->ncols;
   windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
-  const gboolean ok = run_rows (predict_row, &job, grid->nrows,
-      mc_cpu_threads (opt), error);
+  HPJob hj;
+  void *mem[1] = { NULL };
+  size_t size = 0;
+  gboolean ok = TRUE;
+  if (!sub_x && !sub_y) {
+    const MCPlane *refs[1] = { ref };
+    ok = hp_build (&hj, refs, 1, mc_cpu_threads (opt), mem, &size, error);
+    job.side[0].hp = &hj.hp[0];
+  }
+  ok = ok && run_rows (predict_row, &job, grid->nrows, mc_cpu_threads (opt),
+      error);
+  if (mem[0])
+    hp_give (mem[0], size);
   g_free (wx);
   return ok;
 }
@@ -585,9 +844,9 @@ MC_CPU_FN (interpolate_plane) (const MCPlane * prev, const MCPlane * next,
   MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
   Job job = { 0 };
   job.side[0] = (Side) { prev, from_prev, from_prev->stride
-    ? from_prev->stride : from_prev->cols, sub_x, sub_y };
+    ? from_prev->stride : from_prev->cols, sub_x, sub_y, NULL };
   job.side[1] = (Side) { next, from_next, from_next->stride
-    ? from_next->stride : from_next->cols, sub_x, sub_y };
+    ? from_next->stride : from_next->cols, sub_x, sub_y, NULL };
   job.out = out;
   job.weights = weights;
   job.wstride = wstride;
@@ -595,8 +854,21 @@ MC_CPU_FN (interpolate_plane) (const MCPlane * prev, const MCPlane * next,
   job.wx = wx;
   job.wy = wx + grid->ncols;
   windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
-  const gboolean ok = run_rows (interpolate_row, &job, grid->nrows,
+  HPJob hj;
+  void *mem[2] = { NULL, NULL };
+  size_t size = 0;
+  gboolean ok = TRUE;
+  if (!sub_x && !sub_y) {
+    const MCPlane *refs[2] = { prev, next };
+    ok = hp_build (&hj, refs, 2, mc_cpu_threads (opt), mem, &size, error);
+    job.side[0].hp = &hj.hp[0];
+    job.side[1].hp = &hj.hp[1];
+  }
+  ok = ok && run_rows (interpolate_row, &job, grid->nrows,
       mc_cpu_threads (opt), error);
+  for (int i = 0; i < 2; i++)
+    if (mem[i])
+      hp_give (mem[i], size);
   g_free (wx);
   return ok;
 }

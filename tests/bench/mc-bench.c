@@ -1,6 +1,7 @@
 /* gpumotionest — motion compensation (kernels/mc): 1080p frames a second.
  *
  *   mc-bench [--seconds S] [--depth 8|10|12|16] [--block 4|8|16] [--apart]
+ *            [--cpu-only]
  *
  * Predicts a 1920x1080 luma plane (mc_predict_plane) and a whole 4:2:0
  * picture (mc_predict_picture) from a noise reference with a field of
@@ -15,7 +16,8 @@
  * Then the same four lines for mc_interpolate_picture: a 4:2:0 picture
  * half way between two, from two fields (the mixed field and its
  * opposite) whose costs send most blocks through the cost blend, one in
- * eight to one side alone and one in sixteen to the fallback.
+ * eight to one side alone and one in sixteen to the fallback.  With
+ * --cpu-only, the fast CPU implementation's lines alone (for profiling).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,7 +146,7 @@ main (int argc, char **argv)
 {
   double seconds = 1.0;
   unsigned depth = 8, block = 16;
-  gboolean obmc = TRUE;
+  gboolean obmc = TRUE, cpu_only = FALSE;
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--seconds") && i + 1 < argc)
       seconds = atof (argv[++i]);
@@ -154,9 +156,11 @@ main (int argc, char **argv)
       block = (unsigned) atoi (argv[++i]);
     else if (!strcmp (argv[i], "--apart"))
       obmc = FALSE;
+    else if (!strcmp (argv[i], "--cpu-only"))
+      cpu_only = TRUE;
     else {
       fprintf (stderr, "usage: %s [--seconds S] [--depth 8|10|12|16] "
-          "[--block 4|8|16] [--apart]\n", argv[0]);
+          "[--block 4|8|16] [--apart] [--cpu-only]\n", argv[0]);
       return 2;
     }
   }
@@ -205,7 +209,7 @@ main (int argc, char **argv)
     MCOptions opt;
     mc_options_init (&opt);
     opt.obmc = obmc;
-    for (unsigned t = 1; t <= 2; t++) {
+    for (unsigned t = 1; t <= 2 && !cpu_only; t++) {
       char how[64];
       opt.threads = t;
       g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
@@ -220,6 +224,8 @@ main (int argc, char **argv)
       ok &= run (what[pic], how, pic, &b.host, &b.out, &f, &opt, seconds);
     }
     opt.impl = NULL;
+    if (cpu_only)
+      continue;
     GError *error = NULL;
     opt.threads = 1;
     opt.impl = mc_impl_cuda (&error);
@@ -267,7 +273,7 @@ main (int argc, char **argv)
     MCOptions opt;
     mc_options_init (&opt);
     opt.obmc = obmc;
-    for (unsigned t = 1; t <= 2; t++) {
+    for (unsigned t = 1; t <= 2 && !cpu_only; t++) {
       char how[64];
       opt.threads = t;
       g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
@@ -284,8 +290,9 @@ main (int argc, char **argv)
     opt.impl = NULL;
     GError *error = NULL;
     opt.threads = 1;
-    opt.impl = mc_impl_cuda (&error);
-    if (!opt.impl) {
+    opt.impl = cpu_only ? NULL : mc_impl_cuda (&error);
+    if (cpu_only) {
+    } else if (!opt.impl) {
       printf ("%-22s %-28s skipped: %s\n", "interpolate 4:2:0", "cuda",
           error->message);
       g_clear_error (&error);
