@@ -87,7 +87,7 @@ load_row_clamped (const MCPlane * p, const int *idx, int y, int n,
 
 /* patch[y * PW + x] = sample (ix + x, iy + y) clamped to the plane, for
  * x < pw, y < ph. */
-static void
+static inline __attribute__((always_inline)) void
 fetch_patch (const MCPlane * p, int ix, int iy, int pw, int ph,
     uint16_t * patch)
 {
@@ -255,13 +255,17 @@ predict_rect (const MCPlane * ref, int x0, int y0, int w, int h, int mvx,
   }
   const int cx = mc_chroma_mv8 (mvx, (int) sub_x);
   const int cy = mc_chroma_mv8 (mvy, (int) sub_y);
-  fetch_patch (ref, x0 + (cx >> 3), y0 + (cy >> 3), n + 1, h + 1, patch);
-  if (n == 4)
+  const int ix = x0 + (cx >> 3), iy = y0 + (cy >> 3);
+  if (n == 4) {
+    fetch_patch (ref, ix, iy, 5, h + 1, patch);
     chroma_rect_4 (patch, h, cx & 7, cy & 7, pred);
-  else if (n == 8)
+  } else if (n == 8) {
+    fetch_patch (ref, ix, iy, 9, h + 1, patch);
     chroma_rect_8 (patch, h, cx & 7, cy & 7, pred);
-  else
+  } else {
+    fetch_patch (ref, ix, iy, 17, h + 1, patch);
     chroma_rect_16 (patch, h, cx & 7, cy & 7, pred);
+  }
 }
 
 /* ---- luma: the half-sample planes of a whole reference -------------------
@@ -374,6 +378,83 @@ hp_s_row (gpointer data, unsigned job_r)
     d[x] = last;
 }
 
+/* Rows y0 .. y1 - 1 of H, V and C of 8-bit samples: every sum of the
+ * 6-tap fits 16 bits (-2550 .. 13260), so the rows are filtered in int16,
+ * twice the lanes of int32; only C's second pass needs 32 bits. */
+static inline void
+hp_h_row_8 (const uint16_t * restrict r, uint16_t * restrict o, int n)
+{
+  for (int x = 0; x < n; x++) {
+    int16_t v = (int16_t) (r[x - 2] + r[x + 3] - 5 * (r[x - 1] + r[x + 2])
+        + 20 * (r[x] + r[x + 1]));
+    v = (int16_t) ((int16_t) (v + 16) >> 5);
+    v = v < 0 ? 0 : v;
+    o[x] = (uint16_t) (v > 255 ? 255 : v);
+  }
+}
+
+static inline void
+hp_v_row_8 (const uint16_t * restrict r0, const uint16_t * restrict r1,
+    const uint16_t * restrict r2, const uint16_t * restrict r3,
+    const uint16_t * restrict r4, const uint16_t * restrict r5,
+    uint16_t * restrict o, int n)
+{
+  for (int x = 0; x < n; x++) {
+    int16_t v = (int16_t) (r0[x] + r5[x] - 5 * (r1[x] + r4[x])
+        + 20 * (r2[x] + r3[x]));
+    v = (int16_t) ((int16_t) (v + 16) >> 5);
+    v = v < 0 ? 0 : v;
+    o[x] = (uint16_t) (v > 255 ? 255 : v);
+  }
+}
+
+static inline void
+hp_b1_row_8 (const uint16_t * restrict r, int16_t * restrict o, int n)
+{
+  for (int x = 0; x < n; x++)
+    o[x] = (int16_t) (r[x - 2] + r[x + 3] - 5 * (r[x - 1] + r[x + 2])
+        + 20 * (r[x] + r[x + 1]));
+}
+
+static inline void
+hp_c_row_8 (const int16_t * restrict r0, const int16_t * restrict r1,
+    const int16_t * restrict r2, const int16_t * restrict r3,
+    const int16_t * restrict r4, const int16_t * restrict r5,
+    uint16_t * restrict o, int n)
+{
+  for (int x = 0; x < n; x++) {
+    int v = r0[x] + r5[x] - 5 * (r1[x] + r4[x]) + 20 * (r2[x] + r3[x]);
+    v = (v + 512) >> 10;
+    v = v < 0 ? 0 : v;
+    o[x] = (uint16_t) (v > 255 ? 255 : v);
+  }
+}
+
+/* Rows y0 .. y1 - 1 of H, V and C of 8-bit samples: every sum of the
+ * 6-tap fits 16 bits (-2550 .. 13260), so the rows are filtered in int16,
+ * twice the lanes of int32; only C's second pass needs 32 bits. */
+static void
+hp_hvc_band_8 (const HPel * hp, int y0, int y1, int n)
+{
+  int16_t *b1 = g_new (int16_t, (size_t) (HP_BAND + 5) * n);
+  const ptrdiff_t s = hp->stride;
+  for (int y = y0; y < y1; y++) {
+    const uint16_t *r = hp_at (hp, 0, HP_LO, y);
+    hp_h_row_8 (r, hp_at (hp, 1, HP_LO, y), n);
+    hp_v_row_8 (r - 2 * s, r - s, r, r + s, r + 2 * s, r + 3 * s,
+        hp_at (hp, 2, HP_LO, y), n);
+  }
+  for (int y = y0 - 2; y < y1 + 3; y++)
+    hp_b1_row_8 (hp_at (hp, 0, HP_LO, y), b1 + (ptrdiff_t) (y - y0 + 2) * n,
+        n);
+  for (int y = y0; y < y1; y++) {
+    const int16_t *r = b1 + (ptrdiff_t) (y - y0 + 2) * n;
+    hp_c_row_8 (r - 2 * n, r - n, r, r + n, r + 2 * n, r + 3 * n,
+        hp_at (hp, 3, HP_LO, y), n);
+  }
+  g_free (b1);
+}
+
 /* Band b of H, V and C: rows HP_LO + b HP_BAND .. (up to H + 1), columns
  * HP_LO .. W + 1. */
 static void
@@ -386,41 +467,46 @@ hp_hvc_band (gpointer data, unsigned job_b)
   const int y0 = HP_LO + (int) b * HP_BAND;
   const int y1 = MIN (y0 + HP_BAND, hp->H + 2);
   const int n = hp->W + 2 - HP_LO;      /* W + 5 columns from HP_LO */
-  int32_t *b1 = g_new (int32_t, (size_t) (HP_BAND + 5) * n);
-  for (int y = y0; y < y1; y++) {
-    const uint16_t *r = hp_at (hp, 0, HP_LO, y);
-    uint16_t *oh = hp_at (hp, 1, HP_LO, y), *ov = hp_at (hp, 2, HP_LO, y);
-    const ptrdiff_t s = hp->stride;
-    for (int x = 0; x < n; x++) {
-      int v = r[x - 2] - 5 * r[x - 1] + 20 * r[x] + 20 * r[x + 1]
-          - 5 * r[x + 2] + r[x + 3];
-      v = (v + 16) >> 5;
-      v = v < 0 ? 0 : v;
-      oh[x] = (uint16_t) (v > maxv ? maxv : v);
-      v = r[x - 2 * s] - 5 * r[x - s] + 20 * r[x] + 20 * r[x + s]
-          - 5 * r[x + 2 * s] + r[x + 3 * s];
-      v = (v + 16) >> 5;
-      v = v < 0 ? 0 : v;
-      ov[x] = (uint16_t) (v > maxv ? maxv : v);
+  if (maxv <= 255) {
+    hp_hvc_band_8 (hp, y0, y1, n);
+  } else {
+    int32_t *b1 = g_new (int32_t, (size_t) (HP_BAND + 5) * n);
+    for (int y = y0; y < y1; y++) {
+      const uint16_t *r = hp_at (hp, 0, HP_LO, y);
+      uint16_t *oh = hp_at (hp, 1, HP_LO, y), *ov = hp_at (hp, 2, HP_LO, y);
+      const ptrdiff_t s = hp->stride;
+      for (int x = 0; x < n; x++) {
+        int v = r[x - 2] - 5 * r[x - 1] + 20 * r[x] + 20 * r[x + 1]
+            - 5 * r[x + 2] + r[x + 3];
+        v = (v + 16) >> 5;
+        v = v < 0 ? 0 : v;
+        oh[x] = (uint16_t) (v > maxv ? maxv : v);
+        v = r[x - 2 * s] - 5 * r[x - s] + 20 * r[x] + 20 * r[x + s]
+            - 5 * r[x + 2 * s] + r[x + 3 * s];
+        v = (v + 16) >> 5;
+        v = v < 0 ? 0 : v;
+        ov[x] = (uint16_t) (v > maxv ? maxv : v);
+      }
     }
-  }
-  for (int y = y0 - 2; y < y1 + 3; y++) {
-    const uint16_t *r = hp_at (hp, 0, HP_LO, y);
-    int32_t *o = b1 + (ptrdiff_t) (y - y0 + 2) * n;
-    for (int x = 0; x < n; x++)
-      o[x] = r[x - 2] - 5 * r[x - 1] + 20 * r[x] + 20 * r[x + 1]
-          - 5 * r[x + 2] + r[x + 3];
-  }
-  for (int y = y0; y < y1; y++) {
-    const int32_t *r = b1 + (ptrdiff_t) (y - y0 + 2) * n;
-    uint16_t *oc = hp_at (hp, 3, HP_LO, y);
-    for (int x = 0; x < n; x++) {
-      int v = r[x - 2 * n] - 5 * r[x - n] + 20 * r[x] + 20 * r[x + n]
-          - 5 * r[x + 2 * n] + r[x + 3 * n];
-      v = (v + 512) >> 10;
-      v = v < 0 ? 0 : v;
-      oc[x] = (uint16_t) (v > maxv ? maxv : v);
+    for (int y = y0 - 2; y < y1 + 3; y++) {
+      const uint16_t *r = hp_at (hp, 0, HP_LO, y);
+      int32_t *o = b1 + (ptrdiff_t) (y - y0 + 2) * n;
+      for (int x = 0; x < n; x++)
+        o[x] = r[x - 2] - 5 * r[x - 1] + 20 * r[x] + 20 * r[x + 1]
+            - 5 * r[x + 2] + r[x + 3];
     }
+    for (int y = y0; y < y1; y++) {
+      const int32_t *r = b1 + (ptrdiff_t) (y - y0 + 2) * n;
+      uint16_t *oc = hp_at (hp, 3, HP_LO, y);
+      for (int x = 0; x < n; x++) {
+        int v = r[x - 2 * n] - 5 * r[x - n] + 20 * r[x] + 20 * r[x + n]
+            - 5 * r[x + 2 * n] + r[x + 3 * n];
+        v = (v + 512) >> 10;
+        v = v < 0 ? 0 : v;
+        oc[x] = (uint16_t) (v > maxv ? maxv : v);
+      }
+    }
+    g_free (b1);
   }
   /* the slack after the box: anything, but defined */
   for (int y = y0; y < y1; y++)
@@ -429,7 +515,6 @@ hp_hvc_band (gpointer data, unsigned job_b)
       for (ptrdiff_t x = hp->W + 2 + HP_PAD; x < hp->stride; x++)
         o[x - hp->W - 2 - HP_PAD] = 0;
     }
-  g_free (b1);
 }
 
 static gboolean run_rows (void (*row) (gpointer, unsigned), gpointer job,
@@ -453,12 +538,13 @@ hp_build (HPJob * job, const MCPlane * const *refs, unsigned n,
       && run_rows (hp_hvc_band, job, n * job->bands, threads, error);
 }
 
-/* pred[y * PW + x], y < h, x < round_width (w): the quarter samples of
- * the rect at (xs, ys) with vector (mvx, mvy), from the planes. */
+/* acc[y * PW + x] += wy[y] wxr[x] pred (x, y), y < h, x < round_width (w):
+ * the quarter samples of the rect at (xs, ys) with vector (mvx, mvy), from
+ * the planes, weighted into the cell's sums as they are made. */
 #define DEFINE_HP_RECT(N) \
 static void \
 hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
-    int mvy, int32_t * pred) \
+    int mvy, const int16_t * wxr, const int16_t * wy, uint32_t * acc) \
 { \
   const unsigned v = me_subpel_pair (mvx & 3, mvy & 3); \
   const uint16_t *rows[2][CELL]; \
@@ -481,8 +567,11 @@ hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
   if (direct[0] && direct[1]) { \
     for (int j = 0; j < h; j++) { \
       const uint16_t *a = rows[0][j] + xa[0], *b = rows[1][j] + xa[1]; \
+      uint32_t *ac = acc + j * PW; \
+      const uint32_t wyv = (uint32_t) wy[j]; \
       for (int i = 0; i < N; i++) \
-        pred[j * PW + i] = (a[i] + b[i] + 1) >> 1; \
+        ac[i] += wyv * (uint32_t) wxr[i] * (uint32_t) ((a[i] + b[i] + 1) \
+            >> 1); \
     } \
     return; \
   } \
@@ -492,8 +581,9 @@ hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
         idx[k][i] = xa[k] + i; \
   for (int j = 0; j < h; j++) \
     for (int i = 0; i < N; i++) \
-      pred[j * PW + i] = (rows[0][j][idx[0][i]] + rows[1][j][idx[1][i]] \
-          + 1) >> 1; \
+      acc[j * PW + i] += (uint32_t) wy[j] * (uint32_t) wxr[i] \
+          * (uint32_t) ((rows[0][j][idx[0][i]] + rows[1][j][idx[1][i]] \
+          + 1) >> 1); \
 }
 
 DEFINE_HP_RECT (4)
@@ -562,20 +652,23 @@ cell_acc (const Side * s, const MCCpuWin * wx, const MCCpuWin * wy, int x0,
       const GstMotionVectorCell *cell = s->field->cells
           + (size_t) (r + dy - 1) * s->fstride + (c + dx - 1);
       const int n = round_width (xhi - xlo);
+      const int16_t *wxr = wx->w[dx] + xlo;
       if (s->hp) {
+        const int16_t *wyr = wy->w[dy] + ylo;
+        uint32_t *ac = acc + ylo * PW + xlo;
         if (n == 16)
           hp_rect_16 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-              cell->mv_x, cell->mv_y, pred);
+              cell->mv_x, cell->mv_y, wxr, wyr, ac);
         else if (n == 8)
           hp_rect_8 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-              cell->mv_x, cell->mv_y, pred);
+              cell->mv_x, cell->mv_y, wxr, wyr, ac);
         else
           hp_rect_4 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-              cell->mv_x, cell->mv_y, pred);
-      } else
-        predict_rect (s->ref, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-            cell->mv_x, cell->mv_y, s->sub_x, s->sub_y, pred);
-      const int16_t *wxr = wx->w[dx] + xlo;
+              cell->mv_x, cell->mv_y, wxr, wyr, ac);
+        continue;
+      }
+      predict_rect (s->ref, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
+          cell->mv_x, cell->mv_y, s->sub_x, s->sub_y, pred);
       for (int y = ylo; y < yhi; y++) {
         const uint32_t wyv = (uint32_t) wy->w[dy][y];
         uint32_t *a = acc + y * PW + xlo;
