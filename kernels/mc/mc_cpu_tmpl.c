@@ -35,36 +35,36 @@
 #define PH (CELL + 6)           /* patch rows: the rect and the 6-tap's */
 
 /* ---- reading samples ------------------------------------------------------
- * Every sample of a plane is read through sample_ptr(): the byte address of
- * sample x of row y.  Samples of a row are `bps` bytes apart today; a
- * plane whose samples are farther apart (semi-planar chroma) changes the
- * step here alone. */
+ * Every sample of a plane is found through sample_step(), the bytes between
+ * neighbouring samples of a row: a sample's width today.  A plane whose
+ * samples lie farther apart (semi-planar chroma, MCPlane.pstride) changes
+ * that one line. */
 
-static inline const uint8_t *
-sample_ptr (const MCPlane * p, int x, int y, int bps)
+static inline ptrdiff_t
+sample_step (const MCPlane * p)
 {
-  return p->data + (ptrdiff_t) y * p->stride + (ptrdiff_t) x * bps;
+  return p->depth > 8 ? 2 : 1;
 }
 
-static inline uint8_t *
-sample_wptr (MCPlane * p, int x, int y, int bps)
+static inline const uint8_t *
+sample_ptr (const MCPlane * p, int x, int y)
 {
-  return p->data + (ptrdiff_t) y * p->stride + (ptrdiff_t) x * bps;
+  return p->data + (ptrdiff_t) y * p->stride + (ptrdiff_t) x * sample_step (p);
 }
 
 /* n samples of row y from column x (all inside the plane) into dst. */
 static inline void
 load_row (const MCPlane * p, int x, int y, int n, uint16_t * dst)
 {
+  const uint8_t *s = sample_ptr (p, x, y);
+  const ptrdiff_t st = sample_step (p);
   if (p->depth <= 8) {
-    const uint8_t *s = sample_ptr (p, x, y, 1);
     for (int i = 0; i < n; i++)
-      dst[i] = s[i];
+      dst[i] = s[i * st];
   } else {
-    const uint16_t *s = (const uint16_t *) sample_ptr (p, x, y, 2);
     const unsigned sh = p->shift, m = (1u << p->depth) - 1;
     for (int i = 0; i < n; i++)
-      dst[i] = (uint16_t) ((s[i] >> sh) & m);
+      dst[i] = (uint16_t) ((*(const uint16_t *) (s + i * st) >> sh) & m);
   }
 }
 
@@ -73,15 +73,16 @@ static inline void
 load_row_clamped (const MCPlane * p, const int *idx, int y, int n,
     uint16_t * dst)
 {
+  const uint8_t *s = sample_ptr (p, 0, y);
+  const ptrdiff_t st = sample_step (p);
   if (p->depth <= 8) {
-    const uint8_t *s = sample_ptr (p, 0, y, 1);
     for (int i = 0; i < n; i++)
-      dst[i] = s[idx[i]];
+      dst[i] = s[idx[i] * st];
   } else {
-    const uint16_t *s = (const uint16_t *) sample_ptr (p, 0, y, 2);
     const unsigned sh = p->shift, m = (1u << p->depth) - 1;
     for (int i = 0; i < n; i++)
-      dst[i] = (uint16_t) ((s[idx[i]] >> sh) & m);
+      dst[i] = (uint16_t) ((*(const uint16_t *) (s + idx[i] * st) >> sh)
+          & m);
   }
 }
 
@@ -715,15 +716,15 @@ cell_weights (const uint8_t * weights, size_t wstride, const MCCpuWin * wx,
 static inline void
 store_row (MCPlane * out, int x0, int y, int w, const int32_t * v)
 {
+  uint8_t *d = (uint8_t *) sample_ptr (out, x0, y);
+  const ptrdiff_t st = sample_step (out);
   if (out->depth <= 8) {
-    uint8_t *d = sample_wptr (out, x0, y, 1);
     for (int x = 0; x < w; x++)
-      d[x] = (uint8_t) v[x];
+      d[x * st] = (uint8_t) v[x];
   } else {
-    uint16_t *d = (uint16_t *) sample_wptr (out, x0, y, 2);
     const unsigned sh = out->shift;
     for (int x = 0; x < w; x++)
-      d[x] = (uint16_t) (v[x] << sh);
+      *(uint16_t *) (d + x * st) = (uint16_t) (v[x] << sh);
   }
 }
 

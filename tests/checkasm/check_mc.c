@@ -3,7 +3,8 @@
  *
  * Random cases: sizes from one sample to a few hundred, odd ones and ones
  * that no block divides; blocks of 4, 8 and 16 each way; luma only, 4:2:0,
- * 4:2:2, 4:4:4; 8, 10, 12 and 16 bits with every shift the word allows;
+ * 4:2:2, 4:4:4; 8, 10, 12 and 16 bits (and now and then any depth
+ * between) with every shift the word allows;
  * fields wider and taller than the picture, with a stride of their own;
  * vectors small, large, and far outside the picture up to the int16
  * limits; with and without overlap; blends with random, extreme and
@@ -205,7 +206,8 @@ static void
 random_format (unsigned *depth, unsigned *shift)
 {
   static const unsigned depths[] = { 8, 10, 12, 16 };
-  *depth = depths[RAND (0, 3)];
+  /* mostly the formats' depths, one case in four any of 8 .. 16 */
+  *depth = RAND (0, 3) ? depths[RAND (0, 3)] : (unsigned) RAND (8, 16);
   *shift = *depth == 8 ? 0 : RAND (0, 16 - *depth);
 }
 
