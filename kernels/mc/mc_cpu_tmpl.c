@@ -8,19 +8,21 @@
  * over a whole row of fixed length (4, 8 or 16 samples, the rect's width
  * rounded up) on int16/int32 arrays, with no call and no branch per
  * sample.  The samples are those of the C reference (mc_c.c) bit for bit:
- * the same gather per cell, the same rules (mc_rules.h), only organised
- * by rows.
+ * the same sums (integer, so their order does not matter), the same rules
+ * (mc_rules.h), organised by rows.
  *
- *   luma    a rect of one block's prediction: the patch of full samples
- *           (clamped at the plane's edges only when the rect reaches
- *           them), then the two samples of me_subpel_pair() as whole rows
- *           (full, horizontal, vertical or centre half samples) and their
- *           mean
- *   chroma  H.264's bilinear with its four weights computed once a rect
- *   overlap the window of each row and column of cells computed once a
- *           call (Win), the products summed into 32-bit accumulators
- *   interpolate_plane: both sides and the weights summed per cell, the
- *           blend written straight to the output
+ *   luma    the four half-sample planes of the reference computed once
+ *           a call in long rows (hp_*), each quarter sample the mean of
+ *           two of them read as rows
+ *   chroma  H.264's bilinear with its four weights computed once a rect,
+ *           on a patch of samples clamped only where the rect reaches an
+ *           edge
+ *   overlap a row of cells is a band: each block of the rows around it
+ *           predicted once over its window's part in the band, weighted
+ *           by precomputed window rows into 32-bit sums (band_acc), then
+ *           rounded a whole plane row at a time
+ *   interpolate_plane: both sides' sums and the weights' sum per band,
+ *           the blend written straight to the output
  *
  * Expects MC_CPU_FN (name) to be defined by the includer.
  */
@@ -32,7 +34,6 @@
 
 #define CELL 16                 /* the largest cell side */
 #define PW 32                   /* row stride of patches and rect buffers */
-#define PH (CELL + 6)           /* patch rows: the rect and the 6-tap's */
 
 /* ---- reading samples ------------------------------------------------------
  * Every sample of a plane is found through sample_step(), the bytes between
@@ -110,103 +111,7 @@ fetch_patch (const MCPlane * p, int ix, int iy, int pw, int ph,
     load_row_clamped (p, idx, mc_clamp (iy + y, H), pw, patch + y * PW);
 }
 
-/* ---- luma: rows of half samples ------------------------------------------
- * Each takes the patch with the rect's sample (0, 0) at patch (2 + dx,
- * 2 + dy) and writes rows of N values (int32, stride PW) for h rows. */
-
-#define DEFINE_LUMA(N) \
-static inline void \
-luma_f_##N (const uint16_t * pt, int h, int32_t * o) \
-{ \
-  for (int y = 0; y < h; y++) \
-    for (int x = 0; x < N; x++) \
-      o[y * PW + x] = pt[y * PW + x]; \
-} \
-static inline void \
-luma_h_##N (const uint16_t * pt, int h, int maxv, int32_t * o) \
-{ \
-  for (int y = 0; y < h; y++) { \
-    const uint16_t *r = pt + y * PW; \
-    for (int x = 0; x < N; x++) { \
-      int v = r[x - 2] - 5 * r[x - 1] + 20 * r[x] + 20 * r[x + 1] \
-          - 5 * r[x + 2] + r[x + 3]; \
-      v = (v + 16) >> 5; \
-      v = v < 0 ? 0 : v; \
-      o[y * PW + x] = v > maxv ? maxv : v; \
-    } \
-  } \
-} \
-static inline void \
-luma_v_##N (const uint16_t * pt, int h, int maxv, int32_t * o) \
-{ \
-  for (int y = 0; y < h; y++) { \
-    const uint16_t *r = pt + y * PW; \
-    for (int x = 0; x < N; x++) { \
-      int v = r[x - 2 * PW] - 5 * r[x - PW] + 20 * r[x] + 20 * r[x + PW] \
-          - 5 * r[x + 2 * PW] + r[x + 3 * PW]; \
-      v = (v + 16) >> 5; \
-      v = v < 0 ? 0 : v; \
-      o[y * PW + x] = v > maxv ? maxv : v; \
-    } \
-  } \
-} \
-static inline void \
-luma_c_##N (const uint16_t * pt, int h, int maxv, int32_t * o) \
-{ \
-  int32_t b1[PH * PW]; \
-  for (int y = -2; y < h + 3; y++) { \
-    const uint16_t *r = pt + y * PW; \
-    for (int x = 0; x < N; x++) \
-      b1[(y + 2) * PW + x] = r[x - 2] - 5 * r[x - 1] + 20 * r[x] \
-          + 20 * r[x + 1] - 5 * r[x + 2] + r[x + 3]; \
-  } \
-  for (int y = 0; y < h; y++) { \
-    const int32_t *r = b1 + (y + 2) * PW; \
-    for (int x = 0; x < N; x++) { \
-      int v = r[x - 2 * PW] - 5 * r[x - PW] + 20 * r[x] + 20 * r[x + PW] \
-          - 5 * r[x + 2 * PW] + r[x + 3 * PW]; \
-      v = (v + 512) >> 10; \
-      v = v < 0 ? 0 : v; \
-      o[y * PW + x] = v > maxv ? maxv : v; \
-    } \
-  } \
-} \
-static inline void \
-luma_plane_##N (int plane, const uint16_t * pt, int h, int maxv, \
-    int32_t * o) \
-{ \
-  switch (plane) { \
-    case ME_HPEL_F: luma_f_##N (pt, h, o); break; \
-    case ME_HPEL_H: luma_h_##N (pt, h, maxv, o); break; \
-    case ME_HPEL_V: luma_v_##N (pt, h, maxv, o); break; \
-    default: luma_c_##N (pt, h, maxv, o); break; \
-  } \
-} \
-static void \
-luma_rect_##N (const uint16_t * patch, int h, int fx, int fy, int maxv, \
-    int32_t * pred) \
-{ \
-  const unsigned v = me_subpel_pair (fx, fy); \
-  const unsigned ea = v & 15, eb = v >> 4; \
-  const uint16_t *pa = patch + (MC_TAP_BEFORE + ME_SP_DY (ea)) * PW \
-      + MC_TAP_BEFORE + ME_SP_DX (ea); \
-  if (ea == eb) { \
-    luma_plane_##N (ME_SP_PLANE (ea), pa, h, maxv, pred); \
-    return; \
-  } \
-  const uint16_t *pb = patch + (MC_TAP_BEFORE + ME_SP_DY (eb)) * PW \
-      + MC_TAP_BEFORE + ME_SP_DX (eb); \
-  int32_t tb[CELL * PW]; \
-  luma_plane_##N (ME_SP_PLANE (ea), pa, h, maxv, pred); \
-  luma_plane_##N (ME_SP_PLANE (eb), pb, h, maxv, tb); \
-  for (int y = 0; y < h; y++) \
-    for (int x = 0; x < N; x++) \
-      pred[y * PW + x] = (pred[y * PW + x] + tb[y * PW + x] + 1) >> 1; \
-}
-
-DEFINE_LUMA (4)
-DEFINE_LUMA (8)
-DEFINE_LUMA (16)
+/* ---- chroma: H.264's bilinear, a rect at a time ---------------------- */
 
 #define DEFINE_CHROMA(N) \
 static void \
@@ -225,35 +130,25 @@ chroma_rect_##N (const uint16_t * pt, int h, int fx, int fy, int32_t * o) \
 DEFINE_CHROMA (4)
 DEFINE_CHROMA (8)
 DEFINE_CHROMA (16)
+DEFINE_CHROMA (24)
 
 static inline int
 round_width (int w)
 {
-  return w <= 4 ? 4 : w <= 8 ? 8 : 16;
+  return w <= 4 ? 4 : w <= 8 ? 8 : w <= 16 ? 16 : 24;
 }
 
 /* pred[y * PW + x], y < h, x < round_width (w): block (mvx, mvy)'s
- * prediction of the plane's samples (x0 + x, y0 + y).  Columns past w are
- * computed from the patch too (real samples, clamped) and weigh 0. */
+ * chroma prediction of the plane's samples (x0 + x, y0 + y), subsampled
+ * (sub_x, sub_y), not both 0 (luma and 4:4:4 chroma take the half-sample
+ * planes, hp_rect_*).  Columns past w are computed from the patch too
+ * (real samples, clamped) and weigh 0. */
 static void
 predict_rect (const MCPlane * ref, int x0, int y0, int w, int h, int mvx,
     int mvy, unsigned sub_x, unsigned sub_y, int32_t * pred)
 {
-  uint16_t patch[(PH + 1) * PW];
+  uint16_t patch[(CELL + 1) * PW];
   const int n = round_width (w);
-  if (!sub_x && !sub_y) {
-    const int maxv = (1 << ref->depth) - 1;
-    fetch_patch (ref, x0 + (mvx >> 2) - MC_TAP_BEFORE,
-        y0 + (mvy >> 2) - MC_TAP_BEFORE, n + MC_TAP_BEFORE + MC_TAP_AFTER,
-        h + MC_TAP_BEFORE + MC_TAP_AFTER, patch);
-    if (n == 4)
-      luma_rect_4 (patch, h, mvx & 3, mvy & 3, maxv, pred);
-    else if (n == 8)
-      luma_rect_8 (patch, h, mvx & 3, mvy & 3, maxv, pred);
-    else
-      luma_rect_16 (patch, h, mvx & 3, mvy & 3, maxv, pred);
-    return;
-  }
   const int cx = mc_chroma_mv8 (mvx, (int) sub_x);
   const int cy = mc_chroma_mv8 (mvy, (int) sub_y);
   const int ix = x0 + (cx >> 3), iy = y0 + (cy >> 3);
@@ -263,9 +158,12 @@ predict_rect (const MCPlane * ref, int x0, int y0, int w, int h, int mvx,
   } else if (n == 8) {
     fetch_patch (ref, ix, iy, 9, h + 1, patch);
     chroma_rect_8 (patch, h, cx & 7, cy & 7, pred);
-  } else {
+  } else if (n == 16) {
     fetch_patch (ref, ix, iy, 17, h + 1, patch);
     chroma_rect_16 (patch, h, cx & 7, cy & 7, pred);
+  } else {
+    fetch_patch (ref, ix, iy, 25, h + 1, patch);
+    chroma_rect_24 (patch, h, cx & 7, cy & 7, pred);
   }
 }
 
@@ -545,11 +443,12 @@ hp_build (HPJob * job, const MCPlane * const *refs, unsigned n,
 #define DEFINE_HP_RECT(N) \
 static void \
 hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
-    int mvy, const int16_t * wxr, const int16_t * wy, uint32_t * acc) \
+    int mvy, const int16_t * wxr, const int16_t * wy, uint32_t * acc, \
+    ptrdiff_t as) \
 { \
   const unsigned v = me_subpel_pair (mvx & 3, mvy & 3); \
   const uint16_t *rows[2][CELL]; \
-  int idx[2][CELL]; \
+  int idx[2][24]; \
   gboolean direct[2]; \
   int xa[2]; \
   for (int k = 0; k < 2; k++) { \
@@ -568,7 +467,7 @@ hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
   if (direct[0] && direct[1]) { \
     for (int j = 0; j < h; j++) { \
       const uint16_t *a = rows[0][j] + xa[0], *b = rows[1][j] + xa[1]; \
-      uint32_t *ac = acc + j * PW; \
+      uint32_t *ac = acc + j * as; \
       const uint32_t wyv = (uint32_t) wy[j]; \
       for (int i = 0; i < N; i++) \
         ac[i] += wyv * (uint32_t) wxr[i] * (uint32_t) ((a[i] + b[i] + 1) \
@@ -582,7 +481,7 @@ hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
         idx[k][i] = xa[k] + i; \
   for (int j = 0; j < h; j++) \
     for (int i = 0; i < N; i++) \
-      acc[j * PW + i] += (uint32_t) wy[j] * (uint32_t) wxr[i] \
+      acc[j * as + i] += (uint32_t) wy[j] * (uint32_t) wxr[i] \
           * (uint32_t) ((rows[0][j][idx[0][i]] + rows[1][j][idx[1][i]] \
           + 1) >> 1); \
 }
@@ -590,6 +489,7 @@ hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
 DEFINE_HP_RECT (4)
 DEFINE_HP_RECT (8)
 DEFINE_HP_RECT (16)
+DEFINE_HP_RECT (24)
 
 /* ---- the cells' windows ------------------------------------------------- */
 
@@ -633,60 +533,6 @@ typedef struct {
   unsigned sub_x, sub_y;
   const HPel *hp;               /* luma: the reference's planes */
 } Side;
-
-/* acc[y * PW + x] (y < h, x < PW, zeroed here) = the window-weighted sum
- * of the predictions of the cell (c, r) from the blocks around it. */
-static void
-cell_acc (const Side * s, const MCCpuWin * wx, const MCCpuWin * wy, int x0,
-    int y0, unsigned c, unsigned r, int h, uint32_t * acc)
-{
-  int32_t pred[CELL * PW];
-  memset (acc, 0, sizeof (uint32_t) * PW * h);
-  for (int dy = 0; dy < 3; dy++) {
-    const int ylo = wy->lo[dy], yhi = wy->hi[dy];
-    if (ylo >= yhi)
-      continue;
-    for (int dx = 0; dx < 3; dx++) {
-      const int xlo = wx->lo[dx], xhi = wx->hi[dx];
-      if (xlo >= xhi)
-        continue;
-      const GstMotionVectorCell *cell = s->field->cells
-          + (size_t) (r + dy - 1) * s->fstride + (c + dx - 1);
-      const int n = round_width (xhi - xlo);
-      const int16_t *wxr = wx->w[dx] + xlo;
-      if (s->hp) {
-        const int16_t *wyr = wy->w[dy] + ylo;
-        uint32_t *ac = acc + ylo * PW + xlo;
-        if (n == 16)
-          hp_rect_16 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-              cell->mv_x, cell->mv_y, wxr, wyr, ac);
-        else if (n == 8)
-          hp_rect_8 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-              cell->mv_x, cell->mv_y, wxr, wyr, ac);
-        else
-          hp_rect_4 (s->hp, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-              cell->mv_x, cell->mv_y, wxr, wyr, ac);
-        continue;
-      }
-      predict_rect (s->ref, x0 + xlo, y0 + ylo, xhi - xlo, yhi - ylo,
-          cell->mv_x, cell->mv_y, s->sub_x, s->sub_y, pred);
-      for (int y = ylo; y < yhi; y++) {
-        const uint32_t wyv = (uint32_t) wy->w[dy][y];
-        uint32_t *a = acc + y * PW + xlo;
-        const int32_t *p = pred + (y - ylo) * PW;
-        if (n == 16)
-          for (int x = 0; x < 16; x++)
-            a[x] += wyv * (uint32_t) wxr[x] * (uint32_t) p[x];
-        else if (n == 8)
-          for (int x = 0; x < 8; x++)
-            a[x] += wyv * (uint32_t) wxr[x] * (uint32_t) p[x];
-        else
-          for (int x = 0; x < 4; x++)
-            a[x] += wyv * (uint32_t) wxr[x] * (uint32_t) p[x];
-      }
-    }
-  }
-}
 
 /* acc[y * PW + x] = the window-weighted sum of the block weights around
  * cell (c, r). */
@@ -796,7 +642,126 @@ typedef struct {
   size_t wstride;
   const MCGrid *grid;
   const MCCpuWin *wx, *wy;
+  /* rows of cells as bands: block c's window across, xe[c * 32 + j] for
+   * plane column c bw - xo + j, j < ew (xo the margin, 0 apart) */
+  const int16_t *xe;
+  int xo, ew;
 } Job;
+
+/* The accumulators of a band (a row of cells): column x of the plane at
+ * BAND_OFF + x, so that the first block's margin (weighing 0) and the
+ * last's rounded rects land inside the row. */
+#define BAND_OFF 16
+
+static ptrdiff_t
+band_stride (const MCPlane * out)
+{
+  return ((ptrdiff_t) out->width + BAND_OFF + 48 + 15) & ~(ptrdiff_t) 15;
+}
+
+/* Every column's window across, once a call. */
+static int16_t *
+xe_init (const MCGrid * g, gboolean obmc, int *xo, int *ew)
+{
+  const int n = (int) g->bw, o = obmc ? mc_obmc_margin (n) : 0;
+  int16_t *xe = g_new0 (int16_t, (size_t) g->ncols * 32);
+  for (unsigned c = 0; c < g->ncols; c++)
+    for (int j = 0; j < n + 2 * o; j++)
+      xe[c * 32 + j] = (int16_t) (obmc ? mc_obmc_window (n, j, c == 0,
+              c == g->ncols - 1) : MC_OBMC_ONE);
+  *xo = o;
+  *ew = n + 2 * o;
+  return xe;
+}
+
+/* acc (h rows of as, zeroed here) = the window-weighted sum of the
+ * predictions of the band of cells r: each block of rows r - 1 .. r + 1
+ * predicted once over the part of its window in the band. */
+static void
+band_acc (const Side * s, const Job * job, unsigned r, int h, uint32_t * acc,
+    ptrdiff_t as)
+{
+  const MCGrid *g = job->grid;
+  const MCCpuWin *wy = &job->wy[r];
+  const int y0 = (int) (r * g->bh), ew = job->ew, n = round_width (ew);
+  int32_t pred[CELL * PW];
+  memset (acc, 0, sizeof (uint32_t) * as * h);
+  for (int d = 0; d < 3; d++) {
+    const int ylo = wy->lo[d], yhi = wy->hi[d];
+    if (ylo >= yhi)
+      continue;
+    const GstMotionVectorCell *row = s->field->cells
+        + (size_t) (r + d - 1) * s->fstride;
+    const int16_t *wyr = wy->w[d] + ylo;
+    for (unsigned c = 0; c < g->ncols; c++) {
+      const int xs = (int) (c * g->bw) - job->xo;
+      const int16_t *wxr = job->xe + c * 32;
+      uint32_t *ac = acc + ylo * as + xs + BAND_OFF;
+      const int mvx = row[c].mv_x, mvy = row[c].mv_y;
+      if (s->hp) {
+        if (n == 24)
+          hp_rect_24 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr, wyr,
+              ac, as);
+        else if (n == 16)
+          hp_rect_16 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr, wyr,
+              ac, as);
+        else if (n == 8)
+          hp_rect_8 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr, wyr,
+              ac, as);
+        else
+          hp_rect_4 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr, wyr,
+              ac, as);
+        continue;
+      }
+      predict_rect (s->ref, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, s->sub_x,
+          s->sub_y, pred);
+      for (int y = 0; y < yhi - ylo; y++) {
+        const uint32_t k = (uint32_t) wyr[y];
+        uint32_t *a = ac + y * as;
+        const int32_t *p = pred + y * PW;
+        if (n == 24)
+          for (int x = 0; x < 24; x++)
+            a[x] += k * (uint32_t) wxr[x] * (uint32_t) p[x];
+        else if (n == 16)
+          for (int x = 0; x < 16; x++)
+            a[x] += k * (uint32_t) wxr[x] * (uint32_t) p[x];
+        else if (n == 8)
+          for (int x = 0; x < 8; x++)
+            a[x] += k * (uint32_t) wxr[x] * (uint32_t) p[x];
+        else
+          for (int x = 0; x < 4; x++)
+            a[x] += k * (uint32_t) wxr[x] * (uint32_t) p[x];
+      }
+    }
+  }
+}
+
+/* acc (zeroed here) = the window-weighted sum of the block weights over
+ * the band of cells r. */
+static void
+band_weights (const Job * job, unsigned r, int h, uint32_t * acc,
+    ptrdiff_t as)
+{
+  const MCGrid *g = job->grid;
+  const MCCpuWin *wy = &job->wy[r];
+  memset (acc, 0, sizeof (uint32_t) * as * h);
+  for (int d = 0; d < 3; d++) {
+    if (wy->lo[d] >= wy->hi[d])
+      continue;
+    const uint8_t *wrow = job->weights + (size_t) (r + d - 1) * job->wstride;
+    for (int y = wy->lo[d]; y < wy->hi[d]; y++) {
+      const uint32_t k = (uint32_t) wy->w[d][y];
+      uint32_t *a = acc + y * as + BAND_OFF - job->xo;
+      for (unsigned c = 0; c < g->ncols; c++) {
+        const uint32_t kw = k * wrow[c];
+        const int16_t *wxr = job->xe + c * 32;
+        uint32_t *ac = a + c * g->bw;
+        for (int x = 0; x < 24; x++)
+          ac[x] += kw * (uint32_t) wxr[x];
+      }
+    }
+  }
+}
 
 static void
 predict_row (gpointer data, unsigned r)
@@ -805,18 +770,19 @@ predict_row (gpointer data, unsigned r)
   const MCGrid *g = job->grid;
   const int y0 = (int) (r * g->bh);
   const int h = (int) MIN (g->bh, job->out->height - y0);
-  uint32_t acc[CELL * PW];
-  int32_t v[PW];
-  for (unsigned c = 0; c < g->ncols; c++) {
-    const int x0 = (int) (c * g->bw);
-    const int w = (int) MIN (g->bw, job->out->width - x0);
-    cell_acc (&job->side[0], &job->wx[c], &job->wy[r], x0, y0, c, r, h, acc);
-    for (int y = 0; y < h; y++) {
-      for (int x = 0; x < CELL; x++)
-        v[x] = mc_obmc_round (acc[y * PW + x]);
-      store_row (job->out, x0, y0 + y, w, v);
-    }
+  const int W = (int) job->out->width;
+  const ptrdiff_t as = band_stride (job->out);
+  uint32_t *acc = g_new (uint32_t, (size_t) as * h);
+  int32_t *v = g_new (int32_t, W);
+  band_acc (&job->side[0], job, r, h, acc, as);
+  for (int y = 0; y < h; y++) {
+    const uint32_t *a = acc + y * as + BAND_OFF;
+    for (int x = 0; x < W; x++)
+      v[x] = mc_obmc_round (a[x]);
+    store_row (job->out, 0, y0 + y, W, v);
   }
+  g_free (v);
+  g_free (acc);
 }
 
 static void
@@ -854,26 +820,29 @@ interpolate_row (gpointer data, unsigned r)
   const MCGrid *g = job->grid;
   const int y0 = (int) (r * g->bh);
   const int h = (int) MIN (g->bh, job->out->height - y0);
-  uint32_t accp[CELL * PW], accn[CELL * PW], accw[CELL * PW];
-  int32_t v[PW];
-  for (unsigned c = 0; c < g->ncols; c++) {
-    const int x0 = (int) (c * g->bw);
-    const int w = (int) MIN (g->bw, job->out->width - x0);
-    const MCCpuWin *wx = &job->wx[c], *wy = &job->wy[r];
-    cell_acc (&job->side[0], wx, wy, x0, y0, c, r, h, accp);
-    cell_acc (&job->side[1], wx, wy, x0, y0, c, r, h, accn);
-    cell_weights (job->weights, job->wstride, wx, wy, c, r, h, accw);
-    for (int y = 0; y < h; y++) {
-      for (int x = 0; x < CELL; x++) {
-        const int pa = mc_obmc_round (accp[y * PW + x]);
-        const int pb = mc_obmc_round (accn[y * PW + x]);
-        const int wa = mc_blend_weight (accw[y * PW + x]);
-        v[x] = (wa * pa + (MC_BLEND_ONE - wa) * pb + MC_BLEND_ONE / 2)
-            >> MC_BLEND_SHIFT;
-      }
-      store_row (job->out, x0, y0 + y, w, v);
+  const int W = (int) job->out->width;
+  const ptrdiff_t as = band_stride (job->out);
+  uint32_t *accp = g_new (uint32_t, 3 * (size_t) as * h);
+  uint32_t *accn = accp + (size_t) as * h, *accw = accn + (size_t) as * h;
+  int32_t *v = g_new (int32_t, W);
+  band_acc (&job->side[0], job, r, h, accp, as);
+  band_acc (&job->side[1], job, r, h, accn, as);
+  band_weights (job, r, h, accw, as);
+  for (int y = 0; y < h; y++) {
+    const uint32_t *ap = accp + y * as + BAND_OFF;
+    const uint32_t *an = accn + y * as + BAND_OFF;
+    const uint32_t *aw = accw + y * as + BAND_OFF;
+    for (int x = 0; x < W; x++) {
+      const int pa = mc_obmc_round (ap[x]);
+      const int pb = mc_obmc_round (an[x]);
+      const int wa = mc_blend_weight (aw[x]);
+      v[x] = (wa * pa + (MC_BLEND_ONE - wa) * pb + MC_BLEND_ONE / 2)
+          >> MC_BLEND_SHIFT;
     }
+    store_row (job->out, 0, y0 + y, W, v);
   }
+  g_free (v);
+  g_free (accp);
 }
 
 static gboolean
@@ -890,6 +859,8 @@ MC_CPU_FN (predict_plane) (const MCPlane * ref, MCPlane * out,
   job.wx = wx;
   job.wy = wx + grid->ncols;
   windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
+  int16_t *xe = xe_init (grid, opt->obmc, &job.xo, &job.ew);
+  job.xe = xe;
   HPJob hj;
   void *mem[1] = { NULL };
   size_t size = 0;
@@ -903,6 +874,7 @@ MC_CPU_FN (predict_plane) (const MCPlane * ref, MCPlane * out,
       error);
   if (mem[0])
     hp_give (mem[0], size);
+  g_free (xe);
   g_free (wx);
   return ok;
 }
@@ -948,6 +920,8 @@ MC_CPU_FN (interpolate_plane) (const MCPlane * prev, const MCPlane * next,
   job.wx = wx;
   job.wy = wx + grid->ncols;
   windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
+  int16_t *xe = xe_init (grid, opt->obmc, &job.xo, &job.ew);
+  job.xe = xe;
   HPJob hj;
   void *mem[2] = { NULL, NULL };
   size_t size = 0;
@@ -963,6 +937,7 @@ MC_CPU_FN (interpolate_plane) (const MCPlane * prev, const MCPlane * next,
   for (int i = 0; i < 2; i++)
     if (mem[i])
       hp_give (mem[i], size);
+  g_free (xe);
   g_free (wx);
   return ok;
 }
