@@ -184,14 +184,24 @@ predict_rect (const MCPlane * ref, int x0, int y0, int w, int h, int mvx,
 #define HP_BAND 8               /* rows of H, V, C a job computes */
 
 typedef struct {
-  uint16_t *p[4];               /* F (the clamped reference S), H, V, C */
+  uint8_t *p[4];                /* F (the clamped reference S), H, V, C */
   ptrdiff_t stride;             /* samples between rows */
   int W, H;
+  int bytes;                    /* a stored sample: 1 at 8 bits, else 2 */
 } HPel;
 
 /* sample (x, y) of plane k, HP_PAD - 5 <= x, y: */
 static inline uint16_t *
 hp_at (const HPel * hp, int k, int x, int y)
+{
+  return (uint16_t *) hp->p[k] + (ptrdiff_t) (y + HP_PAD) * hp->stride + x
+      + HP_PAD;
+}
+
+/* The same in planes of 8-bit samples, stored a byte each (half the
+ * memory the rows are gathered from). */
+static inline uint8_t *
+hp_at8 (const HPel * hp, int k, int x, int y)
 {
   return hp->p[k] + (ptrdiff_t) (y + HP_PAD) * hp->stride + x + HP_PAD;
 }
@@ -238,15 +248,18 @@ hp_size (const MCPlane * ref, ptrdiff_t * stride)
 {
   /* 16 samples of slack after the box: rows rounded up to 16 read there */
   *stride = ((ptrdiff_t) ref->width + 2 * HP_PAD + 16 + 15) & ~(ptrdiff_t) 15;
-  return 4 * (size_t) * stride * (ref->height + 2 * HP_PAD) * sizeof (uint16_t);
+  return 4 * (size_t) * stride * (ref->height + 2 * HP_PAD)
+      * (ref->depth > 8 ? 2 : 1);
 }
 
 static void
 hp_init (HPel * hp, const MCPlane * ref, void *mem, ptrdiff_t stride)
 {
-  const size_t plane = (size_t) stride * (ref->height + 2 * HP_PAD);
+  hp->bytes = ref->depth > 8 ? 2 : 1;
+  const size_t plane = (size_t) stride * (ref->height + 2 * HP_PAD)
+      * hp->bytes;
   for (int k = 0; k < 4; k++)
-    hp->p[k] = (uint16_t *) mem + k * plane;
+    hp->p[k] = (uint8_t *) mem + k * plane;
   hp->stride = stride;
   hp->W = (int) ref->width;
   hp->H = (int) ref->height;
@@ -268,6 +281,17 @@ hp_s_row (gpointer data, unsigned job_r)
   const unsigned side = job_r / job->rows_s, r = job_r % job->rows_s;
   const HPel *hp = &job->hp[side];
   const int y = (int) r - HP_PAD;
+  if (hp->bytes == 1) {
+    uint8_t *d = hp_at8 (hp, 0, -HP_PAD, y);
+    const uint8_t *src = sample_ptr (job->ref[side], 0, mc_clamp (y, hp->H));
+    const ptrdiff_t st = sample_step (job->ref[side]);
+    for (int x = 0; x < hp->W; x++)
+      d[HP_PAD + x] = src[x * st];
+    memset (d, d[HP_PAD], HP_PAD);
+    memset (d + HP_PAD + hp->W, d[HP_PAD + hp->W - 1],
+        hp->stride - HP_PAD - hp->W);
+    return;
+  }
   uint16_t *d = hp_at (hp, 0, -HP_PAD, y);
   load_row (job->ref[side], 0, mc_clamp (y, hp->H), hp->W, d + HP_PAD);
   const uint16_t first = d[HP_PAD], last = d[HP_PAD + hp->W - 1];
@@ -281,34 +305,34 @@ hp_s_row (gpointer data, unsigned job_r)
  * 6-tap fits 16 bits (-2550 .. 13260), so the rows are filtered in int16,
  * twice the lanes of int32; only C's second pass needs 32 bits. */
 static inline void
-hp_h_row_8 (const uint16_t * restrict r, uint16_t * restrict o, int n)
+hp_h_row_8 (const uint8_t * restrict r, uint8_t * restrict o, int n)
 {
   for (int x = 0; x < n; x++) {
     int16_t v = (int16_t) (r[x - 2] + r[x + 3] - 5 * (r[x - 1] + r[x + 2])
         + 20 * (r[x] + r[x + 1]));
     v = (int16_t) ((int16_t) (v + 16) >> 5);
     v = v < 0 ? 0 : v;
-    o[x] = (uint16_t) (v > 255 ? 255 : v);
+    o[x] = (uint8_t) (v > 255 ? 255 : v);
   }
 }
 
 static inline void
-hp_v_row_8 (const uint16_t * restrict r0, const uint16_t * restrict r1,
-    const uint16_t * restrict r2, const uint16_t * restrict r3,
-    const uint16_t * restrict r4, const uint16_t * restrict r5,
-    uint16_t * restrict o, int n)
+hp_v_row_8 (const uint8_t * restrict r0, const uint8_t * restrict r1,
+    const uint8_t * restrict r2, const uint8_t * restrict r3,
+    const uint8_t * restrict r4, const uint8_t * restrict r5,
+    uint8_t * restrict o, int n)
 {
   for (int x = 0; x < n; x++) {
     int16_t v = (int16_t) (r0[x] + r5[x] - 5 * (r1[x] + r4[x])
         + 20 * (r2[x] + r3[x]));
     v = (int16_t) ((int16_t) (v + 16) >> 5);
     v = v < 0 ? 0 : v;
-    o[x] = (uint16_t) (v > 255 ? 255 : v);
+    o[x] = (uint8_t) (v > 255 ? 255 : v);
   }
 }
 
 static inline void
-hp_b1_row_8 (const uint16_t * restrict r, int16_t * restrict o, int n)
+hp_b1_row_8 (const uint8_t * restrict r, int16_t * restrict o, int n)
 {
   for (int x = 0; x < n; x++)
     o[x] = (int16_t) (r[x - 2] + r[x + 3] - 5 * (r[x - 1] + r[x + 2])
@@ -319,13 +343,13 @@ static inline void
 hp_c_row_8 (const int16_t * restrict r0, const int16_t * restrict r1,
     const int16_t * restrict r2, const int16_t * restrict r3,
     const int16_t * restrict r4, const int16_t * restrict r5,
-    uint16_t * restrict o, int n)
+    uint8_t * restrict o, int n)
 {
   for (int x = 0; x < n; x++) {
     int v = r0[x] + r5[x] - 5 * (r1[x] + r4[x]) + 20 * (r2[x] + r3[x]);
     v = (v + 512) >> 10;
     v = v < 0 ? 0 : v;
-    o[x] = (uint16_t) (v > 255 ? 255 : v);
+    o[x] = (uint8_t) (v > 255 ? 255 : v);
   }
 }
 
@@ -338,18 +362,18 @@ hp_hvc_band_8 (const HPel * hp, int y0, int y1, int n)
   int16_t *b1 = g_new (int16_t, (size_t) (HP_BAND + 5) * n);
   const ptrdiff_t s = hp->stride;
   for (int y = y0; y < y1; y++) {
-    const uint16_t *r = hp_at (hp, 0, HP_LO, y);
-    hp_h_row_8 (r, hp_at (hp, 1, HP_LO, y), n);
+    const uint8_t *r = hp_at8 (hp, 0, HP_LO, y);
+    hp_h_row_8 (r, hp_at8 (hp, 1, HP_LO, y), n);
     hp_v_row_8 (r - 2 * s, r - s, r, r + s, r + 2 * s, r + 3 * s,
-        hp_at (hp, 2, HP_LO, y), n);
+        hp_at8 (hp, 2, HP_LO, y), n);
   }
   for (int y = y0 - 2; y < y1 + 3; y++)
-    hp_b1_row_8 (hp_at (hp, 0, HP_LO, y), b1 + (ptrdiff_t) (y - y0 + 2) * n,
-        n);
+    hp_b1_row_8 (hp_at8 (hp, 0, HP_LO, y), b1 + (ptrdiff_t) (y - y0 + 2)
+        * n, n);
   for (int y = y0; y < y1; y++) {
     const int16_t *r = b1 + (ptrdiff_t) (y - y0 + 2) * n;
     hp_c_row_8 (r - 2 * n, r - n, r, r + n, r + 2 * n, r + 3 * n,
-        hp_at (hp, 3, HP_LO, y), n);
+        hp_at8 (hp, 3, HP_LO, y), n);
   }
   g_free (b1);
 }
@@ -408,7 +432,11 @@ hp_hvc_band (gpointer data, unsigned job_b)
     g_free (b1);
   }
   /* the slack after the box: anything, but defined */
-  for (int y = y0; y < y1; y++)
+  for (int y = y0; y < y1 && hp->bytes == 1; y++)
+    for (int k = 1; k < 4; k++)
+      memset (hp_at8 (hp, k, hp->W + 2, y), 0,
+          hp->stride - hp->W - 2 - HP_PAD);
+  for (int y = y0; y < y1 && hp->bytes == 2; y++)
     for (int k = 1; k < 4; k++) {
       uint16_t *o = hp_at (hp, k, hp->W + 2, y);
       for (ptrdiff_t x = hp->W + 2 + HP_PAD; x < hp->stride; x++)
@@ -440,14 +468,14 @@ hp_build (HPJob * job, const MCPlane * const *refs, unsigned n,
 /* acc[y * PW + x] += wy[y] wxr[x] pred (x, y), y < h, x < round_width (w):
  * the quarter samples of the rect at (xs, ys) with vector (mvx, mvy), from
  * the planes, weighted into the cell's sums as they are made. */
-#define DEFINE_HP_RECT(N) \
+#define DEFINE_HP_RECT(N, T, SFX) \
 static void \
-hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
+hp_rect_##N##SFX (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
     int mvy, const int16_t * wxr, const int16_t * wy, uint32_t * acc, \
     ptrdiff_t as) \
 { \
   const unsigned v = me_subpel_pair (mvx & 3, mvy & 3); \
-  const uint16_t *rows[2][CELL]; \
+  const T *rows[2][CELL]; \
   int idx[2][24]; \
   gboolean direct[2]; \
   int xa[2]; \
@@ -457,7 +485,8 @@ hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
     const int y = ys + (mvy >> 2) + ME_SP_DY (e); \
     const int pl = ME_SP_PLANE (e); \
     for (int j = 0; j < h; j++) \
-      rows[k][j] = hp_at (hp, pl, 0, MIN (MAX (y + j, HP_LO), hp->H + 1)); \
+      rows[k][j] = (const T *) hp->p[pl] + (ptrdiff_t) (MIN (MAX (y + j, \
+              HP_LO), hp->H + 1) + HP_PAD) * hp->stride + HP_PAD; \
     direct[k] = x >= HP_LO && x + w - 1 <= hp->W + 1; \
     xa[k] = x; \
     if (!direct[k]) \
@@ -466,7 +495,7 @@ hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
   } \
   if (direct[0] && direct[1]) { \
     for (int j = 0; j < h; j++) { \
-      const uint16_t *a = rows[0][j] + xa[0], *b = rows[1][j] + xa[1]; \
+      const T *a = rows[0][j] + xa[0], *b = rows[1][j] + xa[1]; \
       uint32_t *ac = acc + j * as; \
       const uint32_t wyv = (uint32_t) wy[j]; \
       for (int i = 0; i < N; i++) \
@@ -486,10 +515,14 @@ hp_rect_##N (const HPel * hp, int xs, int ys, int w, int h, int mvx, \
           + 1) >> 1); \
 }
 
-DEFINE_HP_RECT (4)
-DEFINE_HP_RECT (8)
-DEFINE_HP_RECT (16)
-DEFINE_HP_RECT (24)
+DEFINE_HP_RECT (4, uint16_t, )
+DEFINE_HP_RECT (8, uint16_t, )
+DEFINE_HP_RECT (16, uint16_t, )
+DEFINE_HP_RECT (24, uint16_t, )
+DEFINE_HP_RECT (4, uint8_t, _8)
+DEFINE_HP_RECT (8, uint8_t, _8)
+DEFINE_HP_RECT (16, uint8_t, _8)
+DEFINE_HP_RECT (24, uint8_t, _8)
 
 /* ---- the cells' windows ------------------------------------------------- */
 
@@ -698,6 +731,21 @@ band_acc (const Side * s, const Job * job, unsigned r, int h, uint32_t * acc,
       const int16_t *wxr = job->xe + c * 32;
       uint32_t *ac = acc + ylo * as + xs + BAND_OFF;
       const int mvx = row[c].mv_x, mvy = row[c].mv_y;
+      if (s->hp && s->hp->bytes == 1) {
+        if (n == 24)
+          hp_rect_24_8 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr,
+              wyr, ac, as);
+        else if (n == 16)
+          hp_rect_16_8 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr,
+              wyr, ac, as);
+        else if (n == 8)
+          hp_rect_8_8 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr,
+              wyr, ac, as);
+        else
+          hp_rect_4_8 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr,
+              wyr, ac, as);
+        continue;
+      }
       if (s->hp) {
         if (n == 24)
           hp_rect_24 (s->hp, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, wxr, wyr,
