@@ -285,8 +285,11 @@ hp_s_row (gpointer data, unsigned job_r)
     uint8_t *d = hp_at8 (hp, 0, -HP_PAD, y);
     const uint8_t *src = sample_ptr (job->ref[side], 0, mc_clamp (y, hp->H));
     const ptrdiff_t st = sample_step (job->ref[side]);
-    for (int x = 0; x < hp->W; x++)
-      d[HP_PAD + x] = src[x * st];
+    if (st == 1)
+      memcpy (d + HP_PAD, src, hp->W);
+    else
+      for (int x = 0; x < hp->W; x++)
+        d[HP_PAD + x] = src[x * st];
     memset (d, d[HP_PAD], HP_PAD);
     memset (d + HP_PAD + hp->W, d[HP_PAD + hp->W - 1],
         hp->stride - HP_PAD - hp->W);
