@@ -113,24 +113,33 @@ fetch_patch (const MCPlane * p, int ix, int iy, int pw, int ph,
 
 /* ---- chroma: H.264's bilinear, a rect at a time ---------------------- */
 
-#define DEFINE_CHROMA(N) \
-static void \
-chroma_rect_##N (const uint16_t * pt, int h, int fx, int fy, int32_t * o) \
+/* acc[y * as + x] += wy[y] wxr[x] (the bilinear sample at fraction
+ * (fx, fy) of the rows from r0, rs samples apart), y < h, x < N. */
+#define DEFINE_CHROMA_ACC(N, T, SFX) \
+static inline void \
+chroma_acc_##N##SFX (const T * r0, ptrdiff_t rs, int h, int fx, int fy, \
+    const int16_t * wxr, const int16_t * wy, uint32_t * acc, ptrdiff_t as) \
 { \
   const int a = (8 - fx) * (8 - fy), b = fx * (8 - fy); \
   const int c = (8 - fx) * fy, d = fx * fy; \
   for (int y = 0; y < h; y++) { \
-    const uint16_t *r = pt + y * PW; \
+    const T *p = r0 + y * rs, *q = p + rs; \
+    const uint32_t k = (uint32_t) wy[y]; \
+    uint32_t *ac = acc + y * as; \
     for (int x = 0; x < N; x++) \
-      o[y * PW + x] = (a * r[x] + b * r[x + 1] + c * r[x + PW] \
-          + d * r[x + PW + 1] + 32) >> 6; \
+      ac[x] += k * (uint32_t) wxr[x] * (uint32_t) ((a * p[x] + b * p[x + 1] \
+              + c * q[x] + d * q[x + 1] + 32) >> 6); \
   } \
 }
 
-DEFINE_CHROMA (4)
-DEFINE_CHROMA (8)
-DEFINE_CHROMA (16)
-DEFINE_CHROMA (24)
+DEFINE_CHROMA_ACC (4, uint16_t, )
+DEFINE_CHROMA_ACC (8, uint16_t, )
+DEFINE_CHROMA_ACC (16, uint16_t, )
+DEFINE_CHROMA_ACC (24, uint16_t, )
+DEFINE_CHROMA_ACC (4, uint8_t, _8)
+DEFINE_CHROMA_ACC (8, uint8_t, _8)
+DEFINE_CHROMA_ACC (16, uint8_t, _8)
+DEFINE_CHROMA_ACC (24, uint8_t, _8)
 
 static inline int
 round_width (int w)
@@ -138,33 +147,46 @@ round_width (int w)
   return w <= 4 ? 4 : w <= 8 ? 8 : w <= 16 ? 16 : 24;
 }
 
-/* pred[y * PW + x], y < h, x < round_width (w): block (mvx, mvy)'s
- * chroma prediction of the plane's samples (x0 + x, y0 + y), subsampled
- * (sub_x, sub_y), not both 0 (luma and 4:4:4 chroma take the half-sample
- * planes, hp_rect_*).  Columns past w are computed from the patch too
- * (real samples, clamped) and weigh 0. */
+/* acc[y * as + x] += wy[y] wxr[x] pred (x, y), y < h, x < round_width (w):
+ * block (mvx, mvy)'s chroma prediction of the plane's samples (x0 + x,
+ * y0 + y), subsampled (sub_x, sub_y), not both 0 (luma and 4:4:4 chroma
+ * take the half-sample planes, hp_rect_*).  8-bit samples are read where
+ * they are when every sample the rect reads (columns past w too: they
+ * weigh 0) lies inside the plane, the rest from a clamped patch. */
 static void
-predict_rect (const MCPlane * ref, int x0, int y0, int w, int h, int mvx,
-    int mvy, unsigned sub_x, unsigned sub_y, int32_t * pred)
+chroma_acc (const MCPlane * ref, int x0, int y0, int w, int h, int mvx,
+    int mvy, unsigned sub_x, unsigned sub_y, const int16_t * wxr,
+    const int16_t * wy, uint32_t * acc, ptrdiff_t as)
 {
-  uint16_t patch[(CELL + 1) * PW];
   const int n = round_width (w);
   const int cx = mc_chroma_mv8 (mvx, (int) sub_x);
   const int cy = mc_chroma_mv8 (mvy, (int) sub_y);
   const int ix = x0 + (cx >> 3), iy = y0 + (cy >> 3);
-  if (n == 4) {
-    fetch_patch (ref, ix, iy, 5, h + 1, patch);
-    chroma_rect_4 (patch, h, cx & 7, cy & 7, pred);
-  } else if (n == 8) {
-    fetch_patch (ref, ix, iy, 9, h + 1, patch);
-    chroma_rect_8 (patch, h, cx & 7, cy & 7, pred);
-  } else if (n == 16) {
-    fetch_patch (ref, ix, iy, 17, h + 1, patch);
-    chroma_rect_16 (patch, h, cx & 7, cy & 7, pred);
-  } else {
-    fetch_patch (ref, ix, iy, 25, h + 1, patch);
-    chroma_rect_24 (patch, h, cx & 7, cy & 7, pred);
+  const int fx = cx & 7, fy = cy & 7;
+  if (ref->depth <= 8 && sample_step (ref) == 1 && ix >= 0
+      && ix + n + 1 <= (int) ref->width && iy >= 0
+      && iy + h + 1 <= (int) ref->height) {
+    const uint8_t *r0 = sample_ptr (ref, ix, iy);
+    if (n == 4)
+      chroma_acc_4_8 (r0, ref->stride, h, fx, fy, wxr, wy, acc, as);
+    else if (n == 8)
+      chroma_acc_8_8 (r0, ref->stride, h, fx, fy, wxr, wy, acc, as);
+    else if (n == 16)
+      chroma_acc_16_8 (r0, ref->stride, h, fx, fy, wxr, wy, acc, as);
+    else
+      chroma_acc_24_8 (r0, ref->stride, h, fx, fy, wxr, wy, acc, as);
+    return;
   }
+  uint16_t patch[(CELL + 1) * PW];
+  fetch_patch (ref, ix, iy, n + 1, h + 1, patch);
+  if (n == 4)
+    chroma_acc_4 (patch, PW, h, fx, fy, wxr, wy, acc, as);
+  else if (n == 8)
+    chroma_acc_8 (patch, PW, h, fx, fy, wxr, wy, acc, as);
+  else if (n == 16)
+    chroma_acc_16 (patch, PW, h, fx, fy, wxr, wy, acc, as);
+  else
+    chroma_acc_24 (patch, PW, h, fx, fy, wxr, wy, acc, as);
 }
 
 /* ---- luma: the half-sample planes of a whole reference -------------------
@@ -720,7 +742,6 @@ band_acc (const Side * s, const Job * job, unsigned r, int h, uint32_t * acc,
   const MCGrid *g = job->grid;
   const MCCpuWin *wy = &job->wy[r];
   const int y0 = (int) (r * g->bh), ew = job->ew, n = round_width (ew);
-  int32_t pred[CELL * PW];
   memset (acc, 0, sizeof (uint32_t) * as * h);
   for (int d = 0; d < 3; d++) {
     const int ylo = wy->lo[d], yhi = wy->hi[d];
@@ -764,25 +785,8 @@ band_acc (const Side * s, const Job * job, unsigned r, int h, uint32_t * acc,
               ac, as);
         continue;
       }
-      predict_rect (s->ref, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, s->sub_x,
-          s->sub_y, pred);
-      for (int y = 0; y < yhi - ylo; y++) {
-        const uint32_t k = (uint32_t) wyr[y];
-        uint32_t *a = ac + y * as;
-        const int32_t *p = pred + y * PW;
-        if (n == 24)
-          for (int x = 0; x < 24; x++)
-            a[x] += k * (uint32_t) wxr[x] * (uint32_t) p[x];
-        else if (n == 16)
-          for (int x = 0; x < 16; x++)
-            a[x] += k * (uint32_t) wxr[x] * (uint32_t) p[x];
-        else if (n == 8)
-          for (int x = 0; x < 8; x++)
-            a[x] += k * (uint32_t) wxr[x] * (uint32_t) p[x];
-        else
-          for (int x = 0; x < 4; x++)
-            a[x] += k * (uint32_t) wxr[x] * (uint32_t) p[x];
-      }
+      chroma_acc (s->ref, xs, y0 + ylo, ew, yhi - ylo, mvx, mvy, s->sub_x,
+          s->sub_y, wxr, wyr, ac, as);
     }
   }
 }
