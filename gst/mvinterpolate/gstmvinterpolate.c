@@ -94,7 +94,7 @@ enum
 };
 
 #define DEFAULT_BACKEND GST_MV_INTERPOLATE_BACKEND_AUTO
-#define DEFAULT_THREADS 1
+#define DEFAULT_THREADS 0
 #define DEFAULT_CUT_MODE GST_MV_INTERPOLATE_CUT_REPEAT
 
 struct _GstMvInterpolate
@@ -146,8 +146,9 @@ gst_mv_interpolate_backend_get_type (void)
   static GType type = 0;
   static const GEnumValue values[] = {
     {GST_MV_INTERPOLATE_BACKEND_AUTO,
-        "CUDA when a device works, else the C reference", "auto"},
-    {GST_MV_INTERPOLATE_BACKEND_CPU, "The C reference", "cpu"},
+        "CUDA when a device works, else the fast CPU implementation", "auto"},
+    {GST_MV_INTERPOLATE_BACKEND_CPU,
+        "The fast CPU implementation (the C reference's samples)", "cpu"},
     {GST_MV_INTERPOLATE_BACKEND_CUDA, "CUDA (an error without a device)",
         "cuda"},
     {0, NULL, NULL},
@@ -597,7 +598,7 @@ resolve_backend (GstMvInterpolate * self, GError ** error)
 
   self->impl_is_cuda = FALSE;
   if (backend == GST_MV_INTERPOLATE_BACKEND_CPU) {
-    self->impl = mc_impl_c ();
+    self->impl = mc_impl_cpu ();
   } else {
     GError *err = NULL;
     const MCImpl *cuda = mc_impl_cuda (&err);
@@ -609,10 +610,10 @@ resolve_backend (GstMvInterpolate * self, GError ** error)
       g_propagate_error (error, err);
       return NULL;
     } else {
-      GST_INFO_OBJECT (self, "CUDA unusable (%s): the C reference",
+      GST_INFO_OBJECT (self, "CUDA unusable (%s): the CPU",
           err ? err->message : "?");
       g_clear_error (&err);
-      self->impl = mc_impl_c ();
+      self->impl = mc_impl_cpu ();
     }
   }
   GST_INFO_OBJECT (self, "backend: %s", self->impl_is_cuda ? "cuda" : "cpu");
@@ -782,6 +783,9 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
   GST_OBJECT_LOCK (self);
   opt.threads = self->threads;
   GST_OBJECT_UNLOCK (self);
+  /* 0: one per core (the CPU implementations; CUDA ignores it) */
+  if (opt.threads == 0)
+    opt.threads = MIN (g_get_num_processors (), 64);
   ctx = cuda_ctx_ref (self);
   /* the backend's first look at the device, too, in the frames' context */
   if (!gst_motion_est_cuda_push (ctx)) {
@@ -1401,7 +1405,8 @@ gst_mv_interpolate_class_init (GstMvInterpolateClass * klass)
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_THREADS,
       g_param_spec_uint ("threads", "Threads",
-          "Worker threads of the C reference (0 or 1: the streaming thread)",
+          "Threads of the CPU backend (0: one per core; 1: the streaming "
+          "thread alone)",
           0, 64, DEFAULT_THREADS, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_CUT_MODE,
       g_param_spec_enum ("cut-mode", "Cut mode",

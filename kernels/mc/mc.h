@@ -235,6 +235,11 @@ gboolean mc_interpolate_picture (const MCPicture * prev,
 /* The C reference, always present. */
 const MCImpl *mc_impl_c (void);
 
+/* The fast CPU implementation at the best level this CPU runs (portable
+ * C, AVX2 on x86-64 that has it): the C reference's samples bit for bit,
+ * host planes only, MCOptions.threads worker threads.  Always present. */
+const MCImpl *mc_impl_cpu (void);
+
 /* The CUDA implementation on the current CUDA device (device 0 unless the
  * caller chose another), or NULL with MC_ERROR_DEVICE saying why (built
  * without CUDA, no driver or device, a chip this build has no kernels

@@ -1,11 +1,14 @@
 /* gpumotionest — motion compensation (kernels/mc): 1080p frames a second.
  *
  *   mc-bench [--seconds S] [--depth 8|10|12|16] [--block 4|8|16] [--apart]
+ *            [--cpu-only]
  *
  * Predicts a 1920x1080 luma plane (mc_predict_plane) and a whole 4:2:0
  * picture (mc_predict_picture) from a noise reference with a field of
  * mixed vectors (most near zero, some far, all fractional), overlapped
- * blocks unless --apart, by the C reference on 1 and 2 threads and, when a
+ * blocks unless --apart, by the C reference on 1 and 2 threads, by the
+ * fast CPU implementation (mc_impl_cpu(), its best level on 1 and 2
+ * threads, and its portable level on 1) and, when a
  * GPU is usable, by CUDA twice: with the planes in device memory (the
  * kernels, the field's upload and the wait for them: what an element with
  * frames in CUDA memory pays) and with host planes (upload, kernels,
@@ -13,18 +16,33 @@
  * Then the same four lines for mc_interpolate_picture: a 4:2:0 picture
  * half way between two, from two fields (the mixed field and its
  * opposite) whose costs send most blocks through the cost blend, one in
- * eight to one side alone and one in sixteen to the fallback.
+ * eight to one side alone and one in sixteen to the fallback.  With
+ * --cpu-only, the fast CPU implementation's lines alone (for profiling).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <time.h>
+
 #include <glib.h>
 
 #include "mc.h"
+#include "mc_cpu.h"
 
 #define W 1920
 #define H 1080
+
+/* CPU time of the process in microseconds: on a shared machine the wall
+ * clock counts other processes' time too, this does not (all threads'
+ * time summed, so with threads it is the work, not the wait). */
+static gint64
+cpu_us (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (gint64) ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
 
 typedef struct {
   MCPicture host;               /* the reference */
@@ -45,7 +63,7 @@ run (const char *what, const char *how, gboolean picture, const MCPicture * ref,
         : mc_predict_plane (&ref->planes[0], &out->planes[0], f, 0, 0, opt,
         &error);
   unsigned n = 0;
-  const gint64 t0 = g_get_monotonic_time ();
+  const gint64 t0 = g_get_monotonic_time (), c0 = cpu_us ();
   gint64 t = t0;
   while (ok && (t - t0 < seconds * 1e6 || n < 3)) {
     ok = picture ? mc_predict_picture (ref, out, f, opt, &error)
@@ -59,9 +77,9 @@ run (const char *what, const char *how, gboolean picture, const MCPicture * ref,
     g_error_free (error);
     return FALSE;
   }
-  const double s = (t - t0) / 1e6 / n;
-  printf ("%-22s %-28s %9.1f frames/s  %8.3f ms\n", what, how, 1.0 / s,
-      1e3 * s);
+  const double s = (t - t0) / 1e6 / n, c = (cpu_us () - c0) / 1e3 / n;
+  printf ("%-22s %-28s %9.1f frames/s  %8.3f ms  %8.3f cpu ms\n", what, how,
+      1.0 / s, 1e3 * s, c);
   return TRUE;
 }
 
@@ -84,7 +102,7 @@ run_interp (const char *how, const Interp * in, const MCOptions * opt,
     ok = mc_interpolate_picture (in->prev, in->next, in->out, in->fn, in->fp,
         1, 2, MC_INTERP_MOTION, opt, &nfb, &error);
   unsigned n = 0;
-  const gint64 t0 = g_get_monotonic_time ();
+  const gint64 t0 = g_get_monotonic_time (), c0 = cpu_us ();
   gint64 t = t0;
   while (ok && (t - t0 < seconds * 1e6 || n < 3)) {
     ok = mc_interpolate_picture (in->prev, in->next, in->out, in->fn, in->fp,
@@ -98,9 +116,9 @@ run_interp (const char *how, const Interp * in, const MCOptions * opt,
     g_error_free (error);
     return FALSE;
   }
-  const double s = (t - t0) / 1e6 / n;
-  printf ("%-22s %-28s %9.1f frames/s  %8.3f ms\n", "interpolate 4:2:0", how,
-      1.0 / s, 1e3 * s);
+  const double s = (t - t0) / 1e6 / n, c = (cpu_us () - c0) / 1e3 / n;
+  printf ("%-22s %-28s %9.1f frames/s  %8.3f ms  %8.3f cpu ms\n",
+      "interpolate 4:2:0", how, 1.0 / s, 1e3 * s, c);
   return TRUE;
 }
 
@@ -142,7 +160,7 @@ main (int argc, char **argv)
 {
   double seconds = 1.0;
   unsigned depth = 8, block = 16;
-  gboolean obmc = TRUE;
+  gboolean obmc = TRUE, cpu_only = FALSE;
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--seconds") && i + 1 < argc)
       seconds = atof (argv[++i]);
@@ -152,9 +170,11 @@ main (int argc, char **argv)
       block = (unsigned) atoi (argv[++i]);
     else if (!strcmp (argv[i], "--apart"))
       obmc = FALSE;
+    else if (!strcmp (argv[i], "--cpu-only"))
+      cpu_only = TRUE;
     else {
       fprintf (stderr, "usage: %s [--seconds S] [--depth 8|10|12|16] "
-          "[--block 4|8|16] [--apart]\n", argv[0]);
+          "[--block 4|8|16] [--apart] [--cpu-only]\n", argv[0]);
       return 2;
     }
   }
@@ -203,12 +223,23 @@ main (int argc, char **argv)
     MCOptions opt;
     mc_options_init (&opt);
     opt.obmc = obmc;
-    for (unsigned t = 1; t <= 2; t++) {
+    for (unsigned t = 1; t <= 2 && !cpu_only; t++) {
       char how[64];
       opt.threads = t;
       g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
       ok &= run (what[pic], how, pic, &b.host, &b.out, &f, &opt, seconds);
     }
+    for (unsigned i = 0; i < 3; i++) {
+      char how[64];
+      opt.impl = i == 2 ? mc_impl_cpu_level (MC_CPU_PORTABLE) : mc_impl_cpu ();
+      opt.threads = i == 1 ? 2 : 1;
+      g_snprintf (how, sizeof how, "%s, %u thread%s", opt.impl->name,
+          opt.threads, opt.threads > 1 ? "s" : "");
+      ok &= run (what[pic], how, pic, &b.host, &b.out, &f, &opt, seconds);
+    }
+    opt.impl = NULL;
+    if (cpu_only)
+      continue;
     GError *error = NULL;
     opt.threads = 1;
     opt.impl = mc_impl_cuda (&error);
@@ -256,20 +287,29 @@ main (int argc, char **argv)
     MCOptions opt;
     mc_options_init (&opt);
     opt.obmc = obmc;
-    for (unsigned t = 1; t <= 2; t++) {
+    for (unsigned t = 1; t <= 2 && !cpu_only; t++) {
       char how[64];
       opt.threads = t;
       g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
       ok &= run_interp (how, &in, &opt, seconds);
     }
+    for (unsigned i = 0; i < 3; i++) {
+      char how[64];
+      opt.impl = i == 2 ? mc_impl_cpu_level (MC_CPU_PORTABLE) : mc_impl_cpu ();
+      opt.threads = i == 1 ? 2 : 1;
+      g_snprintf (how, sizeof how, "%s, %u thread%s", opt.impl->name,
+          opt.threads, opt.threads > 1 ? "s" : "");
+      ok &= run_interp (how, &in, &opt, seconds);
+    }
+    opt.impl = NULL;
     GError *error = NULL;
     opt.threads = 1;
-    opt.impl = mc_impl_cuda (&error);
-    if (!opt.impl) {
+    opt.impl = cpu_only ? NULL : mc_impl_cuda (&error);
+    if (!cpu_only && !opt.impl) {
       printf ("%-22s %-28s skipped: %s\n", "interpolate 4:2:0", "cuda",
           error->message);
       g_clear_error (&error);
-    } else if (b.dref.planes[0].data && b.dout.planes[0].data) {
+    } else if (!cpu_only && b.dref.planes[0].data && b.dout.planes[0].data) {
       Interp din = { &b.dref, &b.dref, &b.dout, &f, &pf };
       MCOptions dopt = opt;
       dopt.device = MC_DEVICE_ALL;

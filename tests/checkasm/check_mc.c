@@ -7,14 +7,18 @@
  * P010), every plane in one block (YUY2-, UYVY-, RGB-like pixels, luma as
  * one sample of a wider pixel), outputs laid out alike or otherwise, with
  * the bytes between their samples poisoned and compared too (writing U of
- * NV12 must leave V as it is); 8, 10, 12 and 16 bits with every shift the
- * word allows;
+ * NV12 must leave V as it is); 8, 10, 12 and 16 bits (and now and then any
+ * depth between) with every shift the word allows;
  * fields wider and taller than the picture, with a stride of their own;
  * vectors small, large, and far outside the picture up to the int16
  * limits; with and without overlap; blends with random, extreme and
  * uniform weights, in place and apart.  Outputs are poisoned alike before
  * each call and compared as whole buffers, so a sample written where none
  * should be (between rows, past the width) shows too.
+ *
+ * The fast CPU implementation (mc_cpu.c), every level this CPU runs, on
+ * one and two threads: predictions, blends, and interpolation through its
+ * one-pass interpolate_plane against the C reference's composed path.
  *
  * First the C reference against itself on several threads, and the CUDA
  * kernels' per-sample code (mc_cuda_sample.h) run on the host, as the
@@ -29,6 +33,7 @@
 
 #include "checkasm.h"
 #include "mc_impl.h"
+#include "mc_cpu.h"
 #include "mc_cuda_sample.h"
 
 #define RAND(lo, hi) g_rand_int_range (checkasm.rand, (lo), (hi) + 1)
@@ -346,7 +351,8 @@ static void
 random_format (unsigned *depth, unsigned *shift)
 {
   static const unsigned depths[] = { 8, 10, 12, 16 };
-  *depth = depths[RAND (0, 3)];
+  /* mostly the formats' depths, one case in four any of 8 .. 16 */
+  *depth = RAND (0, 3) ? depths[RAND (0, 3)] : (unsigned) RAND (8, 16);
   *shift = *depth == 8 ? 0 : RAND (0, 16 - *depth);
 }
 
@@ -1099,12 +1105,42 @@ checkasm_check_mc (const char *which)
 {
   const gboolean want_c = !which || !strcmp (which, "c");
   const gboolean want_cuda = !which || !strcmp (which, "cuda");
+  const gboolean want_cpu = !which || !strcmp (which, "cpu");
   char label[64];
 
-  if (which && !want_c && !want_cuda) {
-    fprintf (stderr, "checkasm: --test mc takes --backend c or cuda, not "
-        "%s\n", which);
+  if (which && !want_c && !want_cuda && !want_cpu) {
+    fprintf (stderr, "checkasm: --test mc takes --backend c, cpu or cuda, "
+        "not %s\n", which);
     return 2;
+  }
+  if (want_cpu) {
+    /* every level this machine runs, on one thread and on two */
+    unsigned levels = 0;
+    for (int l = 0; l < MC_CPU_N_LEVELS; l++) {
+      const MCImpl *impl = mc_impl_cpu_level ((MCCpuLevel) l);
+      if (!impl) {
+        printf ("  mc cpu level %d: not on this machine or build\n", l);
+        continue;
+      }
+      levels++;
+      for (unsigned t = 1; t <= 2; t++) {
+        g_snprintf (label, sizeof label, "mc %s, %u thread%s, vs c",
+            impl->name, t, t > 1 ? "s" : "");
+        checkasm_report (label, check_cases (impl, MEM_HOST, t, t == 1
+                ? 300 : 60, label));
+        g_snprintf (label, sizeof label, "mc interpolate %s, %u thread%s, "
+            "vs c", impl->name, t, t > 1 ? "s" : "");
+        checkasm_report (label, check_interp_cases (impl, MEM_HOST, t,
+                t == 1 ? 200 : 40, label));
+      }
+    }
+    /* the best level is one of them */
+    const MCImpl *best = mc_impl_cpu ();
+    gboolean found = FALSE;
+    for (int l = 0; l < MC_CPU_N_LEVELS; l++)
+      found |= best && best == mc_impl_cpu_level ((MCCpuLevel) l);
+    checkasm_report ("mc cpu, best level is a checked one", levels > 0
+        && found);
   }
   if (want_c) {
     /* the reference on threads against itself on one */
