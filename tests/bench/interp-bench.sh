@@ -5,8 +5,10 @@
 #       summary=true PROPS ! mvinterpolate MIPROPS ! OUTCAPS,framerate=RATE
 #       ! fakesink
 #
-# against the same pipeline without mvinterpolate (decode + search) and
-# without either (decode alone), each run ROUNDS times; the clip is played
+# against the same pipeline without mvinterpolate (decode + search),
+# without either (decode alone), and with a queue before mvinterpolate
+# (interpolation on a thread of its own, beside decoding and search), each
+# run ROUNDS times; the clip is played
 # REPEAT times in a row (concatenated Annex-B, as h264parse reads it).
 #
 #   interp-bench.sh CLIP.h264 [RATE]
@@ -76,6 +78,8 @@ run() {
 
 search="gpumotionest $props references=-1,+1 summary=true"
 interp="$search ! mvinterpolate $miprops ! $outcaps,framerate=$rate"
+queued="$search ! queue max-size-buffers=8 max-size-time=0 max-size-bytes=0 \
+! mvinterpolate $miprops ! $outcaps,framerate=$rate"
 frames=$(count identity)
 searched=$(count "$search")
 made=$(count "$interp")
@@ -86,5 +90,6 @@ while [ $r -lt "$rounds" ]; do
   run "decode" "identity" "$frames"
   run "decode+search" "$search" "$searched"
   run "decode+search+interp" "$interp" "$made"
+  run "... queue ! interp" "$queued" "$made"
   r=$((r + 1))
 done
