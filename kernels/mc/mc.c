@@ -354,7 +354,6 @@ mc_interpolate_weights (const MCField * next_field,
     return invalid (error, "weights", "no storage");
   const int bw = (int) next_field->block_w, bh = (int) next_field->block_h;
   const uint32_t trust = mc_interp_trust (bw, bh, (int) depth);
-  const uint32_t floor_ = mc_interp_floor (bw, bh, (int) depth);
   const int wt = mc_interp_time_weight (num, den);
   const size_t sn = next_field->stride ? next_field->stride
       : next_field->cols;
@@ -365,7 +364,7 @@ mc_interpolate_weights (const MCField * next_field,
     for (unsigned c = 0; c < next_field->cols; c++) {
       const size_t i = (size_t) r * next_field->cols + c;
       const int w = mc_interp_weight (next_field->cells[r * sn + c].cost,
-          prev_field->cells[r * sp + c].cost, num, den, trust, floor_);
+          prev_field->cells[r * sp + c].cost, num, den, trust);
       weights[i] = (uint8_t) (w == MC_INTERP_FALLBACK ? wt : w);
       if (fallback)
         fallback[i] = w == MC_INTERP_FALLBACK;

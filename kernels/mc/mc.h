@@ -189,10 +189,10 @@ gboolean mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
 
 /* How mc_interpolate_picture() makes the picture at t. */
 typedef enum {
-  MC_INTERP_MOTION,          /* motion compensated from both sides, each
-                              * block blended by time and cost, occluded
-                              * sides dropped, blocks whose motion neither
-                              * side can be trusted for blended unmoved */
+  MC_INTERP_MOTION,          /* motion compensated from both sides,
+                              * blended by time, blocks whose motion
+                              * neither side can be trusted for blended
+                              * unmoved */
   MC_INTERP_BLEND,           /* prev and next unmoved, weights (1 - t, t)
                               * everywhere (a scene cut, faded) */
   MC_INTERP_REPEAT,          /* the nearer picture: prev for t < 1/2, next

@@ -215,20 +215,22 @@ mc_obmc_round (uint32_t acc)
 /* A picture at t = num / den (0 <= num <= den) between prev (t = 0) and
  * next (t = 1) is made block by block from two predictions: prev with
  * next's field scaled to t, next with prev's field scaled to 1 - t.  Each
- * block's weight for the prev side comes from the time and the two
- * fields' costs for that block: cost_p, the cost of next's field (how well
- * the block matched in prev), and cost_n, that of prev's field (how well
- * it matched in next).  Costs are SADs of luma blocks of bw x bh samples
- * at `depth` bits. */
+ * block's weight for the prev side is the time's, unless the two fields'
+ * costs for that block say that neither side's motion can be trusted:
+ * cost_p, the cost of next's field (how well the block matched in prev),
+ * and cost_n, that of prev's field (how well it matched in next).  Costs
+ * are SADs of luma blocks of bw x bh samples at `depth` bits (a field's
+ * meta does not say its metric; a SATD is larger for the same match, so
+ * SATD fields fall back a little more often). */
 
 /* A side is not trusted past MC_INTERP_TRUST a sample at 8 bits (scaled
  * by 2^(depth - 8)) on average over its block; a block whose two sides are
- * both untrusted falls back to the plain blend of prev and next. */
-#define MC_INTERP_TRUST 16
-/* A side whose cost exceeds MC_INTERP_OCCLUSION times the other's (or
- * times the floor of one level a sample, whichever is larger) is taken as
- * occluded: the block takes the other side alone. */
-#define MC_INTERP_OCCLUSION 4
+ * both untrusted falls back to the plain blend of prev and next.  64 a
+ * sample is a match that is plainly wrong, not merely a shape that
+ * changed (a walking person's legs cost 20 to 40 a sample and are still
+ * better moved than blended unmoved: docs/motion-compensation.md,
+ * "Interpolation"). */
+#define MC_INTERP_TRUST 64
 /* mc_interp_weight()'s answer for a block that falls back. */
 #define MC_INTERP_FALLBACK (-1)
 
@@ -241,18 +243,12 @@ mc_interp_time_weight (int num, int den)
       / (2 * (int64_t) den));
 }
 
-/* The trust threshold and the occlusion floor of a block of bw x bh luma
- * samples at `depth` bits. */
+/* The trust threshold of a block of bw x bh luma samples at `depth`
+ * bits. */
 ME_INLINE uint32_t
 mc_interp_trust (int bw, int bh, int depth)
 {
   return ((uint32_t) MC_INTERP_TRUST * (uint32_t) (bw * bh)) << (depth - 8);
-}
-
-ME_INLINE uint32_t
-mc_interp_floor (int bw, int bh, int depth)
-{
-  return (uint32_t) (bw * bh) << (depth - 8);
 }
 
 /* The weight of the prev side in one block, 0 .. MC_BLEND_ONE, or
@@ -260,17 +256,14 @@ mc_interp_floor (int bw, int bh, int depth)
  *   t = 0 gives MC_BLEND_ONE and t = 1 gives 0: the pictures themselves;
  *   both costs above `trust`: MC_INTERP_FALLBACK (the caller blends prev
  *   and next unmoved with mc_interp_time_weight());
- *   cost_p > OCCLUSION max (cost_n, floor): 0, the next side alone;
- *   cost_n > OCCLUSION max (cost_p, floor): MC_BLEND_ONE, prev alone;
- *   otherwise each side weighs its nearness in time over its cost:
- *   (1 - t) / cost_p against t / cost_n, that is
- *   (den - num) cost_n / ((den - num) cost_n + num cost_p) of MC_BLEND_ONE,
- *   rounded half up; with both costs 0, the time weight.
- * At t = 1/2 the last is mc_cost_weight (cost_p, cost_n).  Costs below
- * 2^28 and den <= 2^16: every product fits 64 bits. */
+ *   otherwise the time weight, mc_interp_time_weight(): the costs say
+ *   whether the motion is trusted, not how the two sides are mixed (a
+ *   side's SAD measures its block against the other picture, not the
+ *   prediction at t, and weighting or dropping sides by it lost 0.2 dB
+ *   on real clips: docs/interpolation-quality.md). */
 ME_INLINE int
 mc_interp_weight (uint32_t cost_p, uint32_t cost_n, int num, int den,
-    uint32_t trust, uint32_t floor_)
+    uint32_t trust)
 {
   if (num <= 0)
     return MC_BLEND_ONE;
@@ -278,17 +271,7 @@ mc_interp_weight (uint32_t cost_p, uint32_t cost_n, int num, int den,
     return 0;
   if (cost_p > trust && cost_n > trust)
     return MC_INTERP_FALLBACK;
-  const uint64_t fp = cost_p > floor_ ? cost_p : floor_;
-  const uint64_t fn = cost_n > floor_ ? cost_n : floor_;
-  if (cost_p > MC_INTERP_OCCLUSION * fn)
-    return 0;
-  if (cost_n > MC_INTERP_OCCLUSION * fp)
-    return MC_BLEND_ONE;
-  const uint64_t a = (uint64_t) (den - num) * cost_n;
-  const uint64_t b = (uint64_t) num * cost_p;
-  if (a + b == 0)
-    return mc_interp_time_weight (num, den);
-  return (int) ((2 * (uint64_t) MC_BLEND_ONE * a + (a + b)) / (2 * (a + b)));
+  return mc_interp_time_weight (num, den);
 }
 
 #endif /* MC_RULES_H */

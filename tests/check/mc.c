@@ -989,42 +989,33 @@ test_interp_weights (void)
   g_assert_cmpint (mc_interp_time_weight (0, 5), ==, 64);
   g_assert_cmpint (mc_interp_time_weight (5, 5), ==, 0);
   const guint32 big = 1u << 27;
-  /* at t = 1/2 the cost weight itself: 300 / 400 -> 48 */
-  g_assert_cmpint (mc_interp_weight (100, 300, 1, 2, big, 0), ==, 48);
-  g_assert_cmpint (mc_interp_weight (100, 300, 1, 2, big, 0), ==,
-      mc_cost_weight (100, 300));
-  /* t = 1/4: 3 x 300 / (3 x 300 + 1 x 100) = 0.9 of 64 = 57.6 -> 58 */
-  g_assert_cmpint (mc_interp_weight (100, 300, 1, 4, big, 0), ==, 58);
-  /* both perfect: the time weight */
-  g_assert_cmpint (mc_interp_weight (0, 0, 1, 4, big, 0), ==, 48);
+  /* below the trust the costs do not mix the sides: the time weight at
+   * 1/2, 1/4 and 2/3, however unequal the costs, and both perfect */
+  g_assert_cmpint (mc_interp_weight (100, 300, 1, 2, big), ==, 32);
+  g_assert_cmpint (mc_interp_weight (100, 300, 1, 4, big), ==, 48);
+  g_assert_cmpint (mc_interp_weight (5000, 0, 2, 3, big), ==, 21);
+  g_assert_cmpint (mc_interp_weight (0, 0, 1, 4, big), ==, 48);
   /* the pictures themselves at the ends, whatever the costs */
-  g_assert_cmpint (mc_interp_weight (big, big, 0, 4, 1, 0), ==, 64);
-  g_assert_cmpint (mc_interp_weight (big, big, 4, 4, 1, 0), ==, 0);
-  g_assert_cmpint (mc_interp_weight (0, 999, 7, 7, 1000, 0), ==, 0);
-  /* both above the trust: fall back; one at it: not */
-  g_assert_cmpint (mc_interp_weight (1001, 1001, 1, 2, 1000, 0), ==,
+  g_assert_cmpint (mc_interp_weight (big, big, 0, 4, 1), ==, 64);
+  g_assert_cmpint (mc_interp_weight (big, big, 4, 4, 1), ==, 0);
+  g_assert_cmpint (mc_interp_weight (0, 999, 7, 7, 1000), ==, 0);
+  /* both above the trust: fall back; one at it, or one far past it and
+   * the other not: the time weight */
+  g_assert_cmpint (mc_interp_weight (1001, 1001, 1, 2, 1000), ==,
       MC_INTERP_FALLBACK);
-  g_assert_cmpint (mc_interp_weight (1000, 1001, 1, 2, 1000, 0), !=,
-      MC_INTERP_FALLBACK);
-  /* occlusion past 4 times, floor 64: 1000 against 250 is not past it
-   * (250 / 1250 of 64 = 12.8 -> 13), 1001 is (0), the other way 64 */
-  g_assert_cmpint (mc_interp_weight (1000, 250, 1, 2, big, 64), ==, 13);
-  g_assert_cmpint (mc_interp_weight (1001, 250, 1, 2, big, 64), ==, 0);
-  g_assert_cmpint (mc_interp_weight (250, 1001, 1, 2, big, 64), ==, 64);
-  /* the floor: 200 against 10 is under 4 x 64 (10 / 210 -> 3), 300 not */
-  g_assert_cmpint (mc_interp_weight (200, 10, 1, 2, big, 64), ==, 3);
-  g_assert_cmpint (mc_interp_weight (300, 10, 1, 2, big, 64), ==, 0);
-  /* thresholds: 16 a sample at 8 bits, 8x8 at 10 bits: 16 x 64 x 4 */
-  g_assert_cmpuint (mc_interp_trust (8, 8, 10), ==, 4096);
-  g_assert_cmpuint (mc_interp_floor (8, 8, 10), ==, 256);
-  g_assert_cmpuint (mc_interp_trust (16, 16, 16), ==, 16u * 256 * 256);
+  g_assert_cmpint (mc_interp_weight (1000, 1001, 1, 2, 1000), ==, 32);
+  g_assert_cmpint (mc_interp_weight (big, 10, 1, 4, 1000), ==, 48);
+  /* the threshold: 64 a sample at 8 bits, 8x8 at 10 bits: 64 x 64 x 4 */
+  g_assert_cmpuint (mc_interp_trust (8, 8, 10), ==, 16384);
+  g_assert_cmpuint (mc_interp_trust (16, 16, 8), ==, 64u * 256);
+  g_assert_cmpuint (mc_interp_trust (16, 16, 16), ==, 64u * 256 * 256);
 
-  /* per block of two fields, 8x8 at 10 bits, t = 1/4 */
-  GstMotionVectorCell cn[4] = { {0, 0, 5000}, {0, 0, 2000}, {0, 0, 0},
+  /* per block of two fields, 8x8 at 10 bits (trust 16384), t = 1/4 */
+  GstMotionVectorCell cn[4] = { {0, 0, 20000}, {0, 0, 16385}, {0, 0, 0},
   {0, 0, 300}
   };
-  GstMotionVectorCell cp[4] = { {0, 0, 5000}, {0, 0, 100}, {0, 0, 0},
-  {0, 0, 600}
+  GstMotionVectorCell cp[4] = { {0, 0, 16385}, {0, 0, 100}, {0, 0, 0},
+  {0, 0, 16384}
   };
   MCField fn = { 8, 8, 2, 2, 0, cn }, fp = { 8, 8, 2, 2, 0, cp };
   guint8 w[4], fb[4];
@@ -1033,12 +1024,10 @@ test_interp_weights (void)
   g_assert_true (mc_interpolate_weights (&fn, &fp, 1, 4, 10, w, fb, &nfb,
           &err));
   g_assert_no_error (err);
-  /* fallback (time weight 48); occluded in prev (2000 > 4 x 256): 0;
-   * both perfect: 48; 3 x 600 / (1800 + 300) of 64 = 54.86 -> 55 */
-  g_assert_cmpint (w[0], ==, 48);
-  g_assert_cmpint (w[1], ==, 0);
-  g_assert_cmpint (w[2], ==, 48);
-  g_assert_cmpint (w[3], ==, 55);
+  /* fallback (the time weight, 48); one side past the trust, the other
+   * not: 48; both perfect: 48; one at the trust: 48 */
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpint (w[i], ==, 48);
   g_assert_cmpint (fb[0], ==, 1);
   g_assert_cmpint (fb[1] + fb[2] + fb[3], ==, 0);
   g_assert_cmpuint (nfb, ==, 1);
@@ -1141,10 +1130,12 @@ test_interp_fallback (void)
     fill_random (&prev.pic.planes[i], rand);
     fill_random (&next.pic.planes[i], rand);
   }
-  /* blocks 8x4 at 16 bits: trust 16 x 32 x 256 = 131072 */
+  /* blocks 8x4 at 16 bits: trust 64 x 32 x 256 = 524288 */
+  const guint32 past = mc_interp_trust (8, 4, depth) + 1;
+  g_assert_cmpuint (past, ==, 524289);
   TField fn, fp;
-  tfield_random (&fn, 8, 4, W, H, 131073, rand);
-  tfield_random (&fp, 8, 4, W, H, 131073, rand);
+  tfield_random (&fn, 8, 4, W, H, past, rand);
+  tfield_random (&fp, 8, 4, W, H, past, rand);
   unsigned nfb = 0;
   for (int mode = 0; mode < 2; mode++) {
     interp_ok (&prev, &next, &out, &fn.f, &fp.f, 1, 4, (MCInterpMode) mode,
@@ -1161,7 +1152,7 @@ test_interp_fallback (void)
       fn.cells[c].cost = fp.cells[c].cost = 0;
   }
   /* one side trusted: no fallback, motion used */
-  fn.cells[0].cost = 131073;
+  fn.cells[0].cost = past;
   interp_ok (&prev, &next, &out, &fn.f, &fp.f, 1, 4, MC_INTERP_MOTION, &nfb);
   g_assert_cmpuint (nfb, ==, 0);
   interp_ok (&prev, &next, &out, NULL, NULL, 1, 4, MC_INTERP_REPEAT, &nfb);
@@ -1178,38 +1169,44 @@ test_interp_fallback (void)
   g_rand_free (rand);
 }
 
-/* A block matched well on one side and poorly on the other takes the good
- * side alone: the picture is that side's prediction, exactly. */
+/* A block matched well on one side and poorly on the other (but not past
+ * the trust) keeps both sides, mixed by time alone: the picture is the one
+ * made with equal costs, and not the good side's prediction alone. */
 static void
-test_interp_occlusion (void)
+test_interp_unequal_costs (void)
 {
   GRand *rand = g_rand_new_with_seed (14);
   const unsigned W = 50, H = 34;
   for (int side = 0; side < 2; side++) {
-    TPic prev, next, out, want;
+    TPic prev, next, out, want, alone;
     tpic_init (&prev, MC_CHROMA_420, W, H, 8, 0);
     tpic_init (&next, MC_CHROMA_420, W, H, 8, 0);
     tpic_init (&out, MC_CHROMA_420, W, H, 8, 0);
     tpic_init (&want, MC_CHROMA_420, W, H, 8, 0);
+    tpic_init (&alone, MC_CHROMA_420, W, H, 8, 0);
     for (unsigned i = 0; i < 3; i++) {
       fill_random (&prev.pic.planes[i], rand);
       fill_random (&next.pic.planes[i], rand);
     }
-    /* 8x8 at 8 bits: trust 1024, floor 64; 1000 against 0..9 is occluded
-     * (past 4 x 64) and not a fallback (one side under the trust) */
+    /* 8x8 at 8 bits: trust 4096; 4000 against 0..9, one side under it */
     TField fn, fp;
     tfield_random (&fn, 8, 8, W, H, 0, rand);
     tfield_random (&fp, 8, 8, W, H, 0, rand);
-    for (unsigned c = 0; c < fn.f.cols * fn.f.rows; c++) {
-      fn.cells[c].cost = side ? c % 10 : 1000;
-      fp.cells[c].cost = side ? 1000 : c % 10;
-    }
     unsigned nfb = 99;
+    interp_ok (&prev, &next, &want, &fn.f, &fp.f, 1, 3, MC_INTERP_MOTION,
+        &nfb);
+    g_assert_cmpuint (nfb, ==, 0);
+    for (unsigned c = 0; c < fn.f.cols * fn.f.rows; c++) {
+      fn.cells[c].cost = side ? c % 10 : 4000;
+      fp.cells[c].cost = side ? 4000 : c % 10;
+    }
     interp_ok (&prev, &next, &out, &fn.f, &fp.f, 1, 3, MC_INTERP_MOTION,
         &nfb);
     g_assert_cmpuint (nfb, ==, 0);
-    /* side 0: prev occluded, next predicted with prev's field at 2/3;
-     * side 1: next occluded, prev with next's field at 1/3 */
+    assert_pics_equal (&out, &want);
+    /* side 0: next predicted with prev's field at 2/3; side 1: prev with
+     * next's field at 1/3; the random pictures make them differ from the
+     * mix */
     GstMotionVectorCell *s = g_new (GstMotionVectorCell,
         fn.f.cols * fn.f.rows);
     GError *err = NULL;
@@ -1218,10 +1215,14 @@ test_interp_occlusion (void)
     MCField sf = { 8, 8, fn.f.cols, fn.f.rows, 0, s };
     MCOptions o = opts (TRUE, 1);
     g_assert_true (mc_predict_picture (side ? &prev.pic : &next.pic,
-            &want.pic, &sf, &o, &err));
+            &alone.pic, &sf, &o, &err));
     g_assert_no_error (err);
-    assert_pics_equal (&out, &want);
-    /* and not the plain blend: the random pictures differ */
+    unsigned differ = 0;
+    for (unsigned y = 0; y < H; y++)
+      for (unsigned x = 0; x < W; x++)
+        differ += get (&out.pic.planes[0], x, y)
+            != get (&alone.pic.planes[0], x, y);
+    g_assert_cmpuint (differ, >, W * H / 2);
     g_free (s);
     g_free (fn.cells);
     g_free (fp.cells);
@@ -1229,6 +1230,7 @@ test_interp_occlusion (void)
     tpic_clear (&next);
     tpic_clear (&out);
     tpic_clear (&want);
+    tpic_clear (&alone);
   }
   g_rand_free (rand);
 }
@@ -1404,7 +1406,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/interp-ends", test_interp_ends);
   g_test_add_func ("/mc/interp-pan", test_interp_pan);
   g_test_add_func ("/mc/interp-fallback", test_interp_fallback);
-  g_test_add_func ("/mc/interp-occlusion", test_interp_occlusion);
+  g_test_add_func ("/mc/interp-unequal-costs", test_interp_unequal_costs);
   g_test_add_func ("/mc/interp-bad-input", test_interp_bad_input);
   g_test_add_func ("/mc/interleaved-neighbours", test_interleaved_neighbours);
   g_test_add_func ("/mc/interp-semi-as-planar", test_interp_semi_as_planar);

@@ -621,17 +621,16 @@ check_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
 
 /* ---- interpolation ------------------------------------------------------ */
 
-/* Costs around the interpolation's thresholds for blocks of bw x bh at
+/* Costs around the interpolation's threshold for blocks of bw x bh at
  * `depth` bits, so that every branch of mc_interp_weight() is taken: zero,
- * under the occlusion floor, around the trust threshold, far past it,
+ * under one level a sample, around the trust threshold, far past it,
  * anything; `kind` 5 mixes them cell by cell, 0 .. 4 is one for all. */
 static void
 fld_interp_costs (Fld * f, unsigned depth, int kind)
 {
   const guint32 trust = mc_interp_trust ((int) f->f.block_w,
       (int) f->f.block_h, (int) depth);
-  const guint32 floor_ = mc_interp_floor ((int) f->f.block_w,
-      (int) f->f.block_h, (int) depth);
+  const guint32 floor_ = (f->f.block_w * f->f.block_h) << (depth - 8);
   const size_t n = (f->f.stride ? f->f.stride : f->f.cols) * f->f.rows;
   for (size_t i = 0; i < n; i++) {
     const int k = kind < 5 ? kind : RAND (0, 4);
