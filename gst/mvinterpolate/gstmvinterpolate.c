@@ -122,6 +122,7 @@ struct _GstMvInterpolate
   guint64 k;                    /* the next output frame */
   gboolean k_valid;             /* FALSE until a run's first frame sets k */
   gboolean discont;
+  gboolean warned_no_summary;   /* the missing summary said once a run */
   GstBufferPool *pool;
   GstCaps *out_caps;            /* the output caps, for a new pool */
   gboolean cuda_caps;           /* memory:CUDAMemory on both pads */
@@ -1022,6 +1023,15 @@ gst_mv_interpolate_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }
+  /* Without the summary a cut is judged block by block, and most blocks
+   * of a cut still find some cheap match: say so once, and how to fix it. */
+  if (!self->warned_no_summary && !(gst_buffer_get_motion_vector_meta_for_reference
+          (buf, -1)->flags & GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY)) {
+    self->warned_no_summary = TRUE;
+    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The motion fields carry "
+            "no summary: scene cuts will be interpolated across; set "
+            "summary=true on gpumotionest"), (NULL));
+  }
   if (self->cuda_caps && !follow_frames_context (self, buf)) {
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
@@ -1288,6 +1298,7 @@ gst_mv_interpolate_change_state (GstElement * element,
     self->base = 0;
     self->have_caps = FALSE;
     self->impl_resolved = FALSE;
+    self->warned_no_summary = FALSE;
     self->n_interpolated = 0;
     self->n_fallback_blocks = 0;
   }

@@ -318,6 +318,55 @@ GST_START_TEST (test_missing_references)
 
 GST_END_TEST;
 
+/* The warnings a run of four frames posts: how many, and the first's text
+ * (NULL if none). */
+static guint
+warnings_of (const gchar * launch, gchar ** first)
+{
+  GstHarness *h = make_harness (launch, 25, 1, 50, 1);
+  GstBus *bus = gst_bus_new ();
+  GstMessage *msg;
+  guint i, n = 0;
+
+  *first = NULL;
+  gst_element_set_bus (h->element, bus);
+  push_pan (h, 0, 4, 25, 1, 0);
+  while ((msg = gst_bus_pop_filtered (bus, GST_MESSAGE_WARNING))) {
+    if (!*first) {
+      GError *err = NULL;
+      gst_message_parse_warning (msg, &err, NULL);
+      *first = g_strdup (err->message);
+      g_error_free (err);
+    }
+    gst_message_unref (msg);
+    n++;
+  }
+  for (i = 0; i < 8 && gst_harness_buffers_in_queue (h) > 0; i++)
+    gst_buffer_unref (gst_harness_pull (h));
+  gst_bus_set_flushing (bus, TRUE);
+  gst_element_set_bus (h->element, NULL);
+  gst_object_unref (bus);
+  gst_harness_teardown (h);
+  return n;
+}
+
+/* Fields without the summary: one warning naming summary=true, not one a
+ * frame; with the summary, none. */
+GST_START_TEST (test_no_summary_warning)
+{
+  gchar *text = NULL;
+
+  fail_unless_equals_int (warnings_of ("gpumotionest backend=cpu "
+          "references=-1,+1 ! mvinterpolate", &text), 1);
+  fail_unless (text && strstr (text, "summary=true") != NULL, "%s", text);
+  g_free (text);
+  fail_unless_equals_int (warnings_of ("gpumotionest backend=cpu "
+          "references=-1,+1 summary=true ! mvinterpolate", &text), 0);
+  g_free (text);
+}
+
+GST_END_TEST;
+
 /* The last frame has no successor: the output frames up to its end are
  * copies of it, then EOS. */
 GST_START_TEST (test_eos)
@@ -1002,6 +1051,7 @@ mvinterpolate_suite (void)
   tcase_add_test (tc, test_rate_ntsc);
   tcase_add_test (tc, test_pan_half);
   tcase_add_test (tc, test_missing_references);
+  tcase_add_test (tc, test_no_summary_warning);
   tcase_add_test (tc, test_eos);
   tcase_add_test (tc, test_flushing_seek);
   tcase_add_test (tc, test_scene_cut_repeat);
