@@ -609,9 +609,13 @@ advance (GstMvInterpolate * self, GstBuffer * next)
     end = MAX (frame_end (self, prev), GST_BUFFER_PTS (prev) + 1);
   }
   while (ret == GST_FLOW_OK && out_time (self, self->k) < end) {
-    if (out_time (self, self->k) < GST_BUFFER_PTS (prev))
-      self->k++;                /* cannot happen: k starts at the run */
-    else
+    if (out_time (self, self->k) < GST_BUFFER_PTS (prev)) {
+      /* frames of the pair before that were not made: downstream answered
+       * one of them with a flow other than OK (EOS, NOT_LINKED), which
+       * ended that pair's loop; what comes out next follows a gap */
+      self->k++;
+      self->discont = TRUE;
+    } else
       ret = push_frame (self, prev, next);
   }
   gst_buffer_unref (prev);
