@@ -160,6 +160,11 @@ def mvinterpolate_seeds(s):
                                pre=u8(2) + u64(2**64 - 2**20))] + plain[:2])
     s["seed-gap-event"] = mvi(plain[:3] + [mvi_frame(op=MVI_OP_GAP)]
                               + plain[:2])
+    # a GAP event after a frame without a timestamp (the target's GAP is
+    # at the last frame's time, 0 then)
+    s["seed-gap-after-no-pts"] = mvi(
+        plain[:2] + [mvi_frame(0, bop=MVI_PTS), mvi_frame(op=MVI_OP_GAP)]
+        + plain[:2])
     s["seed-gap-buffer"] = mvi(plain[:3] + [mvi_frame(bop=MVI_GAP)]
                                + plain[:2])
     s["seed-latency-skip"] = mvi(plain[:2] + [
