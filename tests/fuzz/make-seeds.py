@@ -200,6 +200,12 @@ def mvinterpolate_seeds(s):
         "346c6962677374707974686f6e5d0e3a11")
     s["found-short-buffer-then-gap"] = bytes.fromhex(
         "04000206a07350239d1b20001000000000000000000400040000000404000400")
+    # found by fuzzing (a hang): downstream EOS mid-pair, the next frame at
+    # 2^64 - 2 ns; the drain at EOS stepped k one output frame at a time
+    # towards it
+    s["found-skip-to-end-of-clock"] = bytes.fromhex(
+        "105d04002f00006c6962677374707974686f6e00040000020001040004000201"
+        "0020002f0a1000000000040004000000000400040000000004000400")
     s["seed-cut-repeat"] = mvi(plain[:2] + [mvi_frame(bop=MVI_CUT)]
                                + plain[:2])
     s["seed-cut-blend"] = mvi(plain[:2] + [mvi_frame(bop=MVI_CUT)]
