@@ -368,7 +368,11 @@ add_field (Stream * s, GstBuffer * buf, gint distance, GstClockTime ref_pts,
     GstMotionVectorSummary sum;
 
     if (cut) {
-      g_assert (gst_motion_vector_summary_compute (meta, NULL, &sum));
+      /* (a field without a 16x16 grid may have no summary to compute) */
+      if (!gst_motion_vector_summary_compute (meta, NULL, &sum)) {
+        memset (&sum, 0, sizeof (sum));
+        sum.version = GST_MOTION_VECTOR_SUMMARY_VERSION;
+      }
       sum.scene_change = 100.0;
       sum.flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_SCENE_CHANGE;
       sum.flags &= ~(GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE

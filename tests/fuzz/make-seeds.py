@@ -206,6 +206,11 @@ def mvinterpolate_seeds(s):
     s["found-skip-to-end-of-clock"] = bytes.fromhex(
         "105d04002f00006c6962677374707974686f6e00040000020001040004000201"
         "0020002f0a1000000000040004000000000400040000000004000400")
+    # found by fuzzing: a cut summary on a field without a 16x16 grid (the
+    # target's own assertion: such a field may have no summary to compute)
+    s["found-cut-summary-not-computable"] = bytes.fromhex(
+        "0a0fb7326c6962677374705b52c9d94e5630be79651530b7326c696267737470"
+        "7974686f6e")
     s["seed-cut-repeat"] = mvi(plain[:2] + [mvi_frame(bop=MVI_CUT)]
                                + plain[:2])
     s["seed-cut-blend"] = mvi(plain[:2] + [mvi_frame(bop=MVI_CUT)]
