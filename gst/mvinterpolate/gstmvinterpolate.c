@@ -783,10 +783,21 @@ set_caps (GstMvInterpolate * self, GstCaps * caps)
    * output rate counts its frames from the next output time */
   if (self->have_caps) {
     drain (self);
-    if (self->k_valid && (n != self->out_n || d != self->out_d))
+    if (self->k_valid && (n != self->out_n || d != self->out_d)) {
       self->base = out_time (self, self->k);
+      self->k = 0;
+    }
   }
-  reset (self);
+  {
+    /* the output times go on from the next one: a first frame of the new
+     * caps earlier than the held frame's end must not bring times back */
+    gboolean k_valid = self->have_caps && self->k_valid;
+    guint64 k = self->k;
+
+    reset (self);
+    self->k = k_valid ? k : 0;
+    self->k_valid = k_valid;
+  }
   self->in_info = info;
   gst_video_info_from_caps (&self->out_info, out);
   GST_OBJECT_LOCK (self);

@@ -211,6 +211,15 @@ def mvinterpolate_seeds(s):
     s["found-cut-summary-not-computable"] = bytes.fromhex(
         "0a0fb7326c6962677374705b52c9d94e5630be79651530b7326c696267737470"
         "7974686f6e")
+    # found by fuzzing: new caps whose first frame lies before the end of
+    # the frame drained with the old caps (same output rate): the output
+    # times went back (51.83 ms again after 64.33 ms)
+    s["found-caps-change-times-back"] = bytes.fromhex(
+        "df2f3dd9d9d9d9d9d9d9d9d8d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9"
+        "d9d9d9d9d9d9d9d9d9d9000000000000d9d9d9d9d9d9d9d90c00000000000000"
+        "d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9d9"
+        "d9d9d9d9d9d900000000000000000000000100000000000000d9d9d9d9d9d9d9"
+        "d90c000000000000002f3de606ff0106e60808")
     s["seed-cut-repeat"] = mvi(plain[:2] + [mvi_frame(bop=MVI_CUT)]
                                + plain[:2])
     s["seed-cut-blend"] = mvi(plain[:2] + [mvi_frame(bop=MVI_CUT)]
