@@ -12,20 +12,23 @@
 # in each mvoverlay mode, stacks them into contact sheets, and writes both
 # clips with arrows (WebM) and the pan's vectors (mvexport, JSON Lines) into
 # OUT_DIR.
+#
+#   examples/demo.sh [BUILD_DIR] [OUT_DIR] interpolation
+#
+# runs only the frame-rate conversion demo (interpolation_demo below, also
+# part of the whole demo when the mvinterpolate plugin is built): a 25/1
+# clip made 60/1 by mvinterpolate on the CPU, side by side with the same
+# clip made 60/1 by repeating frames, and both measured against the true
+# 60/1 clip.  INTERP_BACKEND (default cpu) is the backend of gpumotionest
+# and mvinterpolate there: set it to auto on a machine with a GPU.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$(cd "${1:-$here/../build}" && pwd)
 out=${2:-$here/../out}
+which=${3:-all}
 mkdir -p "$out"
 photo=/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg
 [ -f "$photo" ] || { echo "missing $photo (Debian package python-matplotlib-data)"; exit 1; }
-
-clip=$out/pan-1280x720.i420
-if [ ! -f "$clip" ]; then
-  ffmpeg -v error -loop 1 -i "$photo" -vf \
-    "scale=1600:-1,format=rgb24,crop=1280:720:x='20+3*n':y='200+2*n':exact=1,noise=alls=3:allf=t,format=yuv420p" \
-    -frames:v 90 -f rawvideo "$clip"
-fi
 
 export GST_PLUGIN_PATH="$build/gst${GST_PLUGIN_PATH:+:$GST_PLUGIN_PATH}"
 export GI_TYPELIB_PATH="$build/gst/motionvectors${GI_TYPELIB_PATH:+:$GI_TYPELIB_PATH}"
@@ -35,9 +38,94 @@ export PYTHONPATH="$here/../gst/motionvectors/python${PYTHONPATH:+:$PYTHONPATH}"
 py=/usr/bin/python3
 [ -x "$py" ] || py=python3
 
+# ---- frame-rate conversion (mvinterpolate) ---------------------------------
+# A pan of 300 px/s across the photograph at 960x540, made at 25/1 (12 px a
+# frame) and, as the truth, at 60/1 (5 px a frame: every 60/1 frame lies on
+# a whole pixel).  The 25/1 clip goes to 60/1 twice: through gpumotionest
+# references=-1,+1 ! mvinterpolate, and through videorate (each frame
+# repeated two or three times, the judder of a plain conversion).  Both
+# are compared with the truth (PSNR, ffmpeg) over the frames up to the last
+# input frame's time (the frames after it are copies of it in both), and
+# written side by side, labelled, into interpolation-25-to-60.mp4 (or .webm
+# where ffmpeg has no libx264).
+interpolation_demo() {
+  if ! gst-inspect-1.0 mvinterpolate >/dev/null 2>&1; then
+    echo "mvinterpolate not found under $build/gst: no interpolation demo"
+    return 0
+  fi
+  ib=${INTERP_BACKEND:-cpu}
+  w=960 h=540
+  in25=$out/pan25-${w}x${h}.i420
+  truth=$out/pan60-truth-${w}x${h}.i420
+  # 50 frames at 25/1 (2 s): x = 20 + 12 n; the truth, 118 frames at
+  # 60/1 up to 1.95 s, the time of the last input frame: x = 20 + 5 k
+  if [ ! -f "$in25" ]; then
+    ffmpeg -v error -loop 1 -i "$photo" -vf \
+      "scale=1600:-1,format=rgb24,crop=$w:$h:x='20+12*n':y=300:exact=1,format=yuv420p" \
+      -frames:v 50 -f rawvideo "$in25"
+  fi
+  if [ ! -f "$truth" ]; then
+    ffmpeg -v error -loop 1 -i "$photo" -vf \
+      "scale=1600:-1,format=rgb24,crop=$w:$h:x='20+5*n':y=300:exact=1,format=yuv420p" \
+      -frames:v 118 -f rawvideo "$truth"
+  fi
+  parse25="rawvideoparse width=$w height=$h format=i420 framerate=25/1"
+  start=$(date +%s%N)
+  gst-launch-1.0 -q filesrc location="$in25" ! $parse25 \
+    ! gpumotionest backend=$ib references=-1,+1 summary=true search-range=16 \
+    ! mvinterpolate backend=$ib ! video/x-raw,framerate=60/1 \
+    ! filesink location="$out/pan60-mvinterpolate.i420"
+  end=$(date +%s%N)
+  gst-launch-1.0 -q filesrc location="$in25" ! $parse25 ! videorate \
+    ! video/x-raw,framerate=60/1 ! filesink location="$out/pan60-repeat.i420"
+  fb=$((w * h * 3 / 2))
+  n_interp=$(($(stat -c %s "$out/pan60-mvinterpolate.i420") / fb))
+  n_repeat=$(($(stat -c %s "$out/pan60-repeat.i420") / fb))
+  awk -v ns=$((end - start)) -v n=$n_interp 'BEGIN { printf "mvinterpolate: 50 frames of 960x540 at 25/1 -> %d frames at 60/1 in %.2f s (search and interpolation, gst-launch start-up included)\n", n, ns / 1e9 }'
+  raw="-f rawvideo -pix_fmt yuv420p -s ${w}x$h -r 60"
+  for name in mvinterpolate repeat; do
+    psnr=$(ffmpeg -hide_banner $raw -i "$out/pan60-$name.i420" $raw -i "$truth" \
+      -lavfi "[0:v][1:v]psnr=shortest=1" -f null - 2>&1 \
+      | sed -n 's/.*PSNR \(y:[0-9.inf]*\) .* \(average:[0-9.inf]*\).*/\1 \2/p')
+    echo "  60/1 by $name against the true 60/1 clip (118 frames): PSNR $psnr dB"
+  done
+  labels=""
+  if ffmpeg -v quiet -f lavfi -i color=c=black:s=64x32:d=0.04 \
+      -vf "drawtext=text=x" -f null - 2>/dev/null; then
+    t="x=12:y=12:fontsize=28:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=6"
+    labels="[l]drawtext=text='mvinterpolate':$t[l];[r]drawtext=text='frame repeat (videorate)':$t[r];"
+  fi
+  if ffmpeg -hide_banner -encoders 2>/dev/null | grep -q libx264; then
+    enc="-c:v libx264 -preset veryfast -crf 20 -pix_fmt yuv420p"
+    sbs=$out/interpolation-25-to-60.mp4
+  else
+    enc="-c:v libvpx -b:v 8M -deadline realtime -cpu-used 8"
+    sbs=$out/interpolation-25-to-60.webm
+  fi
+  ffmpeg -v error -y $raw -i "$out/pan60-mvinterpolate.i420" \
+    $raw -i "$out/pan60-repeat.i420" -filter_complex \
+    "[0:v]null[l];[1:v]null[r];${labels}[l][r]hstack=inputs=2:shortest=1" \
+    $enc "$sbs"
+  echo "  side by side (left mvinterpolate, right frame repeat, $n_repeat frames by videorate): $sbs"
+}
+
+if [ "$which" = interpolation ]; then
+  interpolation_demo
+  exit 0
+fi
+
+clip=$out/pan-1280x720.i420
+if [ ! -f "$clip" ]; then
+  ffmpeg -v error -loop 1 -i "$photo" -vf \
+    "scale=1600:-1,format=rgb24,crop=1280:720:x='20+3*n':y='200+2*n':exact=1,noise=alls=3:allf=t,format=yuv420p" \
+    -frames:v 90 -f rawvideo "$clip"
+fi
+
 echo "clip: $clip (90 frames of 1280x720, a photograph panned by (+3,+2) px per frame)"
 "$py" "$here/mvsummary.py" "$clip" --width 1280 --height 720 --range 16 \
   --quiet --expect 3,2
+
+interpolation_demo
 
 # ---- pictures of the motion field (mvoverlay, mvexport) --------------------
 # Skipped, with a note, when the mvtools plugin has not been built.

@@ -188,11 +188,18 @@ GST_ELEMENT_REGISTER_DEFINE (mvinterpolate, "mvinterpolate", GST_RANK_NONE,
 
 /* ---- time ---------------------------------------------------------------- */
 
+/* Output frame k's time; G_MAXUINT64 (above every timestamp) for a time
+ * past the clock's range, so that the loops over k end there instead of
+ * wrapping around. */
 static GstClockTime
 out_time (GstMvInterpolate * self, guint64 k)
 {
-  return self->base + gst_util_uint64_scale (k,
+  guint64 t = gst_util_uint64_scale (k,
       (guint64) self->out_d * GST_SECOND, (guint64) self->out_n);
+
+  if (t >= G_MAXUINT64 - self->base)
+    return G_MAXUINT64;
+  return self->base + t;
 }
 
 /* The first output frame at or after @ts (never before the current k). */
@@ -200,13 +207,17 @@ static void
 start_run_at (GstMvInterpolate * self, GstClockTime ts)
 {
   guint64 k = 0;
+  guint i;
 
   if (ts > self->base)
     k = gst_util_uint64_scale_ceil (ts - self->base, (guint64) self->out_n,
         (guint64) self->out_d * GST_SECOND);
-  while (k > 0 && out_time (self, k - 1) >= ts)
+  /* in integers out_time (k - 1) < ts <= out_time (k) already; the steps
+   * only guard the rounding, and are bounded: past the clock's range
+   * out_time () is G_MAXUINT64 for every k, which would step for ever */
+  for (i = 0; i < 2 && k > 0 && out_time (self, k - 1) >= ts; i++)
     k--;
-  while (out_time (self, k) < ts)
+  for (i = 0; i < 2 && out_time (self, k) < ts; i++)
     k++;
   if (!self->k_valid || k > self->k)
     self->k = k;
@@ -906,9 +917,19 @@ advance (GstMvInterpolate * self, GstBuffer * next)
     end = MAX (frame_end (self, prev), GST_BUFFER_PTS (prev) + 1);
   }
   while (ret == GST_FLOW_OK && out_time (self, self->k) < end) {
-    if (out_time (self, self->k) < GST_BUFFER_PTS (prev))
-      self->k++;                /* cannot happen: k starts at the run */
-    else
+    if (out_time (self, self->k) < GST_BUFFER_PTS (prev)) {
+      /* frames of the pair before that were not made: downstream answered
+       * one of them with a flow other than OK (EOS, NOT_LINKED), which
+       * ended that pair's loop; what comes out next follows a gap.  k
+       * jumps to the held frame (the gap may be of hours: one step a
+       * frame would take that long) */
+      guint64 k = self->k;
+
+      start_run_at (self, GST_BUFFER_PTS (prev));
+      if (self->k == k)
+        self->k++;              /* (never stays: out_time (k) < the PTS) */
+      self->discont = TRUE;
+    } else
       ret = push_frame (self, prev, next);
   }
   gst_buffer_unref (prev);
@@ -1107,10 +1128,21 @@ set_caps (GstMvInterpolate * self, GstCaps * caps)
    * output rate counts its frames from the next output time */
   if (self->have_caps) {
     drain (self);
-    if (self->k_valid && (n != self->out_n || d != self->out_d))
+    if (self->k_valid && (n != self->out_n || d != self->out_d)) {
       self->base = out_time (self, self->k);
+      self->k = 0;
+    }
   }
-  reset (self);
+  {
+    /* the output times go on from the next one: a first frame of the new
+     * caps earlier than the held frame's end must not bring times back */
+    gboolean k_valid = self->have_caps && self->k_valid;
+    guint64 k = self->k;
+
+    reset (self);
+    self->k = k_valid ? k : 0;
+    self->k_valid = k_valid;
+  }
   self->in_info = info;
   self->cuda_caps = cuda;
   gst_caps_replace (&self->out_caps, out);
