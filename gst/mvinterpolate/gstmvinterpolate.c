@@ -23,6 +23,7 @@
 
 #include "mc.h"
 #include "gstmotionestcuda.h"
+#include "gstvideolayout.h"
 #include "gstmvinterpolate.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
@@ -992,6 +993,58 @@ check_meta (GstMvInterpolate * self, GstBuffer * buf, gint distance)
   return TRUE;
 }
 
+/* A frame whose memory does not hold what its caps (and its GstVideoMeta)
+ * say is refused when it arrives, with the sizes, not when a frame is
+ * made from it: by then frames of its pair may have gone out.  CUDA
+ * memory of our context is looked at on the device (no download); of
+ * another, through the meta alone. */
+static gboolean
+check_layout (GstMvInterpolate * self, GstBuffer * buf)
+{
+  GError *err = NULL;
+  GstVideoFrame f;
+  GstObject *ctx = NULL;
+  GstMapFlags flags = 0;
+  gboolean ok = gst_video_layout_check_meta (buf, &self->in_info, &err);
+
+  if (ok && self->cuda_caps) {
+    ctx = cuda_ctx_ref (self);
+    flags = gst_motion_est_cuda_map_flags (buf, ctx);
+  }
+  if (ok && (!self->cuda_caps || flags)) {
+    if (!gst_motion_est_cuda_push (flags ? ctx : NULL)) {
+      ok = FALSE;
+      g_set_error (&err, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED,
+          "could not make the frames' CUDA context current");
+    } else {
+      if (!gst_video_frame_map (&f, &self->in_info, buf, GST_MAP_READ
+              | flags)) {
+        ok = FALSE;
+        g_set_error (&err, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT,
+            "a %ux%u %s frame in a buffer of %" G_GSIZE_FORMAT " bytes (%"
+            G_GSIZE_FORMAT " expected)", GST_VIDEO_INFO_WIDTH (&self->in_info),
+            GST_VIDEO_INFO_HEIGHT (&self->in_info),
+            gst_video_format_to_string (GST_VIDEO_INFO_FORMAT
+                (&self->in_info)), gst_buffer_get_size (buf),
+            GST_VIDEO_INFO_SIZE (&self->in_info));
+      } else {
+        ok = gst_video_layout_check_planes (&f, &err);
+        gst_video_frame_unmap (&f);
+      }
+      gst_motion_est_cuda_pop (flags ? ctx : NULL);
+    }
+  }
+  gst_clear_object (&ctx);
+  if (!ok) {
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("The frame at %" GST_TIME_FORMAT
+            " does not fit its buffer: %s",
+            GST_TIME_ARGS (GST_BUFFER_PTS (buf)), err ? err->message : "?"),
+        (NULL));
+    g_clear_error (&err);
+  }
+  return ok;
+}
+
 /* Frames in CUDA memory of another context than ours (a decoder that
  * opened its own): work in theirs from now on, so that the backend reads
  * them in place and the output pool is theirs.  The held frame, if any,
@@ -1054,6 +1107,10 @@ gst_mv_interpolate_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
             "summary=true on gpumotionest"), (NULL));
   }
   if (self->cuda_caps && !follow_frames_context (self, buf)) {
+    gst_buffer_unref (buf);
+    return GST_FLOW_ERROR;
+  }
+  if (!check_layout (self, buf)) {
     gst_buffer_unref (buf);
     return GST_FLOW_ERROR;
   }

@@ -154,7 +154,7 @@ check_output (const Plane * pl, gboolean written)
         guint16 v;
         memcpy (&v, r + 2 * x, 2);
         if ((v & ((1u << pl->p.shift) - 1))
-            || (v >> pl->p.shift) >= (1u << pl->p.depth))
+            || (guint) (v >> pl->p.shift) >= (1u << pl->p.depth))
           fail ("(%u, %u): word 0x%04x is no %u-bit sample << %u", x, y,
               v, pl->p.depth, pl->p.shift);
       }

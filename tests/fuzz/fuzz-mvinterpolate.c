@@ -22,11 +22,10 @@
  * the frames a buffer releases lie between the held frame's PTS and its
  * own (those of a drain, between the held frame's PTS and its end).  On
  * every push: GST_FLOW_ERROR comes with a GST_MESSAGE_ERROR, an error
- * message with a flow other than OK, and a refused buffer releases no
- * frame (except around a buffer shorter than its caps' frame, which the
- * element takes and fails on later: the target then stops predicting
- * which frame is held until the stream starts over).  A crash, a
- * sanitizer report or a critical ends the run as in the other targets.
+ * message with a flow other than OK, a refused buffer releases no frame,
+ * and a buffer shorter than its caps' frame is refused when it arrives.
+ * A crash, a sanitizer report or a critical ends the run as in the other
+ * targets.
  *
  * With FUZZ_VERBOSE=1 in the environment every output frame (PTS,
  * duration, DISCONT) and every error message is printed, which is how a
@@ -141,7 +140,6 @@ typedef struct {
   /* the frame the element holds, as far as its outputs tell */
   GstClockTime held;
   GstClockTime held_end;
-  gboolean held_short;          /* of fewer bytes than its caps say */
   gboolean unknown;             /* whether the element holds a frame, and
                                  * which, is not known: see below */
 } Stream;
@@ -627,8 +625,11 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       if (GST_CLOCK_TIME_IS_VALID (s.held) && s.n_out > 0 && !s.capped
           && !s.unknown)
         g_assert (s.final_end >= pts);  /* no frame left out at the end */
+      if (bsize < GST_VIDEO_INFO_SIZE (&s.info))
+        fail ("a buffer of %" G_GSIZE_FORMAT " bytes, shorter than its caps' "
+            "%" G_GSIZE_FORMAT ", was taken", bsize,
+            GST_VIDEO_INFO_SIZE (&s.info));
       s.held = pts;
-      s.held_short = (bop & BUF_SHORT) != 0;
       s.unknown = FALSE;
       s.held_end = GST_CLOCK_TIME_IS_VALID (dur) ? pts + dur : pts;
       if (!GST_CLOCK_TIME_IS_VALID (dur) && GST_VIDEO_INFO_FPS_N (&s.info) > 0)
@@ -637,14 +638,6 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       if (s.held_end < pts)
         s.held_end = G_MAXUINT64;       /* past the clock's end */
       prev_pts = pts;
-    } else if ((bop & BUF_SHORT) || s.held_short) {
-      /* mvinterpolate takes a buffer shorter than its caps' frame and
-       * finds out only when it maps it to make a frame: then the pair's
-       * frames stop there with an error, the buffer having become the
-       * held one or not; which the element holds is not known until the
-       * stream starts over or a buffer is accepted */
-      s.unknown = TRUE;
-      s.held_short = FALSE;
     } else {
       /* refused: nothing released */
       if (s.n_out != 0 && !s.capped)
