@@ -39,7 +39,8 @@ median-predicted difference), found and false (scene cuts flagged on the
 right frames, and elsewhere).
 
 `--cases interpolate` runs the interpolation cases instead (full and
-hierarchical only): the real clips at half their rate (frames 0, 2, 4,
+hierarchical with whole and quarter pel, predictive with half pel and
+qp=48): the real clips at half their rate (frames 0, 2, 4,
 ... in), `gpumotionest references=-1,+1 summary=true ! mvinterpolate` back
 to the full rate, and the rebuilt frames scored against the dropped ones:
 
@@ -95,9 +96,16 @@ FIGURES = {
 # The interpolation cases: the search settings of tests/bench/
 # interp-quality.py's best on the real clips (SAD costs: mvinterpolate
 # reads the search's costs as SADs, docs/interpolation-quality.md).
-INTERP_METHODS = ("full", "hierarchical")
+INTERP_METHODS = ("full", "hierarchical", "predictive")
 INTERP_SETTINGS = {"whole": "subpel=none metric=sad",
-                   "quarter-sad": "subpel=quarter metric=sad"}
+                   "quarter-sad": "subpel=quarter metric=sad",
+                   "half-qp48": "subpel=half metric=sad qp=48"}
+# the settings each method runs: full and hierarchical as before, and
+# predictive with the recommended setting in front of mvinterpolate
+# (half pel, the rate term at qp 48: docs/interpolation-quality.md)
+INTERP_PLAN = {"full": ("whole", "quarter-sad"),
+               "hierarchical": ("whole", "quarter-sad"),
+               "predictive": ("half-qp48",)}
 
 PHOTO_PATHS = (
     "/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg",
@@ -572,7 +580,7 @@ def interp_cases(methods):
         for method in methods:
             if method not in INTERP_METHODS:
                 continue
-            for setting in INTERP_SETTINGS:
+            for setting in INTERP_PLAN[method]:
                 yield content, method, setting
 
 
