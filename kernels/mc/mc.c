@@ -6,6 +6,7 @@
 #include "mc_rules.h"
 
 #include <string.h>
+#include <stdlib.h>
 
 /* The largest plane side: more than any frame the search takes
  * (GST_MOTION_VECTOR_MAX_SIZE, 8192), and small enough that every
@@ -315,6 +316,48 @@ mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
       error);
 }
 
+/* ---- bilateral costs ---------------------------------------------------- */
+
+/* The implementation's bilateral costs, or the C reference's when it has
+ * none (host planes only: pick_impl() has refused device planes for an
+ * implementation that does not read them). */
+static gboolean
+bilateral_costs (const MCImpl * impl, const MCPlane * prev,
+    const MCPlane * next, const MCGrid * g, const MCBiCand * cand,
+    unsigned k, uint32_t * costs, const MCOptions * opt, GError ** error)
+{
+  if (!impl->bilateral_costs)
+    impl = mc_impl_c ();
+  return impl->bilateral_costs (prev, next, g, cand, k, costs, opt, error);
+}
+
+gboolean
+mc_bilateral_costs (const MCPlane * prev, const MCPlane * next,
+    unsigned block_w, unsigned block_h, const MCBiCand * cand, unsigned k,
+    uint32_t * costs, const MCOptions * opt, GError ** error)
+{
+  MCOptions def;
+  MCGrid g;
+  if (!check_plane (prev, "prev", error) || !check_plane (next, "next",
+          error) || !same_shape (prev, next, "next", error))
+    return FALSE;
+  if (!check_block (block_w, "grid", error)
+      || !check_block (block_h, "grid", error))
+    return FALSE;
+  if (k < 1 || k > 4096)
+    return invalid (error, "candidates", "%u a cell, not 1..4096", k);
+  if (!cand || !costs)
+    return invalid (error, "candidates", "no candidates or no costs");
+  g.bw = block_w;
+  g.bh = block_h;
+  g.ncols = (prev->width + block_w - 1) / block_w;
+  g.nrows = (prev->height + block_h - 1) / block_h;
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  return impl && bilateral_costs (impl, prev, next, &g, cand, k, costs, opt,
+      error);
+}
+
 /* ---- interpolation ------------------------------------------------------ */
 
 static gboolean
@@ -451,6 +494,193 @@ blend_uniform (const MCPicture * prev, const MCPicture * next,
   return ok;
 }
 
+/* The bilateral choice (docs/motion-compensation.md, "Interpolation").
+ * The cells whose vectors a cell's candidates come from, in the order
+ * that breaks ties: itself, then its neighbours left, right, above and
+ * below (clamped into the grid, so that a cell at an edge repeats itself:
+ * a repeat never wins, being later and no cheaper). */
+static const int8_t bi_cells[][2] = {
+  {0, 0}, {-1, 0}, {1, 0}, {0, -1}, {0, 1},
+  {-1, -1}, {1, -1}, {-1, 1}, {1, 1},
+};
+
+/* The first five: the cell and its four neighbours (the diagonals as well
+ * gained nothing on the measured clips and cost twice the work). */
+static const unsigned bi_n_cells = 5;
+
+/* Candidates a cell: the vector of next's field and that of prev's at
+ * each cell of bi_cells, then the zero motion. */
+static unsigned
+bi_k (void)
+{
+  return 2 * bi_n_cells + 1;
+}
+
+/* A vector v of next's field (next(p) ~ prev(p + v)): a = t v, b = -(1 -
+ * t) v.  b is scaled from -v rather than negated after scaling: the same
+ * value (mc_scale_qpel() is odd), and still 16 bits when v is -32768. */
+static MCBiCand
+bi_from_next (const GstMotionVectorCell * v, int num, int den)
+{
+  MCBiCand c = { (int16_t) mc_scale_qpel (v->mv_x, num, den),
+    (int16_t) mc_scale_qpel (v->mv_y, num, den),
+    (int16_t) mc_scale_qpel (-v->mv_x, den - num, den),
+    (int16_t) mc_scale_qpel (-v->mv_y, den - num, den)
+  };
+  return c;
+}
+
+/* A vector u of prev's field (prev(p) ~ next(p + u)): a = -t u, b = (1 -
+ * t) u. */
+static MCBiCand
+bi_from_prev (const GstMotionVectorCell * u, int num, int den)
+{
+  MCBiCand c = { (int16_t) mc_scale_qpel (-u->mv_x, num, den),
+    (int16_t) mc_scale_qpel (-u->mv_y, num, den),
+    (int16_t) mc_scale_qpel (u->mv_x, den - num, den),
+    (int16_t) mc_scale_qpel (u->mv_y, den - num, den)
+  };
+  return c;
+}
+
+/* Every luma cell's candidates, bi_k () a cell, cell i = r ncols + c of
+ * the luma grid g. */
+static void
+bi_candidates (const MCField * nf, const MCField * pf, const MCGrid * g,
+    int num, int den, MCBiCand * cand)
+{
+  const size_t sn = nf->stride ? nf->stride : nf->cols;
+  const size_t sp = pf->stride ? pf->stride : pf->cols;
+  const unsigned k = bi_k ();
+  for (unsigned r = 0; r < g->nrows; r++)
+    for (unsigned c = 0; c < g->ncols; c++) {
+      MCBiCand *cd = cand + ((size_t) r * g->ncols + c) * k;
+      for (unsigned n = 0; n < bi_n_cells; n++) {
+        const int cc = mc_clamp ((int) c + bi_cells[n][0], (int) g->ncols);
+        const int rr = mc_clamp ((int) r + bi_cells[n][1], (int) g->nrows);
+        cd[2 * n] = bi_from_next (&nf->cells[rr * sn + cc], num, den);
+        cd[2 * n + 1] = bi_from_prev (&pf->cells[rr * sp + cc], num, den);
+      }
+      cd[k - 1] = (MCBiCand) { 0, 0, 0, 0 };
+    }
+}
+
+/* The scaled fields of the prediction, from_prev (a) and from_next (b),
+ * grids of the fields' cols x rows: each luma cell takes its candidate of
+ * lowest key (mc_bi_key(): the cost and the motion's length), the
+ * earliest of equal ones; cells past the luma grid and cells that fall
+ * back are unmoved. */
+static uint64_t
+bi_key (const MCBiCand * c, uint32_t cost, const MCGrid * g, unsigned depth)
+{
+  return mc_bi_key (cost, abs (c->ax) + abs (c->ay) + abs (c->bx)
+      + abs (c->by), (int) g->bw, (int) g->bh, (int) depth);
+}
+
+static void
+bi_choose (const MCGrid * g, const MCBiCand * cand, const uint32_t * costs,
+    unsigned depth, const uint8_t * fallback, unsigned cols,
+    GstMotionVectorCell * fp,
+    GstMotionVectorCell * fn, size_t cells)
+{
+  const unsigned k = bi_k ();
+  for (size_t i = 0; i < cells; i++)
+    fp[i].mv_x = fp[i].mv_y = fn[i].mv_x = fn[i].mv_y = 0;
+  for (unsigned r = 0; r < g->nrows; r++)
+    for (unsigned c = 0; c < g->ncols; c++) {
+      const size_t i = (size_t) r * g->ncols + c, f = (size_t) r * cols + c;
+      if (fallback[f])
+        continue;
+      unsigned best = 0;
+      uint64_t best_key = bi_key (&cand[i * k], costs[i * k], g, depth);
+      for (unsigned j = 1; j < k; j++) {
+        const uint64_t key = bi_key (&cand[i * k + j], costs[i * k + j], g,
+            depth);
+        if (key < best_key) {
+          best = j;
+          best_key = key;
+        }
+      }
+      const MCBiCand *cd = &cand[i * k + best];
+      fp[f].mv_x = cd->ax;
+      fp[f].mv_y = cd->ay;
+      fn[f].mv_x = cd->bx;
+      fn[f].mv_y = cd->by;
+    }
+}
+
+/* The weights and fallback flags of mc_interpolate_weights() and the two
+ * scaled fields of the prediction (bi_choose()), for checked arguments:
+ * the luma planes of one shape, fields of one grid covering them. */
+static gboolean
+interp_fields (const MCImpl * impl, const MCPlane * prev,
+    const MCPlane * next, const MCField * next_field,
+    const MCField * prev_field, int num, int den, const MCOptions * opt,
+    uint8_t * weights, uint8_t * fallback, unsigned *n_fallback,
+    GstMotionVectorCell * fp, GstMotionVectorCell * fn, GError ** error)
+{
+  const size_t cells = (size_t) next_field->cols * next_field->rows;
+  MCGrid lg;
+  gboolean ok = mc_interpolate_weights (next_field, prev_field, num, den,
+      prev->depth, weights, fallback, n_fallback, error)
+      && plane_grid (prev, next_field->block_w, next_field->block_h,
+      next_field->cols, next_field->rows, 0, 0, &lg, error);
+  if (!ok)
+    return FALSE;
+  const size_t nc = (size_t) lg.ncols * lg.nrows * bi_k ();
+  MCBiCand *cand = g_new (MCBiCand, nc);
+  uint32_t *costs = g_new (uint32_t, nc);
+  bi_candidates (next_field, prev_field, &lg, num, den, cand);
+  /* the costs read the inputs alone */
+  MCOptions copt = *opt;
+  copt.device = (MCDevice) (opt->device & MC_DEVICE_INPUTS);
+  ok = bilateral_costs (impl, prev, next, &lg, cand, bi_k (), costs, &copt,
+      error);
+  if (ok)
+    bi_choose (&lg, cand, costs, prev->depth, fallback, next_field->cols, fp,
+        fn, cells);
+  g_free (cand);
+  g_free (costs);
+  return ok;
+}
+
+gboolean
+mc_interpolate_fields (const MCPlane * prev, const MCPlane * next,
+    const MCField * next_field, const MCField * prev_field, int num, int den,
+    const MCOptions * opt, GstMotionVectorCell * from_prev,
+    GstMotionVectorCell * from_next, unsigned *n_fallback, GError ** error)
+{
+  MCOptions def;
+  if (n_fallback)
+    *n_fallback = 0;
+  if (!check_plane (prev, "prev", error) || !check_plane (next, "next",
+          error) || !same_shape (prev, next, "next", error))
+    return FALSE;
+  if (!check_field (next_field, error) || !check_field (prev_field, error))
+    return FALSE;
+  if (!check_time (num, den, error))
+    return FALSE;
+  if (!from_prev || !from_next)
+    return invalid (error, "scaled fields", "no cells");
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  if (!impl)
+    return FALSE;
+  const size_t cells = (size_t) next_field->cols * next_field->rows;
+  uint8_t *weights = g_malloc (cells);
+  uint8_t *fallback = g_malloc (cells);
+  memset (from_prev, 0, cells * sizeof *from_prev);
+  memset (from_next, 0, cells * sizeof *from_next);
+  const gboolean ok = interp_fields (impl, prev, next, next_field,
+      prev_field, num, den, opt, weights, fallback, n_fallback, from_prev,
+      from_next, error);
+  g_free (weights);
+  g_free (fallback);
+  if (!ok && n_fallback)
+    *n_fallback = 0;
+  return ok;
+}
+
 gboolean
 mc_interpolate_picture (const MCPicture * prev, const MCPicture * next,
     MCPicture * out, const MCField * next_field, const MCField * prev_field,
@@ -501,18 +731,12 @@ mc_interpolate_picture (const MCPicture * prev, const MCPicture * next,
     return FALSE;
   uint8_t *weights = g_malloc (cells);
   uint8_t *fallback = g_malloc (cells);
-  GstMotionVectorCell *fp = g_new (GstMotionVectorCell, cells);
-  GstMotionVectorCell *fn = g_new (GstMotionVectorCell, cells);
+  GstMotionVectorCell *fp = g_new0 (GstMotionVectorCell, cells);
+  GstMotionVectorCell *fn = g_new0 (GstMotionVectorCell, cells);
   Temps temps = { impl->device_planes, { NULL, NULL } };
-  gboolean ok = mc_interpolate_weights (next_field, prev_field, num, den,
-      prev->planes[0].depth, weights, fallback, n_fallback, error)
-      && mc_field_scale (next_field, fp, num, den, error)
-      && mc_field_scale (prev_field, fn, den - num, den, error);
-  for (size_t i = 0; ok && i < cells; i++)
-    if (fallback[i]) {
-      fp[i].mv_x = fp[i].mv_y = 0;
-      fn[i].mv_x = fn[i].mv_y = 0;
-    }
+  gboolean ok = interp_fields (impl, &prev->planes[0], &next->planes[0],
+      next_field, prev_field, num, den, opt, weights, fallback, n_fallback,
+      fp, fn, error);
   const MCField sp = { next_field->block_w, next_field->block_h,
     next_field->cols, next_field->rows, 0, fp
   };

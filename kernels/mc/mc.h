@@ -217,11 +217,13 @@ gboolean mc_interpolate_weights (const MCField * next_field,
  * between `prev` (t = 0) and `next` (t = 1).  With MC_INTERP_MOTION:
  * next_field is frame next's field against prev (next(p) ~ prev(p + v)),
  * prev_field frame prev's against next (prev(p) ~ next(p + v)), one grid;
- * prev is predicted with next_field scaled to t, next with prev_field
- * scaled to 1 - t (a block of the picture at t found in prev at p + t v),
- * and the two are blended (with overlap, when opt->obmc, as predictions
- * are) by mc_interpolate_weights(); a block that falls back takes both
- * sides unmoved.  The other modes read no field (NULL allowed).  All
+ * each block takes one trajectory for both sides, prev read at q + a and
+ * next at q + b, the candidate of its own and its neighbours' vectors of
+ * both fields that prev and next agree best along
+ * (mc_interpolate_fields()), and the two predictions are blended (with
+ * overlap, when opt->obmc, as predictions are) by
+ * mc_interpolate_weights(); a block that falls back takes both sides
+ * unmoved.  The other modes read no field (NULL allowed).  All
  * pictures of one size, depth and chroma; out overlaps neither input.
  * Planes where opt->device says (the inputs prev and next, the output
  * out); CUDA works in device buffers of its own between the steps.
@@ -231,6 +233,41 @@ gboolean mc_interpolate_picture (const MCPicture * prev,
     const MCPicture * next, MCPicture * out, const MCField * next_field,
     const MCField * prev_field, int num, int den, MCInterpMode mode,
     const MCOptions * opt, unsigned *n_fallback, GError ** error);
+
+/* A candidate motion of one cell of an interpolated picture: prev is
+ * read at q + a and next at q + b for the cell's samples q, displacements
+ * in quarter luma samples (docs/motion-compensation.md,
+ * "Interpolation"). */
+typedef struct {
+  int16_t ax, ay;
+  int16_t bx, by;
+} MCBiCand;
+
+/* costs[i k + j] = the bilateral cost of candidate cand[i k + j] for cell
+ * i = r cols + c of the grid of block_w x block_h cells (4, 8 or 16 each)
+ * that covers the luma planes prev and next (one size and depth; cols =
+ * ceil (width / block_w), rows likewise): the sum over the cell's samples
+ * inside the plane of |prev - next| read at whole-sample positions
+ * (mc_bi_pos(), mc_rules.h).  k >= 1 candidates a cell.  Planes where
+ * opt->device says (MC_DEVICE_INPUTS); cand and costs host memory.
+ * mc_interpolate_picture() chooses each cell's motion with it. */
+gboolean mc_bilateral_costs (const MCPlane * prev, const MCPlane * next,
+    unsigned block_w, unsigned block_h, const MCBiCand * cand, unsigned k,
+    uint32_t * costs, const MCOptions * opt, GError ** error);
+
+/* The motion mc_interpolate_picture() uses for the picture at t = num /
+ * den between the luma planes prev and next, from next_field and
+ * prev_field (as there): from_prev[i] and from_next[i] (next_field->cols
+ * x rows cells each, rows packed) get, in mv_x and mv_y, the
+ * displacements a and b that cell i reads prev and next with, each cell's
+ * candidate of lowest mc_bi_key() (docs/motion-compensation.md,
+ * "Interpolation"); 0 in cells past the plane and in cells that fall back
+ * (counted in *n_fallback, if not NULL); the rest of each cell 0.
+ * Planes where opt->device says (MC_DEVICE_INPUTS). */
+gboolean mc_interpolate_fields (const MCPlane * prev, const MCPlane * next,
+    const MCField * next_field, const MCField * prev_field, int num, int den,
+    const MCOptions * opt, GstMotionVectorCell * from_prev,
+    GstMotionVectorCell * from_next, unsigned *n_fallback, GError ** error);
 
 /* The C reference, always present. */
 const MCImpl *mc_impl_c (void);

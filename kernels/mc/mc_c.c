@@ -287,9 +287,59 @@ blend_plane_c (const MCPlane * a, const MCPlane * b, MCPlane * out,
   return run_rows (blend_row, &job, grid->nrows, opt->threads, error);
 }
 
+/* ---- bilateral costs --------------------------------------------------- */
+
+typedef struct {
+  const MCPlane *prev;
+  const MCPlane *next;
+  const MCGrid *grid;
+  const MCBiCand *cand;
+  unsigned k;
+  uint32_t *costs;
+} Bilateral;
+
+static void
+bilateral_row (gpointer data, unsigned r)
+{
+  const Bilateral *job = data;
+  const MCGrid *g = job->grid;
+  const int W = job->prev->width, H = job->prev->height;
+  const int y0 = r * g->bh;
+  const int y1 = MIN (y0 + (int) g->bh, H);
+  for (unsigned c = 0; c < g->ncols; c++) {
+    const int x0 = c * g->bw;
+    const int x1 = MIN (x0 + (int) g->bw, W);
+    const size_t i = ((size_t) r * g->ncols + c) * job->k;
+    for (unsigned j = 0; j < job->k; j++) {
+      const MCBiCand *cd = &job->cand[i + j];
+      uint32_t sum = 0;
+      for (int y = y0; y < y1; y++)
+        for (int x = x0; x < x1; x++) {
+          const int a = read_sample (job->prev, mc_bi_pos (x, cd->ax, W),
+              mc_bi_pos (y, cd->ay, H));
+          const int b = read_sample (job->next, mc_bi_pos (x, cd->bx, W),
+              mc_bi_pos (y, cd->by, H));
+          sum += (uint32_t) (a > b ? a - b : b - a);
+        }
+      job->costs[i + j] = sum;
+    }
+  }
+}
+
+static gboolean
+bilateral_costs_c (const MCPlane * prev, const MCPlane * next,
+    const MCGrid * grid, const MCBiCand * cand, unsigned k, uint32_t * costs,
+    const MCOptions * opt, GError ** error)
+{
+  Bilateral job = { prev, next, grid, cand, k, costs };
+  return run_rows (bilateral_row, &job, grid->nrows, opt->threads, error);
+}
+
 const MCImpl *
 mc_impl_c (void)
 {
-  static const MCImpl impl = { "c", FALSE, predict_plane_c, blend_plane_c };
+  static const MCImpl impl = { "c", FALSE, predict_plane_c, blend_plane_c,
+    NULL, bilateral_costs_c
+  };
   return &impl;
 }

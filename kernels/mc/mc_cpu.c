@@ -14,7 +14,7 @@ const MCImpl *
 mc_cpu_table_portable (void)
 {
   static const MCImpl impl = { "cpu-portable", FALSE, predict_plane_portable,
-    blend_plane_portable, interpolate_plane_portable
+    blend_plane_portable, interpolate_plane_portable, bilateral_costs_portable
   };
   return &impl;
 }

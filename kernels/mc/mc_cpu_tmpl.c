@@ -955,6 +955,127 @@ MC_CPU_FN (blend_plane) (const MCPlane * a, const MCPlane * b, MCPlane * out,
   return ok;
 }
 
+/* ---- bilateral costs ------------------------------------------------------
+ * Each candidate's displacements are whole samples (mc_bi_pos()), so a
+ * cell's cost is the SAD of two rects of the planes: rows of bytes
+ * compared straight from the planes where both rects lie inside and the
+ * samples are plain bytes, else loaded as 16-bit rows (any depth or pixel
+ * stride, clamped columns at an edge) and compared there. */
+
+typedef struct {
+  const MCPlane *prev, *next;
+  const MCGrid *grid;
+  const MCBiCand *cand;
+  unsigned k;
+  uint32_t *costs;
+} BiJob;
+
+/* The SAD of h rows of 16 bytes: the differences summed per column in
+ * 16-bit lanes (at most 16 x 255) and the lanes summed once. */
+static inline uint32_t
+sad_u8_16xh (const uint8_t * a, ptrdiff_t as, const uint8_t * b,
+    ptrdiff_t bs, int h)
+{
+  uint16_t acc[16] = { 0 };
+  for (int y = 0; y < h; y++) {
+    const uint8_t *restrict ra = a + y * as, *restrict rb = b + y * bs;
+    for (int i = 0; i < 16; i++)
+      acc[i] += (uint16_t) (ra[i] > rb[i] ? ra[i] - rb[i] : rb[i] - ra[i]);
+  }
+  uint32_t s = 0;
+  for (int i = 0; i < 16; i++)
+    s += acc[i];
+  return s;
+}
+
+static inline uint32_t
+sad_u8 (const uint8_t * restrict a, const uint8_t * restrict b, int n)
+{
+  uint32_t s = 0;
+  for (int i = 0; i < n; i++)
+    s += (uint32_t) (a[i] > b[i] ? a[i] - b[i] : b[i] - a[i]);
+  return s;
+}
+
+static inline uint32_t
+sad_u16 (const uint16_t * restrict a, const uint16_t * restrict b, int n)
+{
+  uint32_t s = 0;
+  for (int i = 0; i < n; i++)
+    s += (uint32_t) (a[i] > b[i] ? a[i] - b[i] : b[i] - a[i]);
+  return s;
+}
+
+static uint32_t
+bi_cost (const MCPlane * pa, const MCPlane * pb, int x0, int y0, int w,
+    int h, const MCBiCand * cd)
+{
+  const int W = (int) pa->width, H = (int) pa->height;
+  const int xa = x0 + ((cd->ax + 2) >> 2), ya = y0 + ((cd->ay + 2) >> 2);
+  const int xb = x0 + ((cd->bx + 2) >> 2), yb = y0 + ((cd->by + 2) >> 2);
+  const gboolean inside = xa >= 0 && xa + w <= W && xb >= 0 && xb + w <= W
+      && ya >= 0 && ya + h <= H && yb >= 0 && yb + h <= H;
+  uint32_t sum = 0;
+  if (inside && pa->depth <= 8 && sample_step (pa) == 1
+      && sample_step (pb) == 1) {
+    const uint8_t *ra = sample_ptr (pa, xa, ya), *rb = sample_ptr (pb, xb,
+        yb);
+    if (w == 16) {
+      sum = sad_u8_16xh (ra, pa->stride, rb, pb->stride, h);
+    } else {
+      for (int y = 0; y < h; y++)
+        sum += sad_u8 (ra + y * pa->stride, rb + y * pb->stride, w);
+    }
+    return sum;
+  }
+  uint16_t la[CELL], lb[CELL];
+  int ia[CELL], ib[CELL];
+  for (int x = 0; x < w; x++) {
+    ia[x] = mc_clamp (xa + x, W);
+    ib[x] = mc_clamp (xb + x, W);
+  }
+  for (int y = 0; y < h; y++) {
+    const int rya = mc_clamp (ya + y, H), ryb = mc_clamp (yb + y, H);
+    if (xa >= 0 && xa + w <= W)
+      load_row (pa, xa, rya, w, la);
+    else
+      load_row_clamped (pa, ia, rya, w, la);
+    if (xb >= 0 && xb + w <= W)
+      load_row (pb, xb, ryb, w, lb);
+    else
+      load_row_clamped (pb, ib, ryb, w, lb);
+    sum += sad_u16 (la, lb, w);
+  }
+  return sum;
+}
+
+static void
+bilateral_row (gpointer data, unsigned r)
+{
+  const BiJob *job = data;
+  const MCGrid *g = job->grid;
+  const int y0 = (int) (r * g->bh);
+  const int h = (int) MIN (g->bh, job->prev->height - r * g->bh);
+  for (unsigned c = 0; c < g->ncols; c++) {
+    const int x0 = (int) (c * g->bw);
+    const int w = (int) MIN (g->bw, job->prev->width - c * g->bw);
+    const size_t i = ((size_t) r * g->ncols + c) * job->k;
+    for (unsigned j = 0; j < job->k; j++)
+      job->costs[i + j] = bi_cost (job->prev, job->next, x0, y0, w, h,
+          &job->cand[i + j]);
+  }
+}
+
+static gboolean
+MC_CPU_FN (bilateral_costs) (const MCPlane * prev, const MCPlane * next,
+    const MCGrid * grid, const MCBiCand * cand, unsigned k, uint32_t * costs,
+    const MCOptions * opt, GError ** error)
+{
+  BiJob job = { prev, next, grid, cand, k, costs };
+  return run_rows (bilateral_row, &job, grid->nrows, mc_cpu_threads (opt),
+      error);
+}
+
 static gboolean
 MC_CPU_FN (interpolate_plane) (const MCPlane * prev, const MCPlane * next,
     MCPlane * out, const MCField * from_prev, const MCField * from_next,

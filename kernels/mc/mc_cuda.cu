@@ -86,9 +86,57 @@ mc_interpolate_kernel (MCSPlane prev, MCSPlane next, MCSPlane out,
           g, x, y, sub_x, sub_y, obmc));
 }
 
+/* The bilateral costs (mc_rules.h, mc_bi_pos()) of one cell, one CUDA
+ * block a cell: thread i takes sample (i % 16, i / 16) of the cell (a
+ * cell has at most 16 x 16), and for each candidate in turn the block sums
+ * its threads' absolute differences, by warp shuffles and then across the
+ * eight warps.  Integer sums: the order of the terms does not matter, so
+ * the costs are the C reference's exactly. */
+#define MC_BI_THREADS 256
+
+template <int BPS>
+__global__ void __launch_bounds__ (MC_BI_THREADS)
+mc_bilateral_kernel (MCSPlane prev, MCSPlane next, MCSGrid g,
+    const MCBiCand *cand, int k, uint32_t *costs)
+{
+  __shared__ uint32_t part[MC_BI_THREADS / 32];
+  const int cell = blockIdx.x;
+  const int c = cell % g.ncols, r = cell / g.ncols;
+  const int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+  const int x = c * g.bw + tx, y = r * g.bh + ty;
+  const bool in = tx < g.bw && ty < g.bh && x < prev.width
+      && y < prev.height;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const MCBiCand *cd = cand + (size_t) cell * k;
+  for (int j = 0; j < k; j++) {
+    uint32_t d = 0;
+    if (in) {
+      const MCBiCand q = cd[j];
+      const int a = mc_s_read (prev, BPS, mc_bi_pos (x, q.ax, prev.width),
+          mc_bi_pos (y, q.ay, prev.height));
+      const int b = mc_s_read (next, BPS, mc_bi_pos (x, q.bx, next.width),
+          mc_bi_pos (y, q.by, next.height));
+      d = (uint32_t) (a > b ? a - b : b - a);
+    }
+    for (int o = 16; o > 0; o >>= 1)
+      d += __shfl_down_sync (0xffffffffu, d, o);
+    if (lane == 0)
+      part[warp] = d;
+    __syncthreads ();
+    if (threadIdx.x == 0) {
+      uint32_t sum = 0;
+      for (int w = 0; w < MC_BI_THREADS / 32; w++)
+        sum += part[w];
+      costs[(size_t) cell * k + j] = sum;
+    }
+    __syncthreads ();
+  }
+}
+
 /* ---- the calling thread's stream and buffers --------------------------- */
 
-enum { BUF_A, BUF_B, BUF_OUT, BUF_CELLS, BUF_CELLS_B, BUF_WEIGHTS, N_BUFS };
+enum { BUF_A, BUF_B, BUF_OUT, BUF_CELLS, BUF_CELLS_B, BUF_WEIGHTS, BUF_CAND,
+  BUF_COSTS, N_BUFS };
 
 /* A caller's stream and buffers: a session it holds (mc.h), or the
  * calling thread's own. */
@@ -444,11 +492,50 @@ interpolate_plane_cuda (const MCPlane *prev, const MCPlane *next,
       && finish (stream, error);
 }
 
+/* Candidates up, one block a cell, costs down into the caller's array
+ * (host memory, waited for). */
+static gboolean
+bilateral_costs_cuda (const MCPlane *prev, const MCPlane *next,
+    const MCGrid *grid, const MCBiCand *cand, unsigned k, uint32_t *costs,
+    const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (opt, error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  MCSPlane dp, dn;
+  const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
+  if (!dev_plane (st, stream, prev, din, BUF_A, TRUE, &dp, error)
+      || !dev_plane (st, stream, next, din, BUF_B, TRUE, &dn, error))
+    return FALSE;
+  const size_t n = (size_t) grid->ncols * grid->nrows;
+  void *dc = get_buf (st, BUF_CAND, n * k * sizeof (MCBiCand), error);
+  void *dk = dc ? get_buf (st, BUF_COSTS, n * k * sizeof (uint32_t), error)
+      : NULL;
+  if (!dk)
+    return FALSE;
+  CHECK (cudaMemcpyAsync (dc, cand, n * k * sizeof (MCBiCand),
+          cudaMemcpyHostToDevice, stream), "upload of the candidates");
+  if (prev->depth > 8)
+    mc_bilateral_kernel<2> <<<(unsigned) n, MC_BI_THREADS, 0, stream>>>
+        (dp, dn, dev_grid (grid), (const MCBiCand *) dc, (int) k,
+        (uint32_t *) dk);
+  else
+    mc_bilateral_kernel<1> <<<(unsigned) n, MC_BI_THREADS, 0, stream>>>
+        (dp, dn, dev_grid (grid), (const MCBiCand *) dc, (int) k,
+        (uint32_t *) dk);
+  CHECK (cudaGetLastError (), "launch of the bilateral-cost kernel");
+  CHECK (cudaMemcpyAsync (costs, dk, n * k * sizeof (uint32_t),
+          cudaMemcpyDeviceToHost, stream), "download of the costs");
+  return finish (stream, error);
+}
+
 const MCImpl *
 mc_impl_cuda (GError **error)
 {
   static const MCImpl impl = { "cuda", TRUE, predict_plane_cuda,
-    blend_plane_cuda, interpolate_plane_cuda };
+    blend_plane_cuda, interpolate_plane_cuda, bilateral_costs_cuda };
   int count = 0, device = 0;
   cudaError_t e = cudaGetDeviceCount (&count);
   if (e != cudaSuccess || count == 0) {

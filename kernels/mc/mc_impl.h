@@ -2,8 +2,8 @@
  *
  * mc.c checks every argument and then calls an implementation through this
  * table, as the search's MEBackend does, so an implementation never sees
- * bad input.  The C reference (mc_c.c) and CUDA (mc_cuda.cu) fill it, SIMD
- * levels will; all must give the same samples bit for bit.  MCOptions.impl picks one; mc_impl_c() and
+ * bad input.  The C reference (mc_c.c), the fast CPU implementation
+ * (mc_cpu.c) and CUDA (mc_cuda.cu) fill it; all must give the same samples bit for bit.  MCOptions.impl picks one; mc_impl_c() and
  * mc_impl_cuda() are declared in mc.h.
  */
 #ifndef MC_IMPL_H
@@ -62,13 +62,22 @@ struct MCImpl {
    * temporary planes): out = blend_plane (predict_plane (prev, from_prev),
    * predict_plane (next, from_next), weights) in one pass, the same
    * samples without the temporaries.  from_prev and from_next are the
-   * scaled fields of mc_interpolate_picture() (fallback blocks already
-   * zeroed), weights one per cell of `grid`, rows `wstride` apart. */
+   * fields of mc_interpolate_fields() (each cell's a and b, fallback
+   * blocks already zeroed), weights one per cell of `grid`, rows
+   * `wstride` apart. */
   gboolean (*interpolate_plane) (const MCPlane * prev, const MCPlane * next,
       MCPlane * out, const MCField * from_prev, const MCField * from_next,
       const uint8_t * weights, size_t wstride, const MCGrid * grid,
       unsigned sub_x, unsigned sub_y, const MCOptions * opt,
       GError ** error);
+  /* Optional (NULL: the C reference's, which reads host planes only):
+   * costs[i k + j] = the bilateral cost (mc_bi_pos(), mc_rules.h) of
+   * candidate cand[i k + j] for luma cell i = r ncols + c of `grid`, k
+   * candidates a cell, on the luma planes prev and next (one size and
+   * depth). */
+  gboolean (*bilateral_costs) (const MCPlane * prev, const MCPlane * next,
+      const MCGrid * grid, const MCBiCand * cand, unsigned k,
+      uint32_t * costs, const MCOptions * opt, GError ** error);
 };
 
 #endif /* MC_IMPL_H */

@@ -976,6 +976,287 @@ interp_ok (const TPic * prev, const TPic * next, TPic * out,
   g_assert_true (ok);
 }
 
+
+/* ---- the bilateral choice ----------------------------------------------- */
+
+/* The whole-sample position and the ranking key, by hand. */
+static void
+test_bi_rule (void)
+{
+  /* (d + 2) >> 2: nearest whole sample, halves up */
+  g_assert_cmpint (mc_bi_pos (5, 0, 10), ==, 5);
+  g_assert_cmpint (mc_bi_pos (5, 1, 10), ==, 5);
+  g_assert_cmpint (mc_bi_pos (5, 2, 10), ==, 6);
+  g_assert_cmpint (mc_bi_pos (5, -2, 10), ==, 5);
+  g_assert_cmpint (mc_bi_pos (5, -3, 10), ==, 4);
+  g_assert_cmpint (mc_bi_pos (5, 6, 10), ==, 7);
+  g_assert_cmpint (mc_bi_pos (5, -7, 10), ==, 3);
+  /* clamped into the plane */
+  g_assert_cmpint (mc_bi_pos (0, -8, 10), ==, 0);
+  g_assert_cmpint (mc_bi_pos (9, 8, 10), ==, 9);
+  g_assert_cmpint (mc_bi_pos (3, -32768, 10), ==, 0);
+  g_assert_cmpint (mc_bi_pos (3, 32767, 10), ==, 9);
+  /* cost + len bw bh 16 2^(depth - 8) / 256 */
+  g_assert_cmpuint (mc_bi_key (100, 0, 16, 16, 8), ==, 100);
+  g_assert_cmpuint (mc_bi_key (100, 3, 16, 16, 8), ==, 148);
+  g_assert_cmpuint (mc_bi_key (100, 3, 16, 16, 10), ==, 292);
+  g_assert_cmpuint (mc_bi_key (100, 3, 8, 8, 8), ==, 112);
+  g_assert_cmpuint (mc_bi_key (0, 131072, 16, 16, 16), ==,
+      131072ull * 16 * 256);
+}
+
+/* floor (n / 4), written apart from the library's shift */
+static int
+floor4 (int n)
+{
+  return n >= 0 ? n / 4 : -((-n + 3) / 4);
+}
+
+static int
+clampi (int v, int n)
+{
+  return v < 0 ? 0 : v >= n ? n - 1 : v;
+}
+
+/* mc_bilateral_costs() against the rule written out sample by sample, on
+ * an odd size no block divides, 10 bits in the high bits of the word,
+ * candidates near and far (the int16 limits), every implementation. */
+static void
+test_bi_costs_naive (void)
+{
+  GRand *rand = g_rand_new_with_seed (31);
+  const unsigned W = 37, H = 23, bw = 8, bh = 4, k = 5;
+  TPlane a, b;
+  tplane_init (&a, W, H, 10, 6);
+  tplane_init (&b, W, H, 10, 6);
+  fill_random (&a.p, rand);
+  fill_random (&b.p, rand);
+  const unsigned cols = 5, rows = 6;
+  MCBiCand *cand = g_new (MCBiCand, cols * rows * k);
+  for (unsigned i = 0; i < cols * rows * k; i++) {
+    const int far = g_rand_int_range (rand, 0, 4) == 0;
+    const int lim = far ? 32768 : 40;
+    cand[i].ax = g_rand_int_range (rand, -lim, lim);
+    cand[i].ay = g_rand_int_range (rand, -lim, lim);
+    cand[i].bx = g_rand_int_range (rand, -lim, lim);
+    cand[i].by = g_rand_int_range (rand, -lim, lim);
+  }
+  cand[0] = (MCBiCand) { -32768, -32768, 32767, 32767 };
+  guint32 *costs = g_new (guint32, cols * rows * k);
+  const MCImpl *impls[2] = { mc_impl_c (), mc_impl_cpu () };
+  for (unsigned m = 0; m < 2; m++) {
+    MCOptions o = opts (TRUE, 2);
+    o.impl = impls[m];
+    GError *err = NULL;
+    memset (costs, 0xff, cols * rows * k * sizeof *costs);
+    g_assert_true (mc_bilateral_costs (&a.p, &b.p, bw, bh, cand, k, costs,
+            &o, &err));
+    g_assert_no_error (err);
+    unsigned nonzero = 0;
+    for (unsigned r = 0; r < rows; r++)
+      for (unsigned c = 0; c < cols; c++)
+        for (unsigned j = 0; j < k; j++) {
+          const MCBiCand *cd = &cand[(r * cols + c) * k + j];
+          guint32 want = 0;
+          for (unsigned y = r * bh; y < MIN ((r + 1) * bh, H); y++)
+            for (unsigned x = c * bw; x < MIN ((c + 1) * bw, W); x++)
+              want += ABS (get (&a.p, clampi (x + floor4 (cd->ax + 2), W),
+                      clampi (y + floor4 (cd->ay + 2), H))
+                  - get (&b.p, clampi (x + floor4 (cd->bx + 2), W),
+                      clampi (y + floor4 (cd->by + 2), H)));
+          g_assert_cmpuint (costs[(r * cols + c) * k + j], ==, want);
+          nonzero += want != 0;
+        }
+    g_assert_cmpuint (nonzero, >, cols * rows * k / 2);
+  }
+  /* bad input: no candidates, a block size, two shapes */
+  GError *err = NULL;
+  g_assert_false (mc_bilateral_costs (&a.p, &b.p, bw, bh, cand, 0, costs,
+          NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_bilateral_costs (&a.p, &b.p, 6, bh, cand, k, costs,
+          NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  b.p.width--;
+  g_assert_false (mc_bilateral_costs (&a.p, &b.p, bw, bh, cand, k, costs,
+          NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  b.p.width++;
+  g_free (costs);
+  g_free (cand);
+  tplane_clear (&a);
+  tplane_clear (&b);
+  g_rand_free (rand);
+}
+
+/* A textured 16x16 square moving 8 pixels right over a still textured
+ * background, 8x8 blocks, each field with the square's vector where the
+ * square is in its own frame.  At t = 1/2 the cells of the square's left
+ * half are background in frame next, so next's field has 0 there: the
+ * vector pair the two fields give at the same cell (prev read at q,
+ * next at q + 4) made a double image.  The bilateral choice takes the
+ * square's motion for both sides of its four cells, and the picture is
+ * the square moved 4 pixels, exactly, inside the margin where no other
+ * cell's window reaches. */
+static void
+test_bi_moving_square (void)
+{
+  GRand *rand = g_rand_new_with_seed (47);
+  const int W = 64, H = 48;
+  TPic prev, next, out;
+  tpic_init (&prev, MC_CHROMA_NONE, W, H, 8, 0);
+  tpic_init (&next, MC_CHROMA_NONE, W, H, 8, 0);
+  tpic_init (&out, MC_CHROMA_NONE, W, H, 8, 0);
+  MCPlane *pp = &prev.pic.planes[0], *pn = &next.pic.planes[0];
+  fill_random (pp, rand);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      set (pn, x, y, get (pp, x, y));
+  guint8 square[16][16];
+  /* the background alone, to compare with */
+  TPlane bg;
+  tplane_init (&bg, W, H, 8, 0);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      set (&bg.p, x, y, get (pp, x, y));
+  for (int y = 0; y < 16; y++)
+    for (int x = 0; x < 16; x++) {
+      square[y][x] = (guint8) g_rand_int_range (rand, 0, 256);
+      set (pp, 16 + x, 16 + y, square[y][x]);
+      set (pn, 24 + x, 16 + y, square[y][x]);
+    }
+  TField fn, fp;
+  tfield_init (&fn, 8, 8, 8, 6, 0, 0);
+  tfield_init (&fp, 8, 8, 8, 6, 0, 0);
+  for (int r = 2; r <= 3; r++) {
+    fn.cells[r * 8 + 3].mv_x = fn.cells[r * 8 + 4].mv_x = -32;
+    fp.cells[r * 8 + 2].mv_x = fp.cells[r * 8 + 3].mv_x = 32;
+  }
+  /* the chosen motion of the square's cells at t = 1/2 */
+  GstMotionVectorCell a[48], b[48];
+  GError *err = NULL;
+  unsigned nfb = 99;
+  g_assert_true (mc_interpolate_fields (pp, pn, &fn.f, &fp.f, 1, 2, NULL,
+          a, b, &nfb, &err));
+  g_assert_no_error (err);
+  g_assert_cmpuint (nfb, ==, 0);
+  for (int r = 2; r <= 3; r++)
+    for (int c = 2; c <= 3; c++) {
+      g_assert_cmpint (a[r * 8 + c].mv_x, ==, -16);
+      g_assert_cmpint (a[r * 8 + c].mv_y, ==, 0);
+      g_assert_cmpint (b[r * 8 + c].mv_x, ==, 16);
+      g_assert_cmpint (b[r * 8 + c].mv_y, ==, 0);
+    }
+  /* a background cell far from it stays still */
+  g_assert_cmpint (a[0].mv_x, ==, 0);
+  g_assert_cmpint (b[0].mv_x, ==, 0);
+  interp_ok (&prev, &next, &out, &fn.f, &fp.f, 1, 2, MC_INTERP_MOTION, &nfb);
+  /* the square at t, where only its cells' windows reach (x 20 .. 29,
+   * y 18 .. 29): its own texture moved 4 pixels, once */
+  for (int y = 18; y < 30; y++)
+    for (int x = 20; x < 30; x++)
+      g_assert_cmpint (get (&out.pic.planes[0], x, y), ==,
+          square[y - 16][x - 20]);
+  /* the background right of it, where both sides see it, as it is */
+  for (int y = 0; y < H; y++)
+    for (int x = 44; x < W; x++)
+      g_assert_cmpint (get (&out.pic.planes[0], x, y), ==,
+          get (&bg.p, x, y));
+  tplane_clear (&bg);
+  g_free (fn.cells);
+  g_free (fp.cells);
+  tpic_clear (&prev);
+  tpic_clear (&next);
+  tpic_clear (&out);
+  g_rand_free (rand);
+}
+
+/* The order that breaks ties.  prev(x, y) = g(x + y) with g random and
+ * next(x, y) = prev(x + 2, y): a candidate costs nothing when ax + ay =
+ * bx + by + 2 pixels, so at t = 1/2 every vector of next's field with vx
+ * + vy = 8 quarter pixels and every one of prev's with ux + uy = -8 does,
+ * at one length (8 quarter pixels), and the zero motion does not. */
+static void
+test_bi_tie_break (void)
+{
+  GRand *rand = g_rand_new_with_seed (53);
+  const int W = 64, H = 64;
+  TPlane a, b;
+  tplane_init (&a, W, H, 8, 0);
+  tplane_init (&b, W, H, 8, 0);
+  int g[140];
+  for (int i = 0; i < 140; i++)
+    g[i] = g_rand_int_range (rand, 0, 256);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      set (&a.p, x, y, g[x + y]);
+      set (&b.p, x, y, g[x + y + 2]);
+    }
+  TField fn, fp;
+  tfield_init (&fn, 8, 8, 8, 8, 8, 0);
+  tfield_init (&fp, 8, 8, 8, 8, 0, -8);
+  GstMotionVectorCell fa[64], fb[64];
+  const int i = 3 * 8 + 3;      /* cell (3, 3), inside */
+  GError *err = NULL;
+  /* all equal: the cell's own vector of next's field, first */
+  g_assert_true (mc_interpolate_fields (&a.p, &b.p, &fn.f, &fp.f, 1, 2,
+          NULL, fa, fb, NULL, &err));
+  g_assert_cmpint (fa[i].mv_x, ==, 4);
+  g_assert_cmpint (fa[i].mv_y, ==, 0);
+  g_assert_cmpint (fb[i].mv_x, ==, -4);
+  g_assert_cmpint (fb[i].mv_y, ==, 0);
+  /* that one costs: the cell's own of prev's field, second */
+  fn.cells[i].mv_x = 16;
+  g_assert_true (mc_interpolate_fields (&a.p, &b.p, &fn.f, &fp.f, 1, 2,
+          NULL, fa, fb, NULL, &err));
+  g_assert_cmpint (fa[i].mv_x, ==, 0);
+  g_assert_cmpint (fa[i].mv_y, ==, 4);
+  g_assert_cmpint (fb[i].mv_x, ==, 0);
+  g_assert_cmpint (fb[i].mv_y, ==, -4);
+  /* both of the cell's own cost: the left neighbour's (0, 8) of next's
+   * field comes before the right one's (8, 0) */
+  fp.cells[i].mv_y = 16;
+  fn.cells[i - 1].mv_x = 0;
+  fn.cells[i - 1].mv_y = 8;
+  g_assert_true (mc_interpolate_fields (&a.p, &b.p, &fn.f, &fp.f, 1, 2,
+          NULL, fa, fb, NULL, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (fa[i].mv_x, ==, 0);
+  g_assert_cmpint (fa[i].mv_y, ==, 4);
+  g_assert_cmpint (fb[i].mv_x, ==, 0);
+  g_assert_cmpint (fb[i].mv_y, ==, -4);
+  /* the shorter of two that cost alike wins over the earlier: the cell's
+   * own (16, 0) of next's field made free by a picture that moves 4 */
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      set (&b.p, x, y, g[MIN (x + y + 4, 139)]);
+  fn.cells[i].mv_x = 16;
+  fn.cells[i].mv_y = 0;
+  fp.cells[i].mv_x = 0;
+  fp.cells[i].mv_y = -16;
+  g_assert_true (mc_interpolate_fields (&a.p, &b.p, &fn.f, &fp.f, 1, 2,
+          NULL, fa, fb, NULL, &err));
+  g_assert_cmpint (fa[i].mv_x, ==, 8);
+  g_assert_cmpint (fb[i].mv_x, ==, -8);
+  /* a corner cell, its neighbours clamped into the grid, and vectors at
+   * the int16 limits: still one of its candidates */
+  fn.cells[0].mv_x = -32768;
+  fn.cells[0].mv_y = 32767;
+  g_assert_true (mc_interpolate_fields (&a.p, &b.p, &fn.f, &fp.f, 1, 2,
+          NULL, fa, fb, NULL, &err));
+  g_assert_no_error (err);
+  g_assert_true ((fa[0].mv_x == 0 && fa[0].mv_y == 4)
+      || (fa[0].mv_x == 4 && fa[0].mv_y == 0));
+  g_free (fn.cells);
+  g_free (fp.cells);
+  tplane_clear (&a);
+  tplane_clear (&b);
+  g_rand_free (rand);
+}
+
 /* The weight rule by hand. */
 static void
 test_interp_weights (void)
@@ -1410,5 +1691,9 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/interp-bad-input", test_interp_bad_input);
   g_test_add_func ("/mc/interleaved-neighbours", test_interleaved_neighbours);
   g_test_add_func ("/mc/interp-semi-as-planar", test_interp_semi_as_planar);
+  g_test_add_func ("/mc/bi-rule", test_bi_rule);
+  g_test_add_func ("/mc/bi-costs-naive", test_bi_costs_naive);
+  g_test_add_func ("/mc/bi-moving-square", test_bi_moving_square);
+  g_test_add_func ("/mc/bi-tie-break", test_bi_tie_break);
   return g_test_run ();
 }

@@ -1087,6 +1087,116 @@ static const MCImpl host_sample_impl = { "cuda-sample-on-host", FALSE,
   host_predict, host_blend, host_interpolate
 };
 
+/* ---- bilateral costs ------------------------------------------------------ */
+
+/* One random case of mc_bilateral_costs(): two pictures of one random
+ * layout, format and size, one of their planes (luma, or a chroma plane:
+ * interleaved and packed planes get their pixel strides), k random
+ * candidates a cell from small to the int16 limits; the implementation's
+ * costs against the C reference's. */
+static gboolean
+check_bi_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
+    const char *label)
+{
+  unsigned depth, shift;
+  random_format (&depth, &shift);
+  const MCChroma chroma = (MCChroma) RAND (0, 3);
+  unsigned w = random_side (), h = random_side ();
+  if (n == 0 && impl != mc_impl_c ()) {
+    w = 1280;
+    h = 720;
+  }
+  const unsigned bw = random_block (), bh = random_block ();
+  Layout lay;
+  layout_random (&lay, chroma, (LayoutKind) RAND (0, 2));
+  Pic a, b;
+  pic_init (&a, chroma, w, h, depth, shift, &lay);
+  pic_init (&b, chroma, w, h, depth, shift, &lay);
+  const unsigned pi = RAND (0, (int) a.np - 1);
+  /* b's plane now and then a shifted copy of a's, so that some
+   * candidates cost little and others much */
+  if (RAND (0, 1))
+    for (unsigned y = 0; y < a.ph[pi]; y++)
+      for (unsigned x = 0; x < a.pw[pi]; x++) {
+        const MCPlane *pa = &a.ref[pi].p, *pb = &b.ref[pi].p;
+        const unsigned sx = MIN (x + 1, a.pw[pi] - 1);
+        const size_t ps = mc_plane_pstride (pa);
+        memcpy (pb->data + y * pb->stride + x * ps, pa->data + y * pa->stride
+            + sx * ps, mc_plane_bps (pa));
+      }
+  const MCPlane *pp = &a.ref[pi].p, *pn = &b.ref[pi].p;
+  const unsigned cells = ((pp->width + bw - 1) / bw)
+      * ((pp->height + bh - 1) / bh);
+  const unsigned k = RAND (1, 12);
+  const int kind = RAND (-1, 2);
+  MCBiCand *cand = g_new (MCBiCand, (size_t) cells * k);
+  for (size_t i = 0; i < (size_t) cells * k; i++) {
+    const int kk = kind < 0 ? RAND (0, 2) : kind;
+    cand[i].ax = (int16_t) random_mv (pp->width, kk);
+    cand[i].ay = (int16_t) random_mv (pp->height, kk);
+    cand[i].bx = (int16_t) random_mv (pp->width, kk);
+    cand[i].by = (int16_t) random_mv (pp->height, kk);
+  }
+  uint32_t *want = g_new (uint32_t, (size_t) cells * k);
+  uint32_t *got = g_new0 (uint32_t, (size_t) cells * k);
+  memset (got, 0xa5, (size_t) cells * k * sizeof *got);
+  MCOptions ref_opt, opt;
+  mc_options_init (&ref_opt);
+  opt = ref_opt;
+  opt.impl = impl;
+  opt.threads = threads;
+  GError *error = NULL;
+  gboolean ok = mc_bilateral_costs (pp, pn, bw, bh, cand, k, want, &ref_opt,
+      &error);
+  guint8 *da = NULL, *db = NULL;
+  MCPlane dp = *pp, dn = *pn;
+  if (ok && mem != MEM_HOST) {
+    da = to_device (&a.ref[pi], &error);
+    db = da ? to_device (&b.ref[pi], &error) : NULL;
+    ok = db != NULL;
+    if (ok) {
+      dp.data = dev_data (da, &a.ref[pi]);
+      dn.data = dev_data (db, &b.ref[pi]);
+      opt.device = MC_DEVICE_INPUTS;
+    }
+  }
+  ok = ok && mc_bilateral_costs (&dp, &dn, bw, bh, cand, k, got, &opt,
+      &error);
+  if (!ok) {
+    fprintf (stderr, "%s: bilateral case %u: %s\n", label, n,
+        error ? error->message : "failed");
+    g_clear_error (&error);
+  }
+  for (size_t i = 0; ok && i < (size_t) cells * k; i++)
+    if (want[i] != got[i]) {
+      fprintf (stderr, "%s: bilateral case %u: plane %u of %ux%u %s %s "
+          "(pixel stride %u), %u bits shift %u, cells %ux%u, k %u: cost "
+          "%zu (cell %zu, candidate %zu: a %d,%d b %d,%d) is %u, not %u\n",
+          label, n, pi, w, h, chroma_names[chroma], layout_names[lay.kind],
+          mc_plane_pstride (pp), depth, shift, bw, bh, k, i, i / k, i % k,
+          cand[i].ax, cand[i].ay, cand[i].bx, cand[i].by, got[i], want[i]);
+      ok = FALSE;
+    }
+  mc_cuda_free (da);
+  mc_cuda_free (db);
+  g_free (want);
+  g_free (got);
+  g_free (cand);
+  pic_free (&a);
+  pic_free (&b);
+  return ok;
+}
+
+static gboolean
+check_bi_cases (const MCImpl * impl, Mem mem, unsigned threads,
+    unsigned count, const char *label)
+{
+  for (unsigned n = 0; n < count; n++)
+    if (!check_bi_case (impl, mem, threads, n, label))
+      return FALSE;
+  return TRUE;
+}
+
 /* ---- the groups ---------------------------------------------------------- */
 
 static gboolean
@@ -1131,6 +1241,10 @@ checkasm_check_mc (const char *which)
             "vs c", impl->name, t, t > 1 ? "s" : "");
         checkasm_report (label, check_interp_cases (impl, MEM_HOST, t,
                 t == 1 ? 200 : 40, label));
+        g_snprintf (label, sizeof label, "mc bilateral costs %s, %u "
+            "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
+        checkasm_report (label, check_bi_cases (impl, MEM_HOST, t,
+                t == 1 ? 200 : 40, label));
       }
     }
     /* the best level is one of them */
@@ -1152,6 +1266,10 @@ checkasm_check_mc (const char *which)
     checkasm_report ("mc c, device planes refused", check_c_refuses_device ());
     g_snprintf (label, sizeof label, "mc cuda kernels' code on the host vs c");
     checkasm_report (label, check_cases (&host_sample_impl, MEM_HOST, 1, 150,
+            label));
+    g_snprintf (label, sizeof label, "mc bilateral costs c, 3 threads, "
+        "vs c");
+    checkasm_report (label, check_bi_cases (mc_impl_c (), MEM_HOST, 3, 40,
             label));
     for (unsigned i = 0; i < G_N_ELEMENTS (threads); i += 2) {
       g_snprintf (label, sizeof label, "mc interpolate c, %u threads, vs c",
@@ -1183,6 +1301,11 @@ checkasm_check_mc (const char *which)
           mem_names[m]);
       checkasm_report (label, check_interp_cases (cuda, m, 1, m == MEM_HOST
               ? 150 : m == MEM_DEVICE ? 60 : 40, label));
+    }
+    for (Mem m = MEM_HOST; m <= MEM_MIXED; m += MEM_MIXED - MEM_HOST) {
+      g_snprintf (label, sizeof label, "mc bilateral costs cuda, %s planes, "
+          "vs c", m == MEM_HOST ? "host" : "device");
+      checkasm_report (label, check_bi_cases (cuda, m, 1, 150, label));
     }
     checkasm_report ("mc cuda, bad input", check_cuda_errors (cuda));
   }

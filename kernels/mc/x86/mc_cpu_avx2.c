@@ -11,7 +11,7 @@ const MCImpl *
 mc_cpu_table_avx2 (void)
 {
   static const MCImpl impl = { "cpu-avx2", FALSE, predict_plane_avx2,
-    blend_plane_avx2, interpolate_plane_avx2
+    blend_plane_avx2, interpolate_plane_avx2, bilateral_costs_avx2
   };
   return &impl;
 }
