@@ -92,11 +92,13 @@ enum
   PROP_BACKEND,
   PROP_THREADS,
   PROP_CUT_MODE,
+  PROP_PAIRING,
 };
 
 #define DEFAULT_BACKEND GST_MV_INTERPOLATE_BACKEND_AUTO
 #define DEFAULT_THREADS 0
 #define DEFAULT_CUT_MODE GST_MV_INTERPOLATE_CUT_REPEAT
+#define DEFAULT_PAIRING GST_MV_INTERPOLATE_PAIRING_BILATERAL
 
 struct _GstMvInterpolate
 {
@@ -109,6 +111,7 @@ struct _GstMvInterpolate
   GstMvInterpolateBackend backend;
   guint threads;
   GstMvInterpolateCutMode cut_mode;
+  GstMvInterpolatePairing pairing;
   gboolean backend_changed;
   gint in_fps_n, in_fps_d;      /* for the latency query */
 
@@ -141,6 +144,28 @@ struct _GstMvInterpolate
 
 GType gst_mv_interpolate_backend_get_type (void);
 GType gst_mv_interpolate_cut_mode_get_type (void);
+GType gst_mv_interpolate_pairing_get_type (void);
+
+GType
+gst_mv_interpolate_pairing_get_type (void)
+{
+  static GType type = 0;
+  static const GEnumValue values[] = {
+    {GST_MV_INTERPOLATE_PAIRING_BILATERAL,
+        "One trajectory a block, chosen by matching the two frames along it "
+          "(better frames)", "bilateral"},
+    {GST_MV_INTERPOLATE_PAIRING_FIELDS,
+        "Each side its own field's vector (faster, above all on a GPU)",
+        "fields"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_enum_register_static ("GstMvInterpolatePairing", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
 
 GType
 gst_mv_interpolate_backend_get_type (void)
@@ -795,6 +820,8 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
   mc_options_init (&opt);
   GST_OBJECT_LOCK (self);
   opt.threads = self->threads;
+  opt.pairing = self->pairing == GST_MV_INTERPOLATE_PAIRING_FIELDS
+      ? MC_PAIR_FIELDS : MC_PAIR_BILATERAL;
   GST_OBJECT_UNLOCK (self);
   /* 0: one per core (the CPU implementations; CUDA ignores it) */
   if (opt.threads == 0)
@@ -1440,6 +1467,9 @@ gst_mv_interpolate_set_property (GObject * object, guint prop_id,
     case PROP_CUT_MODE:
       self->cut_mode = g_value_get_enum (value);
       break;
+    case PROP_PAIRING:
+      self->pairing = g_value_get_enum (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1463,6 +1493,9 @@ gst_mv_interpolate_get_property (GObject * object, guint prop_id,
       break;
     case PROP_CUT_MODE:
       g_value_set_enum (value, self->cut_mode);
+      break;
+    case PROP_PAIRING:
+      g_value_set_enum (value, self->pairing);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1513,6 +1546,11 @@ gst_mv_interpolate_class_init (GstMvInterpolateClass * klass)
           "The frames between two input frames across a scene cut",
           gst_mv_interpolate_cut_mode_get_type (), DEFAULT_CUT_MODE,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_PAIRING,
+      g_param_spec_enum ("pairing", "Pairing",
+          "Where each block of a made frame takes its motion from",
+          gst_mv_interpolate_pairing_get_type (), DEFAULT_PAIRING,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -1526,6 +1564,7 @@ gst_mv_interpolate_class_init (GstMvInterpolateClass * klass)
 
   gst_type_mark_as_plugin_api (gst_mv_interpolate_backend_get_type (), 0);
   gst_type_mark_as_plugin_api (gst_mv_interpolate_cut_mode_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_mv_interpolate_pairing_get_type (), 0);
 }
 
 static void
@@ -1549,6 +1588,7 @@ gst_mv_interpolate_init (GstMvInterpolate * self)
   self->backend = DEFAULT_BACKEND;
   self->threads = DEFAULT_THREADS;
   self->cut_mode = DEFAULT_CUT_MODE;
+  self->pairing = DEFAULT_PAIRING;
   gst_segment_init (&self->segment, GST_FORMAT_TIME);
   self->discont = TRUE;
 }

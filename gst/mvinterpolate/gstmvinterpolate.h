@@ -32,6 +32,17 @@ typedef enum {
   GST_MV_INTERPOLATE_CUT_BLEND,
 } GstMvInterpolateCutMode;
 
+/**
+ * GstMvInterpolatePairing:
+ * @GST_MV_INTERPOLATE_PAIRING_BILATERAL: one trajectory a block, chosen
+ *   among the fields' vectors by matching the two frames along it
+ * @GST_MV_INTERPOLATE_PAIRING_FIELDS: each side its own field's vector
+ */
+typedef enum {
+  GST_MV_INTERPOLATE_PAIRING_BILATERAL,
+  GST_MV_INTERPOLATE_PAIRING_FIELDS,
+} GstMvInterpolatePairing;
+
 #define GST_TYPE_MV_INTERPOLATE (gst_mv_interpolate_get_type ())
 G_DECLARE_FINAL_TYPE (GstMvInterpolate, gst_mv_interpolate, GST,
     MV_INTERPOLATE, GstElement);

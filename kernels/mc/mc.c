@@ -24,6 +24,7 @@ mc_options_init (MCOptions * opt)
   opt->device = MC_DEVICE_NONE;
   opt->cuda_stream = NULL;
   opt->cuda_session = NULL;
+  opt->pairing = MC_PAIR_BILATERAL;
 }
 
 static gboolean
@@ -621,12 +622,24 @@ interp_fields (const MCImpl * impl, const MCPlane * prev,
 {
   const size_t cells = (size_t) next_field->cols * next_field->rows;
   MCGrid lg;
+  if ((unsigned) opt->pairing > MC_PAIR_FIELDS)
+    return invalid (error, "pairing", "%d is not an MCPairing", opt->pairing);
   gboolean ok = mc_interpolate_weights (next_field, prev_field, num, den,
       prev->depth, weights, fallback, n_fallback, error)
       && plane_grid (prev, next_field->block_w, next_field->block_h,
       next_field->cols, next_field->rows, 0, 0, &lg, error);
   if (!ok)
     return FALSE;
+  if (opt->pairing == MC_PAIR_FIELDS) {
+    /* prev moved by next's field at the block, next by prev's, each scaled
+     * to its side of t; fallback blocks unmoved */
+    ok = mc_field_scale (next_field, fp, num, den, error)
+        && mc_field_scale (prev_field, fn, den - num, den, error);
+    for (size_t i = 0; ok && i < cells; i++)
+      if (fallback[i])
+        fp[i].mv_x = fp[i].mv_y = fn[i].mv_x = fn[i].mv_y = 0;
+    return ok;
+  }
   const size_t nc = (size_t) lg.ncols * lg.nrows * bi_k ();
   MCBiCand *cand = g_new (MCBiCand, nc);
   uint32_t *costs = g_new (uint32_t, nc);

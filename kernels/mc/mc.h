@@ -130,6 +130,20 @@ typedef struct MCImpl MCImpl;
  * device's primary context).  A session serves one call at a time. */
 typedef struct MCCudaSession MCCudaSession;
 
+/* Where each block of an interpolated picture takes its motion from
+ * (mc_interpolate_picture(), MC_INTERP_MOTION). */
+typedef enum {
+  MC_PAIR_BILATERAL,         /* one trajectory for both sides, chosen among
+                              * the fields' vectors at the block and its
+                              * neighbours by matching prev against next
+                              * along it (default: the better pictures) */
+  MC_PAIR_FIELDS,            /* each side its own field's vector at the
+                              * block, scaled to t: no pixels read to
+                              * choose, so no bilateral costs (faster,
+                              * above all on a GPU, where the costs are a
+                              * round trip to the host) */
+} MCPairing;
+
 /* How to compensate.  mc_options_init() gives the defaults. */
 typedef struct {
   gboolean obmc;             /* overlapped blocks (default); FALSE: each
@@ -146,6 +160,8 @@ typedef struct {
                               * written either way. */
   MCCudaSession *cuda_session;  /* CUDA: the caller's state (above); NULL
                                  * (default): the calling thread's */
+  MCPairing pairing;         /* interpolation: MC_PAIR_BILATERAL
+                              * (default) or MC_PAIR_FIELDS */
 } MCOptions;
 
 void mc_options_init (MCOptions * opt);

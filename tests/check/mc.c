@@ -1257,6 +1257,53 @@ test_bi_tie_break (void)
   g_rand_free (rand);
 }
 
+/* MC_PAIR_FIELDS: each side its own field's vector at the cell, scaled to
+ * its side of t (next's field to t for prev, prev's to 1 - t for next),
+ * whatever the pictures; an unknown pairing is refused. */
+static void
+test_pair_fields (void)
+{
+  const int W = 64, H = 64;
+  TPlane a, b;
+  tplane_init (&a, W, H, 8, 0);
+  tplane_init (&b, W, H, 8, 0);
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++) {
+      set (&a.p, x, y, (x * 7 + y * 13) & 255);
+      set (&b.p, x, y, (x * 5 + y * 11) & 255);
+    }
+  TField fn, fp;
+  tfield_init (&fn, 8, 8, 8, 8, 8, 0);
+  tfield_init (&fp, 8, 8, 8, 8, 0, -12);
+  fn.cells[9].mv_x = -6;
+  fn.cells[9].mv_y = 3;
+  GstMotionVectorCell fa[64], fb[64];
+  MCOptions opt;
+  GError *err = NULL;
+  mc_options_init (&opt);
+  opt.pairing = MC_PAIR_FIELDS;
+  g_assert_true (mc_interpolate_fields (&a.p, &b.p, &fn.f, &fp.f, 1, 3,
+          &opt, fa, fb, NULL, &err));
+  g_assert_no_error (err);
+  for (int i = 0; i < 64; i++) {
+    /* 1/3 of next's field for prev, 2/3 of prev's for next, rounded half
+     * away from zero */
+    g_assert_cmpint (fa[i].mv_x, ==, i == 9 ? -2 : 3);
+    g_assert_cmpint (fa[i].mv_y, ==, i == 9 ? 1 : 0);
+    g_assert_cmpint (fb[i].mv_x, ==, 0);
+    g_assert_cmpint (fb[i].mv_y, ==, -8);
+  }
+  opt.pairing = (MCPairing) 7;
+  g_assert_false (mc_interpolate_fields (&a.p, &b.p, &fn.f, &fp.f, 1, 3,
+          &opt, fa, fb, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_free (fn.cells);
+  g_free (fp.cells);
+  tplane_clear (&a);
+  tplane_clear (&b);
+}
+
 /* The weight rule by hand. */
 static void
 test_interp_weights (void)
@@ -1695,5 +1742,6 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/bi-costs-naive", test_bi_costs_naive);
   g_test_add_func ("/mc/bi-moving-square", test_bi_moving_square);
   g_test_add_func ("/mc/bi-tie-break", test_bi_tie_break);
+  g_test_add_func ("/mc/pair-fields", test_pair_fields);
   return g_test_run ();
 }
