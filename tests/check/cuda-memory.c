@@ -21,7 +21,8 @@
 #include <gst/app/gstappsink.h>
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
-#define CUDA_CONTEXT_TYPE "gst.cuda.context"
+#include "cuda-elements.h"
+
 #define CUDA_MEMORY_TYPE "gst.cuda.memory"
 
 typedef struct {
@@ -41,28 +42,6 @@ run_clear (Run * r)
   g_clear_object (&r->me_context);
   g_clear_object (&r->upload_context);
   g_clear_pointer (&r->active_backend, g_free);
-}
-
-/* The CUDA context an element answers a CONTEXT query with on `pad`. */
-static GObject *
-pad_cuda_context (GstPad * pad)
-{
-  GstQuery *q = gst_query_new_context (CUDA_CONTEXT_TYPE);
-  GObject *obj = NULL;
-
-  if (gst_pad_query (pad, q)) {
-    GstContext *ctx = NULL;
-    gst_query_parse_context (q, &ctx);
-    if (ctx) {
-      /* the library names the field after the context type */
-      const GValue *v = gst_structure_get_value (gst_context_get_structure
-          (ctx), CUDA_CONTEXT_TYPE);
-      if (v && G_VALUE_HOLDS_OBJECT (v))
-        obj = g_value_dup_object (v);
-    }
-  }
-  gst_query_unref (q);
-  return obj;
 }
 
 static gboolean
@@ -109,14 +88,10 @@ run_pipeline (const gchar * upload, const gchar * backend, guint w, guint h,
             CUDA_MEMORY_TYPE))
       r->cuda_buffers++;
     if (r->metas->len == 1) {
-      GstPad *pad = gst_element_get_static_pad (me, "src");
-      r->me_context = pad_cuda_context (pad);
-      gst_object_unref (pad);
+      r->me_context = cuda_elements_pad_context (me, "src");
       g_object_get (me, "active-backend", &r->active_backend, NULL);
       if ((up = gst_bin_get_by_name (GST_BIN (pipe), "up"))) {
-        pad = gst_element_get_static_pad (up, "src");
-        r->upload_context = pad_cuda_context (pad);
-        gst_object_unref (pad);
+        r->upload_context = cuda_elements_pad_context (up, "src");
         gst_object_unref (up);
       }
     }
@@ -142,53 +117,6 @@ run_pipeline (const gchar * upload, const gchar * backend, guint w, guint h,
   return ok;
 }
 
-/* Whether CUDA memory can be made here: the elements, and a GPU that
- * cudaupload can use. */
-static gboolean
-cuda_usable (void)
-{
-  GstElement *e = gst_element_factory_make ("cudaupload", NULL);
-  GstPadTemplate *t;
-  g_autofree gchar *caps = NULL;
-
-  if (!e)
-    return FALSE;
-  gst_object_unref (e);
-  /* and a gpumotionest built with GStreamer's CUDA library */
-  e = gst_element_factory_make ("gpumotionest", NULL);
-  t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), "sink");
-  caps = gst_caps_to_string (GST_PAD_TEMPLATE_CAPS (t));
-  gst_object_unref (e);
-  if (!strstr (caps, "memory:CUDAMemory"))
-    return FALSE;
-  /* and a GPU that GStreamer's own CUDA elements can use: decided here,
-   * once, so that a failure of the pipelines below is a failure */
-  {
-    GError *err = NULL;
-    GstElement *p = gst_parse_launch ("videotestsrc num-buffers=2 "
-        "! cudaupload ! video/x-raw(memory:CUDAMemory) ! fakesink", &err);
-    GstBus *bus;
-    GstMessage *msg;
-    gboolean ok;
-
-    if (!p) {
-      g_clear_error (&err);
-      return FALSE;
-    }
-    bus = gst_element_get_bus (p);
-    gst_element_set_state (p, GST_STATE_PLAYING);
-    msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
-    if (msg)
-      gst_message_unref (msg);
-    gst_element_set_state (p, GST_STATE_NULL);
-    gst_object_unref (bus);
-    gst_object_unref (p);
-    return ok;
-  }
-}
-
 int
 main (int argc, char **argv)
 {
@@ -199,7 +127,7 @@ main (int argc, char **argv)
   guint failures = 0, compared = 0;
 
   gst_init (&argc, &argv);
-  if (!cuda_usable ()) {
+  if (!cuda_elements_usable ("gpumotionest")) {
     g_print ("no cudaupload or no CUDA memory support in gpumotionest: "
         "skipped\n");
     return 77;
@@ -213,7 +141,8 @@ main (int argc, char **argv)
 
       if (!run_pipeline ("", "cpu", w, h, methods[m], 1, &ref))
         return 1;
-      /* CUDA memory works here (cuda_usable()): a failure is ours */
+      /* CUDA memory works here (cuda_elements_usable()): a failure is
+       * ours */
       if (!run_pipeline (upload, "cuda", w, h, methods[m], depth, &dev)) {
         g_printerr ("%ux%u %s: the CUDA pipeline failed\n", w, h,
             methods[m]);

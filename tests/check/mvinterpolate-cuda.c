@@ -23,7 +23,8 @@
 #include <gst/app/gstappsink.h>
 #include <gst/video/video.h>
 
-#define CUDA_CONTEXT_TYPE "gst.cuda.context"
+#include "cuda-elements.h"
+
 #define CUDA_MEMORY_TYPE "gst.cuda.memory"
 
 typedef struct {
@@ -41,29 +42,6 @@ run_clear (Run * r)
   g_clear_pointer (&r->pts, g_array_unref);
   g_clear_object (&r->interp_context);
   g_clear_object (&r->upload_context);
-}
-
-/* The CUDA context an element answers a CONTEXT query with on `pad`. */
-static GObject *
-pad_cuda_context (GstElement * element, const gchar * pad_name)
-{
-  GstPad *pad = gst_element_get_static_pad (element, pad_name);
-  GstQuery *q = gst_query_new_context (CUDA_CONTEXT_TYPE);
-  GObject *obj = NULL;
-
-  if (gst_pad_query (pad, q)) {
-    GstContext *ctx = NULL;
-    gst_query_parse_context (q, &ctx);
-    if (ctx) {
-      const GValue *v = gst_structure_get_value (gst_context_get_structure
-          (ctx), CUDA_CONTEXT_TYPE);
-      if (v && G_VALUE_HOLDS_OBJECT (v))
-        obj = g_value_dup_object (v);
-    }
-  }
-  gst_query_unref (q);
-  gst_object_unref (pad);
-  return obj;
 }
 
 /* The visible samples of a frame, plane by plane, row by row. */
@@ -140,9 +118,9 @@ run_pipeline (const gchar * format, guint w, guint h, guint in_fps,
     g_ptr_array_add (r->frames, frame_samples (sample));
     g_array_append_val (r->pts, pts);
     if (r->frames->len == 1 && cuda) {
-      r->interp_context = pad_cuda_context (mi, "src");
+      r->interp_context = cuda_elements_pad_context (mi, "src");
       if ((up = gst_bin_get_by_name (GST_BIN (pipe), "up"))) {
-        r->upload_context = pad_cuda_context (up, "src");
+        r->upload_context = cuda_elements_pad_context (up, "src");
         gst_object_unref (up);
       }
     }
@@ -173,51 +151,6 @@ run_pipeline (const gchar * format, guint w, guint h, guint in_fps,
   return ok;
 }
 
-/* Whether CUDA memory can be made here and mvinterpolate takes it. */
-static gboolean
-cuda_usable (void)
-{
-  GstElement *e = gst_element_factory_make ("cudaupload", NULL);
-  GstPadTemplate *t;
-  g_autofree gchar *caps = NULL;
-
-  if (!e)
-    return FALSE;
-  gst_object_unref (e);
-  e = gst_element_factory_make ("mvinterpolate", NULL);
-  if (!e)
-    return FALSE;
-  t = gst_element_class_get_pad_template (GST_ELEMENT_GET_CLASS (e), "sink");
-  caps = gst_caps_to_string (GST_PAD_TEMPLATE_CAPS (t));
-  gst_object_unref (e);
-  if (!strstr (caps, "memory:CUDAMemory"))
-    return FALSE;
-  {
-    GError *err = NULL;
-    GstElement *p = gst_parse_launch ("videotestsrc num-buffers=2 "
-        "! cudaupload ! video/x-raw(memory:CUDAMemory) ! fakesink", &err);
-    GstBus *bus;
-    GstMessage *msg;
-    gboolean ok;
-
-    if (!p) {
-      g_clear_error (&err);
-      return FALSE;
-    }
-    bus = gst_element_get_bus (p);
-    gst_element_set_state (p, GST_STATE_PLAYING);
-    msg = gst_bus_timed_pop_filtered (bus, 30 * GST_SECOND,
-        GST_MESSAGE_EOS | GST_MESSAGE_ERROR);
-    ok = msg && GST_MESSAGE_TYPE (msg) == GST_MESSAGE_EOS;
-    if (msg)
-      gst_message_unref (msg);
-    gst_element_set_state (p, GST_STATE_NULL);
-    gst_object_unref (bus);
-    gst_object_unref (p);
-    return ok;
-  }
-}
-
 int
 main (int argc, char **argv)
 {
@@ -245,7 +178,7 @@ main (int argc, char **argv)
   guint failures = 0, compared = 0;
 
   gst_init (&argc, &argv);
-  if (!cuda_usable ()) {
+  if (!cuda_elements_usable ("mvinterpolate")) {
     g_print ("no cudaupload, no GPU or no CUDA memory in mvinterpolate: "
         "skipped\n");
     return 77;
