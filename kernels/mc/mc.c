@@ -15,6 +15,51 @@
 
 G_DEFINE_QUARK (mc-error-quark, mc_error)
 
+/* ---- rows of cells across threads (mc_impl.h) -------------------------- */
+
+typedef struct {
+  void (*row) (gpointer job, unsigned r);
+  gpointer job;
+  unsigned n;
+  gint next;
+} Rows;
+
+static gpointer
+rows_worker (gpointer data)
+{
+  Rows *rows = data;
+  unsigned r;
+  while ((r = (unsigned) g_atomic_int_add (&rows->next, 1)) < rows->n)
+    rows->row (rows->job, r);
+  return NULL;
+}
+
+gboolean
+mc_run_rows (void (*row) (gpointer, unsigned), gpointer job, unsigned n,
+    unsigned threads, GError ** error)
+{
+  Rows rows = { row, job, n, 0 };
+  GThread *t[64];
+  unsigned started = 0;
+  gboolean ok = TRUE;
+  threads = MIN (MIN (threads, n), G_N_ELEMENTS (t));
+  for (unsigned i = 1; i < threads; i++) {
+    t[started] = g_thread_try_new ("mc", rows_worker, &rows, NULL);
+    if (!t[started]) {
+      ok = FALSE;
+      break;
+    }
+    started++;
+  }
+  rows_worker (&rows);
+  for (unsigned i = 0; i < started; i++)
+    g_thread_join (t[i]);
+  if (!ok)
+    g_set_error (error, MC_ERROR, MC_ERROR_THREADS,
+        "could not start a motion-compensation thread");
+  return ok;
+}
+
 void
 mc_options_init (MCOptions * opt)
 {

@@ -119,50 +119,6 @@ predict_rect (const MCPlane * ref, int x0, int y0, int x1, int y1, int mvx,
     }
 }
 
-/* ---- rows of cells across threads -------------------------------------- */
-
-typedef struct {
-  void (*row) (gpointer job, unsigned r);
-  gpointer job;
-  unsigned n;
-  gint next;
-} Rows;
-
-static gpointer
-rows_worker (gpointer data)
-{
-  Rows *rows = data;
-  unsigned r;
-  while ((r = (unsigned) g_atomic_int_add (&rows->next, 1)) < rows->n)
-    rows->row (rows->job, r);
-  return NULL;
-}
-
-static gboolean
-run_rows (void (*row) (gpointer, unsigned), gpointer job, unsigned n,
-    unsigned threads, GError ** error)
-{
-  Rows rows = { row, job, n, 0 };
-  GThread *t[64];
-  unsigned started = 0;
-  gboolean ok = TRUE;
-  threads = MIN (MIN (threads, n), G_N_ELEMENTS (t));
-  for (unsigned i = 1; i < threads; i++) {
-    t[started] = g_thread_try_new ("mc", rows_worker, &rows, NULL);
-    if (!t[started]) {
-      ok = FALSE;
-      break;
-    }
-    started++;
-  }
-  rows_worker (&rows);
-  for (unsigned i = 0; i < started; i++)
-    g_thread_join (t[i]);
-  if (!ok)
-    g_set_error (error, MC_ERROR, MC_ERROR_THREADS,
-        "could not start a motion-compensation thread");
-  return ok;
-}
 
 /* ---- prediction -------------------------------------------------------- */
 
@@ -226,7 +182,7 @@ predict_plane_c (const MCPlane * ref, MCPlane * out, const MCField * field,
     const MCOptions * opt, GError ** error)
 {
   Predict job = { ref, out, field, grid, sub_x, sub_y, opt->obmc };
-  return run_rows (predict_row, &job, grid->nrows, opt->threads, error);
+  return mc_run_rows (predict_row, &job, grid->nrows, opt->threads, error);
 }
 
 /* ---- blend ------------------------------------------------------------- */
@@ -284,7 +240,7 @@ blend_plane_c (const MCPlane * a, const MCPlane * b, MCPlane * out,
     const MCOptions * opt, GError ** error)
 {
   Blend job = { a, b, out, weights, wstride, grid, opt->obmc };
-  return run_rows (blend_row, &job, grid->nrows, opt->threads, error);
+  return mc_run_rows (blend_row, &job, grid->nrows, opt->threads, error);
 }
 
 /* ---- bilateral costs --------------------------------------------------- */
@@ -332,7 +288,7 @@ bilateral_costs_c (const MCPlane * prev, const MCPlane * next,
     const MCOptions * opt, GError ** error)
 {
   Bilateral job = { prev, next, grid, cand, k, costs };
-  return run_rows (bilateral_row, &job, grid->nrows, opt->threads, error);
+  return mc_run_rows (bilateral_row, &job, grid->nrows, opt->threads, error);
 }
 
 const MCImpl *

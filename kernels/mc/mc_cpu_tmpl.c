@@ -468,9 +468,6 @@ hp_hvc_band (gpointer data, unsigned job_b)
     }
 }
 
-static gboolean run_rows (void (*row) (gpointer, unsigned), gpointer job,
-    unsigned n, unsigned threads, GError ** error);
-
 /* The planes of n (1 or 2) references, in scratch from hp_take(). */
 static gboolean
 hp_build (HPJob * job, const MCPlane * const *refs, unsigned n,
@@ -485,8 +482,8 @@ hp_build (HPJob * job, const MCPlane * const *refs, unsigned n,
   }
   job->rows_s = refs[0]->height + 2 * HP_PAD;
   job->bands = (refs[0]->height + 5 + HP_BAND - 1) / HP_BAND;
-  return run_rows (hp_s_row, job, n * job->rows_s, threads, error)
-      && run_rows (hp_hvc_band, job, n * job->bands, threads, error);
+  return mc_run_rows (hp_s_row, job, n * job->rows_s, threads, error)
+      && mc_run_rows (hp_hvc_band, job, n * job->bands, threads, error);
 }
 
 /* acc[y * PW + x] += wy[y] wxr[x] pred (x, y), y < h, x < round_width (w):
@@ -631,50 +628,6 @@ store_row (MCPlane * out, int x0, int y, int w, const int32_t * v)
   }
 }
 
-/* ---- rows of cells across threads ---------------------------------------- */
-
-typedef struct {
-  void (*row) (gpointer job, unsigned r);
-  gpointer job;
-  unsigned n;
-  gint next;
-} Rows;
-
-static gpointer
-rows_worker (gpointer data)
-{
-  Rows *rows = data;
-  unsigned r;
-  while ((r = (unsigned) g_atomic_int_add (&rows->next, 1)) < rows->n)
-    rows->row (rows->job, r);
-  return NULL;
-}
-
-static gboolean
-run_rows (void (*row) (gpointer, unsigned), gpointer job, unsigned n,
-    unsigned threads, GError ** error)
-{
-  Rows rows = { row, job, n, 0 };
-  GThread *t[64];
-  unsigned started = 0;
-  gboolean ok = TRUE;
-  threads = MIN (MIN (threads, n), G_N_ELEMENTS (t));
-  for (unsigned i = 1; i < threads; i++) {
-    t[started] = g_thread_try_new ("mc-cpu", rows_worker, &rows, NULL);
-    if (!t[started]) {
-      ok = FALSE;
-      break;
-    }
-    started++;
-  }
-  rows_worker (&rows);
-  for (unsigned i = 0; i < started; i++)
-    g_thread_join (t[i]);
-  if (!ok)
-    g_set_error (error, MC_ERROR, MC_ERROR_THREADS,
-        "could not start a motion-compensation thread");
-  return ok;
-}
 
 /* The windows of every column and row of cells of `g`. */
 static void
@@ -924,7 +877,7 @@ MC_CPU_FN (predict_plane) (const MCPlane * ref, MCPlane * out,
     ok = hp_build (&hj, refs, 1, mc_cpu_threads (opt), mem, &size, error);
     job.side[0].hp = &hj.hp[0];
   }
-  ok = ok && run_rows (predict_row, &job, grid->nrows, mc_cpu_threads (opt),
+  ok = ok && mc_run_rows (predict_row, &job, grid->nrows, mc_cpu_threads (opt),
       error);
   if (mem[0])
     hp_give (mem[0], size);
@@ -949,7 +902,7 @@ MC_CPU_FN (blend_plane) (const MCPlane * a, const MCPlane * b, MCPlane * out,
   job.wx = wx;
   job.wy = wx + grid->ncols;
   windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
-  const gboolean ok = run_rows (blend_row, &job, grid->nrows,
+  const gboolean ok = mc_run_rows (blend_row, &job, grid->nrows,
       mc_cpu_threads (opt), error);
   g_free (wx);
   return ok;
@@ -1072,7 +1025,7 @@ MC_CPU_FN (bilateral_costs) (const MCPlane * prev, const MCPlane * next,
     const MCOptions * opt, GError ** error)
 {
   BiJob job = { prev, next, grid, cand, k, costs };
-  return run_rows (bilateral_row, &job, grid->nrows, mc_cpu_threads (opt),
+  return mc_run_rows (bilateral_row, &job, grid->nrows, mc_cpu_threads (opt),
       error);
 }
 
@@ -1107,7 +1060,7 @@ MC_CPU_FN (interpolate_plane) (const MCPlane * prev, const MCPlane * next,
     job.side[0].hp = &hj.hp[0];
     job.side[1].hp = &hj.hp[1];
   }
-  ok = ok && run_rows (interpolate_row, &job, grid->nrows,
+  ok = ok && mc_run_rows (interpolate_row, &job, grid->nrows,
       mc_cpu_threads (opt), error);
   for (int i = 0; i < 2; i++)
     if (mem[i])

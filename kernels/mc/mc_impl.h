@@ -80,4 +80,12 @@ struct MCImpl {
       uint32_t * costs, const MCOptions * opt, GError ** error);
 };
 
+/* row (job, r) for r = 0 .. n - 1, on `threads` threads (the calling one
+ * among them; 0 or 1: it alone), rows taken in turn as threads come free;
+ * FALSE with MC_ERROR_THREADS when a thread could not be started (the
+ * rows are all done by the others anyway).  The CPU implementations'
+ * threading, in mc.c. */
+gboolean mc_run_rows (void (*row) (gpointer job, unsigned r), gpointer job,
+    unsigned n, unsigned threads, GError ** error);
+
 #endif /* MC_IMPL_H */
