@@ -362,6 +362,87 @@ mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
       error);
 }
 
+/* ---- denoising ---------------------------------------------------------- */
+
+gboolean
+mc_denoise_weights (const MCField * field, gboolean no_reference,
+    unsigned depth, unsigned sigma_q4, uint8_t * weights, GError ** error)
+{
+  if (!check_field (field, error) || !check_block (field->block_w, "field",
+          error) || !check_block (field->block_h, "field", error))
+    return FALSE;
+  if (depth < 8 || depth > 16)
+    return invalid (error, "depth", "%u outside 8..16", depth);
+  if (sigma_q4 > MC_DENOISE_MAX_SIGMA_Q4)
+    return invalid (error, "noise", "sigma %u/16 more than %u/16", sigma_q4,
+        MC_DENOISE_MAX_SIGMA_Q4);
+  if (!weights)
+    return invalid (error, "weights", "no storage");
+  const size_t stride = field->stride ? field->stride : field->cols;
+  const uint64_t level = mc_denoise_level ((int) field->block_w,
+      (int) field->block_h, sigma_q4, (int) depth);
+  for (unsigned r = 0; r < field->rows; r++)
+    for (unsigned c = 0; c < field->cols; c++)
+      weights[(size_t) r * field->cols + c] = no_reference ? 0
+          : (uint8_t) mc_denoise_weight (field->cells[r * stride + c].cost,
+          level);
+  return TRUE;
+}
+
+gboolean
+mc_denoise_plane (const MCPlane * cur, const MCPlane * const *preds,
+    const uint8_t * const *weights, unsigned n_refs, unsigned block_w,
+    unsigned block_h, unsigned cols, unsigned rows, unsigned sub_x,
+    unsigned sub_y, MCPlane * out, const MCOptions * opt, GError ** error)
+{
+  MCOptions def;
+  MCGrid g;
+  if (!check_plane (cur, "current plane", error)
+      || !check_plane (out, "output", error)
+      || !same_shape (cur, out, "output", error))
+    return FALSE;
+  if (n_refs < 1 || n_refs > MC_DENOISE_MAX_REFS)
+    return invalid (error, "predictions", "%u, not 1..%d", n_refs,
+        MC_DENOISE_MAX_REFS);
+  if (!preds || !weights)
+    return invalid (error, "predictions", "no predictions or no weights");
+  if (cols < 1 || rows < 1)
+    return invalid (error, "weights", "%ux%u blocks", cols, rows);
+  if (overlap (cur, out))
+    return invalid (error, "output", "overlaps the current plane");
+  for (unsigned i = 0; i < n_refs; i++) {
+    char what[32];
+    g_snprintf (what, sizeof what, "prediction %u", i);
+    if (!check_plane (preds[i], what, error)
+        || !same_shape (cur, preds[i], what, error))
+      return FALSE;
+    if (overlap (preds[i], out))
+      return invalid (error, "output", "overlaps prediction %u", i);
+    if (!weights[i])
+      return invalid (error, "weights", "none for prediction %u", i);
+    for (size_t j = 0; j < (size_t) cols * rows; j++)
+      if (weights[i][j] > MC_BLEND_ONE)
+        return invalid (error, "weights", "block %zu of prediction %u weighs "
+            "%u, more than %d", j, i, weights[i][j], MC_BLEND_ONE);
+  }
+  if (!plane_grid (out, block_w, block_h, cols, rows, sub_x, sub_y, &g,
+          error))
+    return FALSE;
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  if (!impl)
+    return FALSE;
+  if (!impl->denoise_plane) {
+    /* the C reference's, which reads host memory alone */
+    if (opt->device)
+      return invalid (error, "options", "planes in device memory, but the "
+          "%s implementation has no denoising of its own", impl->name);
+    impl = mc_impl_c ();
+  }
+  return impl->denoise_plane (cur, preds, weights, n_refs, cols, out, &g, opt,
+      error);
+}
+
 /* ---- bilateral costs ---------------------------------------------------- */
 
 /* The implementation's bilateral costs, or the C reference's when it has

@@ -203,6 +203,38 @@ gboolean mc_blend_plane (const MCPlane * a, const MCPlane * b, MCPlane * out,
     unsigned cols, unsigned rows, unsigned sub_x, unsigned sub_y,
     const MCOptions * opt, GError ** error);
 
+/* Denoising (docs/motion-compensation.md, "Denoising"): out = each
+ * sample's weighted mean of the current plane `cur` (weight 64) and
+ * n_refs (1 .. MC_DENOISE_MAX_REFS, 8) predictions preds[i], each made by
+ * mc_predict_plane() from one reference with its field (the current
+ * frame's vectors against that reference).  weights[i][r cols + c] (0 ..
+ * 64) is prediction i's weight in block (c, r) of a grid of `cols` x
+ * `rows` blocks of block_w x block_h luma pixels, the plane subsampled by
+ * (sub_x, sub_y) as in mc_blend_plane(); with opt->obmc each
+ * prediction's weights are spread over the blocks' windows exactly as
+ * mc_blend_plane() spreads its one, so they change smoothly from block to
+ * block.  The sample is (64 cur + sum w_i pred_i) / (64 + sum w_i),
+ * rounded to the nearest, halves up (mc_denoise_sample()): a prediction
+ * of weight 0 leaves cur as it is.  Planes of one size and depth (layouts
+ * may differ); out overlaps no input.  An implementation without its own
+ * denoising (all but the C reference, so far) takes the C reference's,
+ * host planes only. */
+gboolean mc_denoise_plane (const MCPlane * cur, const MCPlane * const *preds,
+    const uint8_t * const *weights, unsigned n_refs, unsigned block_w,
+    unsigned block_h, unsigned cols, unsigned rows, unsigned sub_x,
+    unsigned sub_y, MCPlane * out, const MCOptions * opt, GError ** error);
+
+/* weights[i] (0 .. 64) for cell i of `field` (cols x rows, packed): the
+ * weight mc_denoise_plane() gives the prediction made with it, from the
+ * cell's cost (a SAD of luma blocks at `depth` bits) and the noise level,
+ * sigma_q4 (0 .. 4095) the noise's standard deviation in sixteenths of a
+ * level at 8 bits (mc_denoise_weight() of mc_denoise_level(): 64 up to
+ * the SAD noise alone gives, falling smoothly to 0 at three times it).
+ * no_reference (the field's meta has GST_MOTION_VECTOR_META_FLAG_NO_
+ * REFERENCE: its cells say nothing) gives 0 everywhere. */
+gboolean mc_denoise_weights (const MCField * field, gboolean no_reference,
+    unsigned depth, unsigned sigma_q4, uint8_t * weights, GError ** error);
+
 /* How mc_interpolate_picture() makes the picture at t. */
 typedef enum {
   MC_INTERP_MOTION,          /* motion compensated from both sides,

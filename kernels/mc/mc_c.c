@@ -243,6 +243,78 @@ blend_plane_c (const MCPlane * a, const MCPlane * b, MCPlane * out,
   return mc_run_rows (blend_row, &job, grid->nrows, opt->threads, error);
 }
 
+/* ---- denoising --------------------------------------------------------- */
+
+typedef struct {
+  const MCPlane *cur;
+  const MCPlane *const *preds;
+  const uint8_t *const *weights;
+  unsigned n;
+  size_t wstride;
+  MCPlane *out;
+  const MCGrid *grid;
+  gboolean obmc;
+} Denoise;
+
+static void
+denoise_row (gpointer data, unsigned r)
+{
+  const Denoise *job = data;
+  const MCGrid *g = job->grid;
+  const int y0 = r * g->bh;
+  const int h = MIN (g->bh, job->out->height - y0);
+  Window1D wx, wy;
+  /* each prediction's window-weighted block weights, as blend_row() sums
+   * its one */
+  uint32_t acc[MC_DENOISE_MAX_REFS][MC_MAX_CELL * MC_MAX_CELL];
+
+  window_1d (&wy, g->bh, r, g->nrows, h, job->obmc);
+  for (unsigned c = 0; c < g->ncols; c++) {
+    const int x0 = c * g->bw;
+    const int w = MIN (g->bw, job->out->width - x0);
+    window_1d (&wx, g->bw, c, g->ncols, w, job->obmc);
+    memset (acc, 0, sizeof (acc));
+    for (unsigned i = 0; i < job->n; i++)
+      for (int dy = 0; dy < 3; dy++)
+        for (int dx = 0; dx < 3; dx++) {
+          if (wy.lo[dy] >= wy.hi[dy] || wx.lo[dx] >= wx.hi[dx])
+            continue;
+          const uint32_t bw = job->weights[i][(size_t) (r + dy - 1)
+              * job->wstride + c + dx - 1];
+          for (int y = wy.lo[dy]; y < wy.hi[dy]; y++)
+            for (int x = wx.lo[dx]; x < wx.hi[dx]; x++)
+              acc[i][y * MC_MAX_CELL + x] += (uint32_t) (wy.w[dy][y]
+                  * wx.w[dx][x]) * bw;
+        }
+    for (int y = 0; y < h; y++)
+      for (int x = 0; x < w; x++) {
+        uint32_t sum = MC_BLEND_ONE * (uint32_t) read_sample (job->cur, x0 + x,
+            y0 + y);
+        uint32_t wsum = MC_BLEND_ONE;
+        for (unsigned i = 0; i < job->n; i++) {
+          const uint32_t wi = (uint32_t) mc_blend_weight
+              (acc[i][y * MC_MAX_CELL + x]);
+          sum += wi * (uint32_t) read_sample (job->preds[i], x0 + x, y0 + y);
+          wsum += wi;
+        }
+        write_sample (job->out, x0 + x, y0 + y, mc_denoise_sample (sum,
+                wsum));
+      }
+  }
+}
+
+static gboolean
+denoise_plane_c (const MCPlane * cur, const MCPlane * const *preds,
+    const uint8_t * const *weights, unsigned n_refs, size_t wstride,
+    MCPlane * out, const MCGrid * grid, const MCOptions * opt,
+    GError ** error)
+{
+  Denoise job = { cur, preds, weights, n_refs, wstride, out, grid,
+    opt->obmc
+  };
+  return mc_run_rows (denoise_row, &job, grid->nrows, opt->threads, error);
+}
+
 /* ---- bilateral costs --------------------------------------------------- */
 
 typedef struct {
@@ -295,7 +367,7 @@ const MCImpl *
 mc_impl_c (void)
 {
   static const MCImpl impl = { "c", FALSE, predict_plane_c, blend_plane_c,
-    NULL, bilateral_costs_c
+    NULL, bilateral_costs_c, denoise_plane_c
   };
   return &impl;
 }

@@ -78,6 +78,14 @@ struct MCImpl {
   gboolean (*bilateral_costs) (const MCPlane * prev, const MCPlane * next,
       const MCGrid * grid, const MCBiCand * cand, unsigned k,
       uint32_t * costs, const MCOptions * opt, GError ** error);
+  /* Optional (NULL: the C reference's, which reads host planes only): out
+   * = cur and the n_refs predictions preds[i] mixed by their block weights
+   * weights[i], one per cell of `grid`, rows `wstride` apart
+   * (mc_denoise_plane()).  All planes of one size and depth. */
+  gboolean (*denoise_plane) (const MCPlane * cur, const MCPlane * const *preds,
+      const uint8_t * const *weights, unsigned n_refs, size_t wstride,
+      MCPlane * out, const MCGrid * grid, const MCOptions * opt,
+      GError ** error);
 };
 
 /* row (job, r) for r = 0 .. n - 1, on `threads` threads (the calling one

@@ -20,6 +20,10 @@
  *   blend       two predictions mixed with a weight of 0 .. MC_BLEND_ONE
  *               for the first: mc_blend_sample(); the weight of a block
  *               from the two sides' costs: mc_cost_weight()
+ *   denoise     the current sample and up to MC_DENOISE_MAX_REFS
+ *               compensated references, weighted means rounded half up:
+ *               mc_denoise_sample(); a reference's block weight from its
+ *               cost and the noise level: mc_denoise_weight()
  *
  * Shifts of negative integers are arithmetic (floor), as in the search
  * (subpel_rules.h reads qx >> 2): GCC, Clang, MSVC and nvcc all do so.
@@ -208,6 +212,69 @@ ME_INLINE int
 mc_obmc_round (uint32_t acc)
 {
   return (int) ((acc + (1u << (MC_OBMC_BITS2 - 1))) >> MC_OBMC_BITS2);
+}
+
+/* ---- denoising ----------------------------------------------------------- */
+
+/* The most compensated references one denoised plane takes. */
+#define MC_DENOISE_MAX_REFS 8
+
+/* A denoised sample: the current sample with weight MC_BLEND_ONE and each
+ * reference's prediction with its own sample weight (0 .. MC_BLEND_ONE,
+ * mc_blend_weight() of its block weights spread over the windows), as
+ * sum = MC_BLEND_ONE cur + sum_i w_i pred_i over wsum = MC_BLEND_ONE +
+ * sum_i w_i, rounded to the nearest, halves up: (2 sum + wsum) / (2
+ * wsum).  A mean of its samples, so never outside them and never
+ * clipped; a reference of weight 0 changes nothing, so wsum =
+ * MC_BLEND_ONE gives cur exactly.  sum <= 9 x 64 x 65535 < 2^26. */
+ME_INLINE int
+mc_denoise_sample (uint32_t sum, uint32_t wsum)
+{
+  return (int) ((2 * sum + wsum) / (2 * wsum));
+}
+
+/* The cost a block of bw x bh luma samples at `depth` bits has from noise
+ * alone, noise of standard deviation sigma_q4 / 16 at 8 bits (scaled by
+ * 2^(depth - 8)): two independent noisy copies differ by noise of
+ * sigma sqrt 2, whose mean absolute value is 2 sigma / sqrt pi, so a SAD
+ * of N samples is N 2 sigma / sqrt pi.  2 / sqrt pi = 1.12838 is taken
+ * as 289 / 256 (1.12891), and the level is rounded half up: (bw bh
+ * sigma_q4 289 2^(depth - 8) + 2^11) >> 12.  In 64 bits: sigma_q4 <=
+ * MC_DENOISE_MAX_SIGMA_Q4 keeps it under 2^25. */
+#define MC_DENOISE_MAX_SIGMA_Q4 4095
+
+ME_INLINE uint64_t
+mc_denoise_level (int bw, int bh, unsigned sigma_q4, int depth)
+{
+  return ((((uint64_t) (bw * bh) * sigma_q4 * 289) << (depth - 8))
+      + 2048) >> 12;
+}
+
+/* Where a reference's weight reaches 0: at (1 + MC_DENOISE_SPAN) times
+ * the noise level. */
+#define MC_DENOISE_SPAN 2
+
+/* The block weight of a reference, 0 .. MC_BLEND_ONE, from the cost of
+ * its block's match and the noise level L (mc_denoise_level()): a cost
+ * within L is what noise alone gives and weighs MC_BLEND_ONE; past it,
+ * the excess s = cost - L over d = MC_DENOISE_SPAN L weighs MC_BLEND_ONE
+ * (d^2 - s^2) / (d^2 + s^2), MVTools' MDegrain curve on the excess,
+ * rounded half up: flat where it leaves MC_BLEND_ONE (no step at L), 0
+ * from cost = L + d on.  L = 0 (no noise): a perfect match weighs
+ * MC_BLEND_ONE, any other 0.  d < 2^26, so the products stay in 64
+ * bits. */
+ME_INLINE int
+mc_denoise_weight (uint32_t cost, uint64_t level)
+{
+  if (cost <= level)
+    return MC_BLEND_ONE;
+  const uint64_t d = MC_DENOISE_SPAN * level;
+  const uint64_t s = cost - level;
+  if (s >= d)
+    return 0;
+  const uint64_t d2 = d * d, s2 = s * s;
+  return (int) ((2 * (uint64_t) MC_BLEND_ONE * (d2 - s2) + (d2 + s2))
+      / (2 * (d2 + s2)));
 }
 
 /* ---- interpolation ------------------------------------------------------ */

@@ -1197,6 +1197,107 @@ check_bi_cases (const MCImpl * impl, Mem mem, unsigned threads,
   return TRUE;
 }
 
+/* ---- denoising ----------------------------------------------------------- */
+
+/* A plane of its own with pixel stride ps (a multiple of the sample's
+ * size: one sample of a wider pixel) and slack after each row. */
+static void
+dn_buf_init (Buf * b, unsigned w, unsigned h, unsigned depth, unsigned shift,
+    unsigned ps)
+{
+  const unsigned bps = depth > 8 ? 2 : 1;
+  memset (b, 0, sizeof *b);
+  b->p = (MCPlane) { NULL, (ptrdiff_t) ((w - 1) * ps + bps + RAND (0, 9) * 2),
+    w, h, depth, shift, ps == bps ? 0 : ps
+  };
+  b->size = (size_t) b->p.stride * h;
+  b->buf = g_malloc (b->size);
+  b->p.data = b->buf;
+  b->owner = TRUE;
+}
+
+/* One random denoising: the plane of `cur` and 1 .. 8 predictions of
+ * random layouts, depths, block grids and weights, through `impl` on
+ * `threads` threads against the C reference on one, the outputs poisoned
+ * alike and compared whole. */
+static gboolean
+check_denoise_case (const MCImpl * impl, unsigned threads, unsigned n,
+    const char *label)
+{
+  static const unsigned depths[] = { 8, 10, 12, 16 };
+  const unsigned w = RAND (1, 200), h = RAND (1, 120);
+  const unsigned depth = RAND (0, 7) ? depths[RAND (0, 3)]
+      : (unsigned) RAND (9, 15);
+  const unsigned shift = depth == 8 ? 0 : RAND (0, 16 - depth);
+  const unsigned bps = depth > 8 ? 2 : 1;
+  const unsigned bw = 4 << RAND (0, 2), bh = 4 << RAND (0, 2);
+  const unsigned sx = RAND (0, 1), sy = RAND (0, 1);
+  const unsigned n_refs = RAND (1, MC_DENOISE_MAX_REFS);
+  const unsigned cols = (w + (bw >> sx) - 1) / (bw >> sx) + RAND (0, 2);
+  const unsigned rows = (h + (bh >> sy) - 1) / (bh >> sy) + RAND (0, 2);
+  const unsigned wmode = RAND (0, 3);
+  Buf cur, preds[MC_DENOISE_MAX_REFS], out, want;
+  const MCPlane *pp[MC_DENOISE_MAX_REFS];
+  uint8_t *wts[MC_DENOISE_MAX_REFS];
+  const uint8_t *wp[MC_DENOISE_MAX_REFS];
+  dn_buf_init (&cur, w, h, depth, shift, bps * RAND (1, 3));
+  buf_fill (&cur);
+  for (unsigned i = 0; i < n_refs; i++) {
+    dn_buf_init (&preds[i], w, h, depth, shift, bps * RAND (1, 3));
+    buf_fill (&preds[i]);
+    pp[i] = &preds[i].p;
+    wts[i] = g_malloc ((size_t) cols * rows);
+    for (size_t j = 0; j < (size_t) cols * rows; j++)
+      /* random, the extremes alone, or one weight everywhere */
+      wts[i][j] = wmode == 0 ? RAND (0, 64) : wmode == 1 ? 64 * RAND (0, 1)
+          : wmode == 2 ? 64 : RAND (0, 64);
+    wp[i] = wts[i];
+  }
+  dn_buf_init (&out, w, h, depth, shift, bps * RAND (1, 3));
+  buf_twin (&want, &out);
+  buf_poison (&out, 0xa5);
+  buf_poison (&want, 0xa5);
+  MCOptions opt;
+  mc_options_init (&opt);
+  opt.obmc = RAND (0, 3) != 0;
+  GError *err = NULL;
+  gboolean ok = mc_denoise_plane (&cur.p, pp, wp, n_refs, bw, bh, cols, rows,
+      sx, sy, &want.p, &opt, &err);
+  if (ok) {
+    opt.impl = impl;
+    opt.threads = threads;
+    ok = mc_denoise_plane (&cur.p, pp, wp, n_refs, bw, bh, cols, rows, sx,
+        sy, &out.p, &opt, &err);
+  }
+  if (!ok) {
+    fprintf (stderr, "%s: case %u: %s\n", label, n, err->message);
+    g_error_free (err);
+  } else if (memcmp (out.buf, want.buf, out.size)) {
+    fprintf (stderr, "%s: case %u: %ux%u, %u bits, shift %u, %u refs, "
+        "blocks %ux%u sub %u,%u, obmc %d: outputs differ\n", label, n, w, h,
+        depth, shift, n_refs, bw, bh, sx, sy, opt.obmc);
+    ok = FALSE;
+  }
+  buf_free (&cur);
+  buf_free (&out);
+  buf_free (&want);
+  for (unsigned i = 0; i < n_refs; i++) {
+    buf_free (&preds[i]);
+    g_free (wts[i]);
+  }
+  return ok;
+}
+
+static gboolean
+check_denoise_cases (const MCImpl * impl, unsigned threads, unsigned count,
+    const char *label)
+{
+  for (unsigned n = 0; n < count; n++)
+    if (!check_denoise_case (impl, threads, n, label))
+      return FALSE;
+  return TRUE;
+}
+
 /* ---- the groups ---------------------------------------------------------- */
 
 static gboolean
@@ -1263,6 +1364,18 @@ checkasm_check_mc (const char *which)
       checkasm_report (label, check_cases (mc_impl_c (), MEM_HOST,
               threads[i], 40, label));
     }
+    for (unsigned i = 0; i < G_N_ELEMENTS (threads); i++) {
+      g_snprintf (label, sizeof label, "mc denoise c, %u threads, vs c",
+          threads[i]);
+      checkasm_report (label, check_denoise_cases (mc_impl_c (), threads[i],
+              60, label));
+    }
+    /* an implementation without denoising of its own takes the C
+     * reference's */
+    g_snprintf (label, sizeof label, "mc denoise through cpu, 2 threads, "
+        "vs c");
+    checkasm_report (label, check_denoise_cases (mc_impl_cpu (), 2, 20,
+            label));
     checkasm_report ("mc c, device planes refused", check_c_refuses_device ());
     g_snprintf (label, sizeof label, "mc cuda kernels' code on the host vs c");
     checkasm_report (label, check_cases (&host_sample_impl, MEM_HOST, 1, 150,
