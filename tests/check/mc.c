@@ -9,6 +9,8 @@
  * leave their neighbours alone and give the planar layout's samples.
  */
 #include <glib.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mc.h"
@@ -908,6 +910,550 @@ test_interleaved_neighbours (void)
   g_rand_free (rand);
 }
 
+/* ---- denoising ---------------------------------------------------------- */
+
+/* The weight rule and the sample rule by hand. */
+static void
+test_denoise_rule (void)
+{
+  /* 8x8 at 8 bits, sigma 10 (160/16): 64 x 10 x 289/256 = 722.5 -> 723;
+   * 16x16 at 10 bits: 256 x 10 x 4 x 1.12891 = 11560.0; 4x4, sigma 1:
+   * 18.06 -> 18 */
+  g_assert_cmpuint (mc_denoise_level (8, 8, 160, 8), ==, 723);
+  g_assert_cmpuint (mc_denoise_level (16, 16, 160, 10), ==, 11560);
+  g_assert_cmpuint (mc_denoise_level (4, 4, 16, 8), ==, 18);
+  /* up to the level 64; at twice it (excess s = L, d = 2L) 64 (4 - 1) /
+   * (4 + 1) = 38.4 -> 38; at 1.5 L, 64 (4 - 1/4) / (4 + 1/4) = 56.47 ->
+   * 56; 0 from three times it on */
+  g_assert_cmpint (mc_denoise_weight (0, 723), ==, 64);
+  g_assert_cmpint (mc_denoise_weight (723, 723), ==, 64);
+  g_assert_cmpint (mc_denoise_weight (724, 723), ==, 64);
+  g_assert_cmpint (mc_denoise_weight (1446, 723), ==, 38);
+  g_assert_cmpint (mc_denoise_weight (2 * 11560, 11560), ==, 38);
+  g_assert_cmpint (mc_denoise_weight (11560 + 5780, 11560), ==, 56);
+  g_assert_cmpint (mc_denoise_weight (2168, 723), ==, 0);
+  g_assert_cmpint (mc_denoise_weight (2169, 723), ==, 0);
+  g_assert_cmpint (mc_denoise_weight ((1u << 28) - 1, 723), ==, 0);
+  /* no noise: a perfect match alone */
+  g_assert_cmpint (mc_denoise_weight (0, 0), ==, 64);
+  g_assert_cmpint (mc_denoise_weight (1, 0), ==, 0);
+  /* never rising with the cost */
+  for (uint32_t c = 1; c < 2500; c++)
+    g_assert_cmpint (mc_denoise_weight (c, 723), <=,
+        mc_denoise_weight (c - 1, 723));
+  /* (64 x 10 + 64 x 21) / 128 = 15.5 -> 16; 64 cur alone is cur; 4
+   * references of 10, 20, 30, 40 weighing 64, 64, 32, 0 around 100:
+   * 9280 / 224 = 41.43 -> 41 */
+  g_assert_cmpint (mc_denoise_sample (64 * 10 + 64 * 21, 128), ==, 16);
+  g_assert_cmpint (mc_denoise_sample (64 * 65535, 64), ==, 65535);
+  g_assert_cmpint (mc_denoise_sample (64 * 100 + 64 * 10 + 64 * 20 + 32 * 30,
+          224), ==, 41);
+
+  /* the field's weights: cell by cell, a stride of its own */
+  GstMotionVectorCell cells[8] = {
+    {0, 0, 0}, {0, 0, 723}, {0, 0, 1446}, {0, 0, 2169},
+    {0, 0, 9}, {0, 0, 9}, {0, 0, 9}, {0, 0, 9},
+  };
+  MCField f = { 8, 8, 3, 1, 4, cells };
+  guint8 w[4] = { 99, 99, 99, 99 };
+  GError *err = NULL;
+  g_assert_true (mc_denoise_weights (&f, FALSE, 8, 160, w, &err));
+  g_assert_no_error (err);
+  g_assert_cmpint (w[0], ==, 64);
+  g_assert_cmpint (w[1], ==, 64);
+  g_assert_cmpint (w[2], ==, 38);
+  g_assert_cmpint (w[3], ==, 99);
+  /* two rows of two, stride 4: cells 0, 1, 4, 5 */
+  f = (MCField) { 8, 8, 2, 2, 4, cells };
+  g_assert_true (mc_denoise_weights (&f, FALSE, 8, 160, w, &err));
+  g_assert_cmpint (w[2], ==, 64);
+  g_assert_cmpint (w[3], ==, 64);
+  /* at 10 bits the level is four times: 1446 is within it */
+  f = (MCField) { 8, 8, 4, 1, 0, cells };
+  g_assert_true (mc_denoise_weights (&f, FALSE, 10, 160, w, &err));
+  g_assert_cmpint (w[2], ==, 64);
+  g_assert_cmpint (w[3], ==, 64);
+  /* a field without a reference: nothing to take */
+  g_assert_true (mc_denoise_weights (&f, TRUE, 8, 160, w, &err));
+  for (int i = 0; i < 4; i++)
+    g_assert_cmpint (w[i], ==, 0);
+  /* bad input */
+  g_assert_false (mc_denoise_weights (&f, FALSE, 8, 4096, w, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_denoise_weights (&f, FALSE, 7, 160, w, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_denoise_weights (&f, FALSE, 8, 160, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  f.block_w = 5;
+  g_assert_false (mc_denoise_weights (&f, FALSE, 8, 160, w, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_denoise_weights (NULL, FALSE, 8, 160, w, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+}
+
+static void
+fill_const (MCPlane * p, int v)
+{
+  for (unsigned y = 0; y < p->height; y++)
+    for (unsigned x = 0; x < p->width; x++)
+      set (p, x, y, v);
+}
+
+static void
+denoise_ok (const MCPlane * cur, const MCPlane * const *preds,
+    const guint8 * const *w, unsigned n, unsigned bw, unsigned bh,
+    unsigned cols, unsigned rows, unsigned sx, unsigned sy, MCPlane * out,
+    gboolean obmc, unsigned threads)
+{
+  GError *err = NULL;
+  MCOptions o = opts (obmc, threads);
+  gboolean ok = mc_denoise_plane (cur, preds, w, n, bw, bh, cols, rows, sx,
+      sy, out, &o, &err);
+  g_assert_no_error (err);
+  g_assert_true (ok);
+}
+
+/* Known answers: one prediction weighing 64 everywhere gives the mean of
+ * cur and it, rounded up, (c + p + 1) >> 1; weighing 0, cur exactly; four
+ * constant predictions, their weighted mean. */
+static void
+test_denoise_known (void)
+{
+  static const struct
+  {
+    unsigned depth, shift;
+  } fmt[] = { {8, 0}, {10, 6}, {12, 0}, {16, 0} };
+  GRand *rand = g_rand_new_with_seed (11);
+  for (unsigned i = 0; i < G_N_ELEMENTS (fmt); i++) {
+    const unsigned w = 37, h = 21;
+    TPlane cur, pred, out;
+    tplane_init (&cur, w, h, fmt[i].depth, fmt[i].shift);
+    tplane_init (&pred, w, h, fmt[i].depth, fmt[i].shift);
+    tplane_init (&out, w, h, fmt[i].depth, fmt[i].shift);
+    fill_random (&cur.p, rand);
+    fill_random (&pred.p, rand);
+    guint8 wts[5 * 3];
+    const guint8 *wp[1] = { wts };
+    const MCPlane *pp[1] = { &pred.p };
+    for (int obmc = 0; obmc < 2; obmc++) {
+      memset (wts, 64, sizeof wts);
+      denoise_ok (&cur.p, pp, wp, 1, 8, 8, 5, 3, 0, 0, &out.p, obmc, 2);
+      for (unsigned y = 0; y < h; y++)
+        for (unsigned x = 0; x < w; x++)
+          g_assert_cmpint (get (&out.p, x, y), ==, (get (&cur.p, x, y)
+                  + get (&pred.p, x, y) + 1) >> 1);
+      memset (wts, 0, sizeof wts);
+      denoise_ok (&cur.p, pp, wp, 1, 8, 8, 5, 3, 0, 0, &out.p, obmc, 1);
+      assert_planes_equal (&out.p, &cur.p);
+    }
+    /* four constant predictions around a constant cur, blocks of 16
+     * (chroma of 4:2:0: cells of 8), one weight per prediction */
+    const int scale = 1 << (fmt[i].depth - 8);
+    TPlane p4[4];
+    const MCPlane *pp4[4];
+    guint8 w4[4][5 * 3];
+    const guint8 *wp4[4];
+    static const guint8 wv[4] = { 64, 64, 32, 0 };
+    for (int k = 0; k < 4; k++) {
+      tplane_init (&p4[k], w, h, fmt[i].depth, fmt[i].shift);
+      fill_const (&p4[k].p, 10 * (k + 1) * scale);
+      pp4[k] = &p4[k].p;
+      memset (w4[k], wv[k], sizeof w4[k]);
+      wp4[k] = w4[k];
+    }
+    fill_const (&cur.p, 100 * scale);
+    denoise_ok (&cur.p, pp4, wp4, 4, 16, 16, 5, 3, 1, 1, &out.p, TRUE, 3);
+    /* (64 100 + 64 10 + 64 20 + 32 30) s / 224 = 41.43 s, rounded */
+    const int want = (int) ((2 * 9280 * (gint64) scale + 224) / 448);
+    if (scale == 1)
+      g_assert_cmpint (want, ==, 41);
+    for (unsigned y = 0; y < h; y++)
+      for (unsigned x = 0; x < w; x++)
+        g_assert_cmpint (get (&out.p, x, y), ==, want);
+    for (int k = 0; k < 4; k++)
+      tplane_clear (&p4[k]);
+    tplane_clear (&cur);
+    tplane_clear (&pred);
+    tplane_clear (&out);
+  }
+  g_rand_free (rand);
+}
+
+/* The weights are spread as mc_blend_plane() spreads its one: a blend of
+ * a plane of 64 with a plane of 0 is the sample weight w itself ((64 w +
+ * 32) >> 6 = w), and each prediction's sample weight then gives the
+ * sample (2 (64 c + sum w_i p_i) + W) / 2W, W = 64 + sum w_i, at every
+ * sample, with random block weights, random planes, every block shape,
+ * luma and subsampled chroma, with and without overlap. */
+static void
+test_denoise_obmc_as_blend (void)
+{
+  GRand *rand = g_rand_new_with_seed (12);
+  for (unsigned t = 0; t < 24; t++) {
+    const unsigned depth = t % 3 == 0 ? 8 : t % 3 == 1 ? 10 : 16;
+    const unsigned bw = 4 << (t % 3), bh = 4 << ((t / 3) % 3);
+    const unsigned sx = t & 1, sy = (t >> 1) & 1;
+    const unsigned w = g_rand_int_range (rand, 1, 70);
+    const unsigned h = g_rand_int_range (rand, 1, 50);
+    const unsigned cols = (w + (bw >> sx) - 1) / (bw >> sx);
+    const unsigned rows = (h + (bh >> sy) - 1) / (bh >> sy);
+    const gboolean obmc = t % 5 != 4;
+    const unsigned n = 1 + t % 3;
+    TPlane cur, out, one, zero, wmap[3], pred[3];
+    const MCPlane *pp[3];
+    guint8 *wts[3];
+    const guint8 *wp[3];
+    tplane_init (&cur, w, h, depth, 0);
+    tplane_init (&out, w, h, depth, 0);
+    tplane_init (&one, w, h, depth, 0);
+    tplane_init (&zero, w, h, depth, 0);
+    fill_random (&cur.p, rand);
+    fill_const (&one.p, 64);
+    for (unsigned k = 0; k < n; k++) {
+      tplane_init (&pred[k], w, h, depth, 0);
+      tplane_init (&wmap[k], w, h, depth, 0);
+      fill_random (&pred[k].p, rand);
+      pp[k] = &pred[k].p;
+      wts[k] = g_malloc (cols * rows);
+      for (unsigned j = 0; j < cols * rows; j++)
+        wts[k][j] = g_rand_int_range (rand, 0, 65);
+      wp[k] = wts[k];
+      GError *err = NULL;
+      MCOptions o = opts (obmc, 1);
+      g_assert_true (mc_blend_plane (&one.p, &zero.p, &wmap[k].p, wts[k], bw,
+              bh, cols, rows, sx, sy, &o, &err));
+      g_assert_no_error (err);
+    }
+    denoise_ok (&cur.p, pp, wp, n, bw, bh, cols, rows, sx, sy, &out.p, obmc,
+        2);
+    gboolean some_between = FALSE;
+    for (unsigned y = 0; y < h; y++)
+      for (unsigned x = 0; x < w; x++) {
+        guint64 sum = 64 * (guint64) get (&cur.p, x, y), wsum = 64;
+        for (unsigned k = 0; k < n; k++) {
+          const int wk = get (&wmap[k].p, x, y);
+          g_assert_cmpint (wk, <=, 64);
+          some_between |= wk > 0 && wk < 64;
+          sum += (guint64) wk * get (&pred[k].p, x, y);
+          wsum += wk;
+        }
+        g_assert_cmpint (get (&out.p, x, y), ==, (2 * sum + wsum)
+            / (2 * wsum));
+      }
+    /* random weights leave some sample weight strictly between */
+    if (w * h > 16)
+      g_assert_true (some_between);
+    for (unsigned k = 0; k < n; k++) {
+      tplane_clear (&pred[k]);
+      tplane_clear (&wmap[k]);
+      g_free (wts[k]);
+    }
+    tplane_clear (&cur);
+    tplane_clear (&out);
+    tplane_clear (&one);
+    tplane_clear (&zero);
+  }
+  g_rand_free (rand);
+}
+
+/* An interleaved output (NV12's U, P010's) gets the planar output's
+ * samples and leaves every other byte as it was; an interleaved current
+ * plane is read as its planar copy. */
+static void
+test_denoise_interleaved (void)
+{
+  static const struct
+  {
+    unsigned depth, shift;
+  } fmt[] = { {8, 0}, {10, 6}, {16, 0} };
+  GRand *rand = g_rand_new_with_seed (13);
+  for (unsigned i = 0; i < G_N_ELEMENTS (fmt); i++) {
+    const unsigned w = 23, h = 13, bps = fmt[i].depth > 8 ? 2 : 1;
+    TPlane cur, pred[2], want;
+    TUV out, before, icur;
+    tplane_init (&cur, w, h, fmt[i].depth, fmt[i].shift);
+    tplane_init (&want, w, h, fmt[i].depth, fmt[i].shift);
+    fill_random (&cur.p, rand);
+    const MCPlane *pp[2];
+    guint8 wts[2][6 * 4];
+    const guint8 *wp[2] = { wts[0], wts[1] };
+    for (int k = 0; k < 2; k++) {
+      tplane_init (&pred[k], w, h, fmt[i].depth, fmt[i].shift);
+      fill_random (&pred[k].p, rand);
+      pp[k] = &pred[k].p;
+      for (unsigned j = 0; j < sizeof wts[k]; j++)
+        wts[k][j] = g_rand_int_range (rand, 0, 65);
+    }
+    tuv_init (&out, w, h, fmt[i].depth, fmt[i].shift, i == 1, 0);
+    for (size_t j = 0; j < out.size; j++)
+      out.buf[j] = g_rand_int (rand);
+    tuv_init (&before, w, h, fmt[i].depth, fmt[i].shift, i == 1, 0);
+    memcpy (before.buf, out.buf, out.size);
+    denoise_ok (&cur.p, pp, wp, 2, 8, 8, 6, 4, 1, 1, &want.p, TRUE, 1);
+    denoise_ok (&cur.p, pp, wp, 2, 8, 8, 6, 4, 1, 1, &out.u, TRUE, 3);
+    assert_planes_equal (&out.u, &want.p);
+    for (size_t j = 0; j < out.size; j++) {
+      const size_t y = j / out.u.stride, b = j % out.u.stride;
+      const size_t ub = (size_t) (out.u.data - out.buf);
+      const gboolean is_u = b >= ub && b < ub + 2 * bps * w
+          && (b - ub) % (2 * bps) < bps;
+      if (!is_u && out.buf[j] != before.buf[j])
+        g_error ("%u bits: byte %zu of row %zu, not U's, changed",
+            fmt[i].depth, b, y);
+    }
+    /* the current plane interleaved: V of a UV block holding cur's
+     * samples, U random */
+    tuv_init (&icur, w, h, fmt[i].depth, fmt[i].shift, FALSE, 0);
+    for (size_t j = 0; j < icur.size; j++)
+      icur.buf[j] = g_rand_int (rand);
+    for (unsigned y = 0; y < h; y++)
+      for (unsigned x = 0; x < w; x++)
+        set (&icur.v, x, y, get (&cur.p, x, y));
+    TPlane o2;
+    tplane_init (&o2, w, h, fmt[i].depth, fmt[i].shift);
+    denoise_ok (&icur.v, pp, wp, 2, 8, 8, 6, 4, 1, 1, &o2.p, TRUE, 2);
+    assert_planes_equal (&o2.p, &want.p);
+    tplane_clear (&o2);
+    g_free (icur.buf);
+    g_free (out.buf);
+    g_free (before.buf);
+    for (int k = 0; k < 2; k++)
+      tplane_clear (&pred[k]);
+    tplane_clear (&cur);
+    tplane_clear (&want);
+  }
+  g_rand_free (rand);
+}
+
+#define DN_REFUSED(call, text) G_STMT_START { \
+    g_assert_false (call); \
+    g_assert_error (err, MC_ERROR, MC_ERROR_INVALID); \
+    g_assert_nonnull (strstr (err->message, text)); \
+    g_clear_error (&err); \
+  } G_STMT_END
+
+static void
+test_denoise_bad_input (void)
+{
+  TPlane cur, pred, out, small, deep;
+  tplane_init (&cur, 20, 20, 8, 0);
+  tplane_init (&pred, 20, 20, 8, 0);
+  tplane_init (&out, 20, 20, 8, 0);
+  tplane_init (&small, 19, 20, 8, 0);
+  tplane_init (&deep, 20, 20, 10, 0);
+  guint8 wts[9];
+  memset (wts, 64, sizeof wts);
+  const guint8 *wp[9];
+  const MCPlane *pp[9];
+  for (int i = 0; i < 9; i++) {
+    wp[i] = wts;
+    pp[i] = &pred.p;
+  }
+  GError *err = NULL;
+  /* the good call first */
+  g_assert_true (mc_denoise_plane (&cur.p, pp, wp, 8, 8, 8, 3, 3, 0, 0,
+          &out.p, NULL, &err));
+  g_assert_no_error (err);
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 0, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "0, not 1..8");
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 9, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "9, not 1..8");
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, NULL, 1, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "no weights");
+  DN_REFUSED (mc_denoise_plane (&cur.p, NULL, wp, 1, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "no predictions");
+  const guint8 *wnull[2] = { wts, NULL };
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wnull, 2, 8, 8, 3, 3, 0, 0,
+          &out.p, NULL, &err), "none for prediction 1");
+  /* shapes */
+  const MCPlane *ps[2] = { &pred.p, &small.p };
+  DN_REFUSED (mc_denoise_plane (&cur.p, ps, wp, 2, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "prediction 1");
+  const MCPlane *pd[1] = { &deep.p };
+  DN_REFUSED (mc_denoise_plane (&cur.p, pd, wp, 1, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "10 bits");
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 1, 8, 8, 3, 3, 0, 0,
+          &small.p, NULL, &err), "19x20");
+  /* overlaps: out is cur, out is a prediction, out inside a prediction */
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 1, 8, 8, 3, 3, 0, 0, &cur.p,
+          NULL, &err), "overlaps the current plane");
+  const MCPlane *po[2] = { &pred.p, &out.p };
+  DN_REFUSED (mc_denoise_plane (&cur.p, po, wp, 2, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "overlaps prediction 1");
+  MCPlane inner = pred.p;
+  inner.data += pred.p.stride;
+  inner.height = 19;
+  MCPlane cur19 = cur.p;
+  cur19.height = 19;
+  DN_REFUSED (mc_denoise_plane (&cur19, pp, wp, 1, 8, 8, 3, 3, 0, 0, &inner,
+          NULL, &err), "20x20");
+  /* weights, grid, subsampling, block sides */
+  guint8 heavy[9];
+  memset (heavy, 64, sizeof heavy);
+  heavy[4] = 65;
+  const guint8 *wh[2] = { wts, heavy };
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wh, 2, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "block 4 of prediction 1 weighs 65");
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 1, 8, 8, 2, 3, 0, 0, &out.p,
+          NULL, &err), "do not cover");
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 1, 8, 8, 0, 3, 0, 0, &out.p,
+          NULL, &err), "0x3 blocks");
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 1, 8, 8, 3, 3, 2, 0, &out.p,
+          NULL, &err), "subsampling");
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 1, 8, 12, 3, 3, 0, 0, &out.p,
+          NULL, &err), "12");
+  DN_REFUSED (mc_denoise_plane (NULL, pp, wp, 1, 8, 8, 3, 3, 0, 0, &out.p,
+          NULL, &err), "current plane");
+  /* device planes with the C reference */
+  MCOptions o = opts (TRUE, 1);
+  o.device = MC_DEVICE_ALL;
+  DN_REFUSED (mc_denoise_plane (&cur.p, pp, wp, 1, 8, 8, 3, 3, 0, 0, &out.p,
+          &o, &err), "device memory");
+  /* nothing was written by a refused call: out is still the good call's */
+  TPlane want;
+  tplane_init (&want, 20, 20, 8, 0);
+  g_assert_true (mc_denoise_plane (&cur.p, pp, wp, 8, 8, 8, 3, 3, 0, 0,
+          &want.p, NULL, &err));
+  assert_planes_equal (&out.p, &want.p);
+  tplane_clear (&want);
+  tplane_clear (&cur);
+  tplane_clear (&pred);
+  tplane_clear (&out);
+  tplane_clear (&small);
+  tplane_clear (&deep);
+}
+
+#undef DN_REFUSED
+
+/* A Gaussian sample, Box-Muller. */
+static double
+gauss (GRand * rand)
+{
+  const double u = 1.0 - g_rand_double (rand), v = g_rand_double (rand);
+  return sqrt (-2.0 * log (u)) * cos (2.0 * G_PI * v);
+}
+
+/* A flat plane under noise of sigma s, five times, independently. */
+static void
+noisy_flat (MCPlane * p, GRand * rand, int level, double s)
+{
+  const int maxv = (1 << p->depth) - 1;
+  for (unsigned y = 0; y < p->height; y++)
+    for (unsigned x = 0; x < p->width; x++) {
+      const int v = (int) lround (level + s * gauss (rand));
+      set (p, x, y, v < 0 ? 0 : v > maxv ? maxv : v);
+    }
+}
+
+static double
+plane_sigma (const MCPlane * p)
+{
+  double s = 0, s2 = 0;
+  const double n = (double) p->width * p->height;
+  for (unsigned y = 0; y < p->height; y++)
+    for (unsigned x = 0; x < p->width; x++) {
+      const double v = get (p, x, y);
+      s += v;
+      s2 += v * v;
+    }
+  return sqrt (s2 / n - (s / n) * (s / n));
+}
+
+/* The noise test: a flat plane of 128 under Gaussian noise of sigma 10,
+ * and four more copies with noise of their own, perfectly aligned (each
+ * predicted from its copy by a field of zero vectors).  The mean of five
+ * has sigma 10 / sqrt 5 = 4.47 (4.48 with the rounding's 1/12).  With
+ * every weight 64 the output must be within 0.25 of it; with the
+ * weights mc_denoise_weights() gives from each block's SAD against the
+ * current plane and the noise's sigma, nearly every block is noise alone
+ * and weighs nearly 64, so the output must be within 0.5 of it. */
+static void
+test_denoise_noise (void)
+{
+  GRand *rand = g_rand_new_with_seed (14);
+  const unsigned w = 128, h = 96, cols = w / 8, rows = h / 8;
+  TPlane cur, refs[4], preds[4], out;
+  TField zero;
+  tfield_init (&zero, 8, 8, cols, rows, 0, 0);
+  tplane_init (&cur, w, h, 8, 0);
+  tplane_init (&out, w, h, 8, 0);
+  noisy_flat (&cur.p, rand, 128, 10.0);
+  const double s_in = plane_sigma (&cur.p);
+  g_assert_cmpfloat (fabs (s_in - 10.0), <, 0.3);
+  const MCPlane *pp[4];
+  guint8 *wts[4];
+  const guint8 *wp[4];
+  for (int k = 0; k < 4; k++) {
+    tplane_init (&refs[k], w, h, 8, 0);
+    tplane_init (&preds[k], w, h, 8, 0);
+    noisy_flat (&refs[k].p, rand, 128, 10.0);
+    predict_ok (&refs[k].p, &preds[k].p, &zero.f, 0, 0, TRUE);
+    assert_planes_equal (&preds[k].p, &refs[k].p);
+    pp[k] = &preds[k].p;
+    wts[k] = g_malloc (cols * rows);
+    memset (wts[k], 64, cols * rows);
+    wp[k] = wts[k];
+  }
+  denoise_ok (&cur.p, pp, wp, 4, 8, 8, cols, rows, 0, 0, &out.p, TRUE, 2);
+  const double want = 10.0 / sqrt (5.0);
+  double s_out = plane_sigma (&out.p);
+  g_test_message ("noise sigma %.3f in, %.3f out with weights 64 (%.3f "
+      "expected)", s_in, s_out, want);
+  g_assert_cmpfloat (fabs (s_out - want), <, 0.25);
+
+  /* weights from each block's SAD, as a search's costs would be */
+  TField f;
+  tfield_init (&f, 8, 8, cols, rows, 0, 0);
+  double wmean = 0;
+  for (int k = 0; k < 4; k++) {
+    for (unsigned r = 0; r < rows; r++)
+      for (unsigned c = 0; c < cols; c++) {
+        guint32 sad = 0;
+        for (unsigned y = r * 8; y < r * 8 + 8; y++)
+          for (unsigned x = c * 8; x < c * 8 + 8; x++)
+            sad += abs (get (&cur.p, x, y) - get (&preds[k].p, x, y));
+        f.cells[r * cols + c].cost = sad;
+      }
+    GError *err = NULL;
+    g_assert_true (mc_denoise_weights (&f.f, FALSE, 8, 160, wts[k], &err));
+    g_assert_no_error (err);
+    for (unsigned j = 0; j < cols * rows; j++)
+      wmean += wts[k][j];
+  }
+  wmean /= 4.0 * cols * rows;
+  denoise_ok (&cur.p, pp, wp, 4, 8, 8, cols, rows, 0, 0, &out.p, TRUE, 1);
+  s_out = plane_sigma (&out.p);
+  g_test_message ("weights from costs: mean %.2f, sigma %.3f out", wmean,
+      s_out);
+  g_assert_cmpfloat (wmean, >, 56.0);
+  g_assert_cmpfloat (fabs (s_out - want), <, 0.5);
+
+  /* a reference that is another picture (a flat 200) weighs nothing and
+   * changes nothing: the output is cur exactly */
+  fill_const (&preds[0].p, 200);
+  for (unsigned j = 0; j < cols * rows; j++)
+    f.cells[j].cost = 72 * 64;
+  g_assert_true (mc_denoise_weights (&f.f, FALSE, 8, 160, wts[0], NULL));
+  denoise_ok (&cur.p, pp, wp, 1, 8, 8, cols, rows, 0, 0, &out.p, TRUE, 1);
+  assert_planes_equal (&out.p, &cur.p);
+
+  for (int k = 0; k < 4; k++) {
+    tplane_clear (&refs[k]);
+    tplane_clear (&preds[k]);
+    g_free (wts[k]);
+  }
+  g_free (f.cells);
+  g_free (zero.cells);
+  tplane_clear (&cur);
+  tplane_clear (&out);
+  g_rand_free (rand);
+}
+
 /* ---- interpolation ------------------------------------------------------ */
 
 typedef struct {
@@ -1730,6 +2276,12 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/deep-clip", test_deep_clip);
   g_test_add_func ("/mc/blend", test_blend);
   g_test_add_func ("/mc/bad-input", test_bad_input);
+  g_test_add_func ("/mc/denoise-rule", test_denoise_rule);
+  g_test_add_func ("/mc/denoise-known", test_denoise_known);
+  g_test_add_func ("/mc/denoise-obmc-as-blend", test_denoise_obmc_as_blend);
+  g_test_add_func ("/mc/denoise-interleaved", test_denoise_interleaved);
+  g_test_add_func ("/mc/denoise-bad-input", test_denoise_bad_input);
+  g_test_add_func ("/mc/denoise-noise", test_denoise_noise);
   g_test_add_func ("/mc/interp-weights", test_interp_weights);
   g_test_add_func ("/mc/interp-ends", test_interp_ends);
   g_test_add_func ("/mc/interp-pan", test_interp_pan);
