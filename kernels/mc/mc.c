@@ -443,6 +443,237 @@ mc_denoise_plane (const MCPlane * cur, const MCPlane * const *preds,
       error);
 }
 
+static gboolean check_picture (const MCPicture * p, const char *what,
+    GError ** error);
+
+/* Temporary planes of the denoising composed from predictions: one per
+ * reference, device memory for an implementation that takes device
+ * planes. */
+typedef struct {
+  gboolean device;
+  void *data[MC_DENOISE_MAX_REFS];
+} DenoiseTemps;
+
+static void
+denoise_temps_free (DenoiseTemps * t)
+{
+  for (int i = 0; i < MC_DENOISE_MAX_REFS; i++) {
+    if (t->device)
+      mc_cuda_free (t->data[i]);
+    else
+      g_free (t->data[i]);
+  }
+}
+
+/* One plane denoised by the implementation without a pass of its own:
+ * each reference predicted into a temporary (plain layout, the plane's
+ * depth and shift), then mixed by denoise_plane. */
+static gboolean
+denoise_composed (const MCPlane * cur, const MCPlane * const *refs,
+    const MCField * const *fields, const uint8_t * const *weights,
+    unsigned n, MCPlane * out, unsigned sub_x, unsigned sub_y,
+    DenoiseTemps * temps, const MCOptions * opt, GError ** error)
+{
+  const unsigned bps = mc_plane_bps (cur);
+  const size_t tsize = (size_t) cur->width * bps * cur->height;
+  MCPlane preds[MC_DENOISE_MAX_REFS];
+  const MCPlane *pp[MC_DENOISE_MAX_REFS];
+  MCOptions popt = *opt, dopt = *opt;
+  if (temps->device) {
+    popt.device = (MCDevice) ((opt->device & MC_DEVICE_INPUTS)
+        | MC_DEVICE_OUTPUT);
+    dopt.device = (MCDevice) (MC_DEVICE_INPUTS
+        | (opt->device & MC_DEVICE_OUTPUT));
+  }
+  for (unsigned i = 0; i < n; i++) {
+    /* the luma's temporaries are the largest: allocated once, reused by
+     * the chroma */
+    if (!temps->data[i])
+      temps->data[i] = temps->device ? mc_cuda_alloc (tsize, error)
+          : g_malloc (tsize);
+    if (!temps->data[i])
+      return FALSE;
+    MCPlane p = { temps->data[i], (ptrdiff_t) (cur->width * bps),
+      cur->width, cur->height, cur->depth, cur->shift, 0
+    };
+    preds[i] = p;
+    pp[i] = &preds[i];
+    if (!mc_predict_plane (refs[i], &preds[i], fields[i], sub_x, sub_y,
+            &popt, error))
+      return FALSE;
+  }
+  return mc_denoise_plane (cur, pp, weights, n, fields[0]->block_w,
+      fields[0]->block_h, fields[0]->cols, fields[0]->rows, sub_x, sub_y,
+      out, &dopt, error);
+}
+
+gboolean
+mc_denoise_picture (const MCPicture * cur, const MCPicture * const *refs,
+    const MCField * const *fields, const uint8_t * const *weights,
+    unsigned n_refs, MCPicture * out, const MCOptions * opt, GError ** error)
+{
+  MCOptions def;
+  char what[48];
+  if (!check_picture (cur, "current picture", error)
+      || !check_picture (out, "output", error))
+    return FALSE;
+  if (n_refs < 1 || n_refs > MC_DENOISE_MAX_REFS)
+    return invalid (error, "references", "%u, not 1..%d", n_refs,
+        MC_DENOISE_MAX_REFS);
+  if (!refs || !fields || !weights)
+    return invalid (error, "references", "no references, fields or "
+        "weights");
+  if (out->chroma != cur->chroma
+      || !same_shape (&cur->planes[0], &out->planes[0], "output", error))
+    return out->chroma != cur->chroma ? invalid (error, "output", "chroma "
+        "%d, not the current picture's %d", out->chroma, cur->chroma)
+        : FALSE;
+  const unsigned n = cur->chroma == MC_CHROMA_NONE ? 1 : 3;
+  for (unsigned i = 0; i < n_refs; i++) {
+    g_snprintf (what, sizeof what, "reference %u", i);
+    if (!check_picture (refs[i], what, error))
+      return FALSE;
+    if (refs[i]->chroma != cur->chroma)
+      return invalid (error, what, "chroma %d, not the current picture's %d",
+          refs[i]->chroma, cur->chroma);
+    if (!same_shape (&cur->planes[0], &refs[i]->planes[0], what, error))
+      return FALSE;
+    if (!fields[i] || !check_field (fields[i], error))
+      return fields[i] ? FALSE : invalid (error, "fields", "none for "
+          "reference %u", i);
+    if (fields[i]->block_w != fields[0]->block_w
+        || fields[i]->block_h != fields[0]->block_h
+        || fields[i]->cols != fields[0]->cols
+        || fields[i]->rows != fields[0]->rows)
+      return invalid (error, "fields", "reference %u's grid is %ux%u blocks "
+          "of %ux%u, reference 0's %ux%u of %ux%u", i, fields[i]->cols,
+          fields[i]->rows, fields[i]->block_w, fields[i]->block_h,
+          fields[0]->cols, fields[0]->rows, fields[0]->block_w,
+          fields[0]->block_h);
+    if (!weights[i])
+      return invalid (error, "weights", "none for reference %u", i);
+    for (size_t j = 0; j < (size_t) fields[0]->cols * fields[0]->rows; j++)
+      if (weights[i][j] > MC_BLEND_ONE)
+        return invalid (error, "weights", "block %zu of reference %u weighs "
+            "%u, more than %d", j, i, weights[i][j], MC_BLEND_ONE);
+    for (unsigned a = 0; a < n; a++)
+      for (unsigned b = 0; b < n; b++)
+        if (overlap (&out->planes[a], &refs[i]->planes[b]))
+          return invalid (error, "output", "plane %u overlaps a plane of "
+              "reference %u", a, i);
+  }
+  for (unsigned a = 0; a < n; a++)
+    for (unsigned b = 0; b < n; b++)
+      if (overlap (&out->planes[a], &cur->planes[b]))
+        return invalid (error, "output", "plane %u overlaps a plane of the "
+            "current picture", a);
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  if (!impl)
+    return FALSE;
+  if (!impl->denoise_refs && impl->device_planes && !impl->denoise_plane)
+    return invalid (error, "options", "the %s implementation has no "
+        "denoising", impl->name);
+
+  unsigned sx, sy;
+  chroma_sub (cur->chroma, &sx, &sy);
+  DenoiseTemps temps = { impl->device_planes, { NULL } };
+  gboolean ok = TRUE;
+  for (unsigned p = 0; ok && p < n; p++) {
+    const MCPlane *rp[MC_DENOISE_MAX_REFS];
+    for (unsigned i = 0; i < n_refs; i++)
+      rp[i] = &refs[i]->planes[p];
+    if (impl->denoise_refs) {
+      MCGrid grid;
+      ok = plane_grid (&out->planes[p], fields[0]->block_w,
+          fields[0]->block_h, fields[0]->cols, fields[0]->rows, p ? sx : 0,
+          p ? sy : 0, &grid, error)
+          && impl->denoise_refs (&cur->planes[p], rp, fields, weights,
+          n_refs, fields[0]->cols, &out->planes[p], &grid, p ? sx : 0,
+          p ? sy : 0, opt, error);
+    } else {
+      ok = denoise_composed (&cur->planes[p], rp, fields, weights, n_refs,
+          &out->planes[p], p ? sx : 0, p ? sy : 0, &temps, opt, error);
+    }
+  }
+  denoise_temps_free (&temps);
+  return ok;
+}
+
+/* The noise estimate (docs/motion-compensation.md, "The noise level").
+ * The costs of the whole blocks inside the plane; the one at
+ * MC_DENOISE_EST_RANK (a low quantile: the best-matched blocks, those
+ * where the picture is flat and still, so that the cost is noise alone)
+ * is taken as MC_DENOISE_EST_SCALE times the noise level of a block
+ * (mc_denoise_level()) and solved for sigma. */
+#define MC_DENOISE_EST_RANK_NUM 1
+#define MC_DENOISE_EST_RANK_DEN 8
+#define MC_DENOISE_EST_SCALE_NUM 100
+#define MC_DENOISE_EST_SCALE_DEN 100
+
+/* The k-th smallest of v[0 .. n-1] (k < n), v reordered: Hoare's
+ * selection. */
+static uint32_t
+select_kth (uint32_t * v, size_t n, size_t k)
+{
+  size_t lo = 0, hi = n - 1;
+  while (lo < hi) {
+    const uint32_t pivot = v[lo + (hi - lo) / 2];
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (v[i] < pivot)
+        i++;
+      while (v[j] > pivot)
+        j--;
+      if (i <= j) {
+        const uint32_t t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    if (k <= j)
+      hi = j;
+    else if (k >= i)
+      lo = i;
+    else
+      return v[k];
+  }
+  return v[k];
+}
+
+gboolean
+mc_denoise_estimate (const MCField * field, gboolean no_reference,
+    unsigned width, unsigned height, unsigned depth, unsigned *sigma_q4)
+{
+  if (no_reference || !field || !field->cells || !sigma_q4
+      || field->block_w < 1 || field->block_h < 1 || depth < 8 || depth > 16)
+    return FALSE;
+  const unsigned cols = MIN (field->cols, width / field->block_w);
+  const unsigned rows = MIN (field->rows, height / field->block_h);
+  const size_t n = (size_t) cols * rows;
+  if (n < MC_DENOISE_MIN_BLOCKS)
+    return FALSE;
+  const size_t stride = field->stride ? field->stride : field->cols;
+  uint32_t *costs = g_new (uint32_t, n);
+  for (unsigned r = 0; r < rows; r++)
+    for (unsigned c = 0; c < cols; c++)
+      costs[(size_t) r * cols + c] = field->cells[r * stride + c].cost;
+  const uint64_t q = select_kth (costs, n, n * MC_DENOISE_EST_RANK_NUM
+      / MC_DENOISE_EST_RANK_DEN);
+  g_free (costs);
+  /* q = scale N sigma (289 / 256) 2^(depth - 8), sigma = sigma_q4 / 16 */
+  const uint64_t num = (q << 12) * MC_DENOISE_EST_SCALE_DEN;
+  const uint64_t den = ((uint64_t) field->block_w * field->block_h * 289
+      * MC_DENOISE_EST_SCALE_NUM) << (depth - 8);
+  *sigma_q4 = (unsigned) MIN ((num + den / 2) / den,
+      (uint64_t) MC_DENOISE_MAX_SIGMA_Q4);
+  return TRUE;
+}
+
 /* ---- bilateral costs ---------------------------------------------------- */
 
 /* The implementation's bilateral costs, or the C reference's when it has

@@ -235,6 +235,34 @@ gboolean mc_denoise_plane (const MCPlane * cur, const MCPlane * const *preds,
 gboolean mc_denoise_weights (const MCField * field, gboolean no_reference,
     unsigned depth, unsigned sigma_q4, uint8_t * weights, GError ** error);
 
+/* `out`, the picture `cur` denoised with n_refs (1 .. MC_DENOISE_MAX_REFS)
+ * neighbouring pictures refs[i]: each plane is mc_denoise_plane() of cur's
+ * plane and the predictions of the refs' planes made by
+ * mc_predict_plane() with fields[i] (cur's vectors against refs[i]; the
+ * chroma with the luma's vectors), prediction i weighted by weights[i]
+ * (one per cell of fields[i], packed: mc_denoise_weights()).  The fields
+ * have one grid (block size, cols and rows; strides may differ).
+ * Pictures of one size, depth and chroma; out overlaps no input.  Planes
+ * where opt->device says (MC_DEVICE_INPUTS: cur and every ref).  An
+ * implementation that makes the predictions on the way (CUDA, the fast
+ * CPU one) writes each plane in one pass without temporaries; the samples
+ * are the same either way. */
+gboolean mc_denoise_picture (const MCPicture * cur,
+    const MCPicture * const *refs, const MCField * const *fields,
+    const uint8_t * const *weights, unsigned n_refs, MCPicture * out,
+    const MCOptions * opt, GError ** error);
+
+/* The noise level of a picture estimated from its field against a
+ * neighbour (costs: SADs of luma blocks at `depth` bits, the plane
+ * width x height): *sigma_q4 gets the standard deviation in sixteenths of
+ * a level at 8 bits, as mc_denoise_weights() takes it, read off the
+ * costs of the best-matched blocks (docs/motion-compensation.md, "The
+ * noise level").  FALSE, *sigma_q4 untouched, when the field says nothing
+ * (no_reference, or fewer than MC_DENOISE_MIN_BLOCKS whole blocks). */
+#define MC_DENOISE_MIN_BLOCKS 16
+gboolean mc_denoise_estimate (const MCField * field, gboolean no_reference,
+    unsigned width, unsigned height, unsigned depth, unsigned *sigma_q4);
+
 /* How mc_interpolate_picture() makes the picture at t. */
 typedef enum {
   MC_INTERP_MOTION,          /* motion compensated from both sides,

@@ -86,6 +86,16 @@ struct MCImpl {
       const uint8_t * const *weights, unsigned n_refs, size_t wstride,
       MCPlane * out, const MCGrid * grid, const MCOptions * opt,
       GError ** error);
+  /* Optional (NULL: mc.c predicts each reference into a temporary plane
+   * with predict_plane and calls denoise_plane): the same samples in one
+   * pass, out = cur and each refs[i] predicted with fields[i] (packed,
+   * cells of `grid`) mixed by weights[i] (rows `wstride` apart), the
+   * predictions made sample by sample on the way. */
+  gboolean (*denoise_refs) (const MCPlane * cur, const MCPlane * const *refs,
+      const MCField * const *fields, const uint8_t * const *weights,
+      unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
+      unsigned sub_x, unsigned sub_y, const MCOptions * opt,
+      GError ** error);
 };
 
 /* row (job, r) for r = 0 .. n - 1, on `threads` threads (the calling one
