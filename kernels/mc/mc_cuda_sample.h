@@ -194,4 +194,38 @@ mc_s_interpolate (MCSPlane prev, MCSPlane next, int bps,
           sub_y, obmc), mc_s_blend_weight (weights, g, x, y, obmc));
 }
 
+/* The references of a denoised plane as the kernel takes them: n planes,
+ * each with its field's cells and its block weights, packed over the
+ * plane's grid. */
+typedef struct {
+  MCSPlane ref[MC_DENOISE_MAX_REFS];
+  const GstMotionVectorCell *cells[MC_DENOISE_MAX_REFS];
+  const uint8_t *weights[MC_DENOISE_MAX_REFS];
+  int n;
+} MCSDenoiseRefs;
+
+/* Output sample (x, y) of a denoised plane: cur's sample and each
+ * reference's prediction with its sample weight, as mc_denoise_picture()
+ * composes mc_predict_plane() and mc_denoise_plane() (each prediction a
+ * sample of the plane's depth, as in the temporary plane).  A reference
+ * of weight 0 at this sample adds nothing, so its prediction is not
+ * made. */
+ME_INLINE int
+mc_s_denoise (MCSPlane cur, const MCSDenoiseRefs * refs, int bps, MCSGrid g,
+    int x, int y, int sub_x, int sub_y, int obmc)
+{
+  uint32_t sum = MC_BLEND_ONE * (uint32_t) mc_s_read (cur, bps, x, y);
+  uint32_t wsum = MC_BLEND_ONE;
+  for (int i = 0; i < refs->n; i++) {
+    const uint32_t w = (uint32_t) mc_s_blend_weight (refs->weights[i], g, x,
+        y, obmc);
+    if (!w)
+      continue;
+    sum += w * (uint32_t) mc_s_predict (refs->ref[i], bps, refs->cells[i], g,
+        x, y, sub_x, sub_y, obmc);
+    wsum += w;
+  }
+  return mc_denoise_sample (sum, wsum);
+}
+
 #endif /* MC_CUDA_SAMPLE_H */
