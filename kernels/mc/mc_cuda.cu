@@ -87,6 +87,22 @@ mc_interpolate_kernel (MCSPlane prev, MCSPlane next, MCSPlane out,
           g, x, y, sub_x, sub_y, obmc));
 }
 
+/* The four half-sample planes of a luma reference over their box
+ * (mc_cuda_sample.h, MCSHPel): one thread a position, all four planes. */
+template <int BPS>
+__global__ void
+mc_hp_kernel (MCSPlane ref, uint16_t *dst, ptrdiff_t stride, ptrdiff_t plane)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= mc_s_hp_cols (ref.width) || j >= mc_s_hp_rows (ref.height))
+    return;
+  const int x = i + MC_S_HP_LO, y = j + MC_S_HP_LO;
+  uint16_t *d = dst + (ptrdiff_t) j * stride + i;
+  for (int k = 0; k < 4; k++)
+    d[k * plane] = (uint16_t) mc_s_hp_value (ref, BPS, k, x, y);
+}
+
 /* One denoised sample a thread: every reference's prediction made on the
  * way (mc_s_denoise()), no temporary planes. */
 template <int BPS>
@@ -152,12 +168,13 @@ mc_bilateral_kernel (MCSPlane prev, MCSPlane next, MCSGrid g,
 /* ---- the calling thread's stream and buffers --------------------------- */
 
 /* Buffers of a state: planes (BUF_A, BUF_B, BUF_OUT; the references of a
- * denoised plane from BUF_DN_REFS on), fields and weights, candidates and
- * costs; BUF_DN_SIDE holds a denoised plane's fields and weights in one
- * upload. */
+ * denoised plane from BUF_DN_REFS on, their half-sample planes from
+ * BUF_DN_HP on), fields and weights, candidates and costs; BUF_DN_SIDE
+ * holds a denoised plane's fields and weights in one upload. */
 enum { BUF_A, BUF_B, BUF_OUT, BUF_CELLS, BUF_CELLS_B, BUF_WEIGHTS, BUF_CAND,
   BUF_COSTS, BUF_DN_SIDE, BUF_DN_REFS,
-  N_BUFS = BUF_DN_REFS + MC_DENOISE_MAX_REFS };
+  BUF_DN_HP = BUF_DN_REFS + MC_DENOISE_MAX_REFS,
+  N_BUFS = BUF_DN_HP + MC_DENOISE_MAX_REFS };
 
 /* A caller's stream and buffers: a session it holds (mc.h), or the
  * calling thread's own. */
@@ -609,6 +626,31 @@ denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
   for (unsigned i = 0; i < n_refs; i++) {
     dr.cells[i] = (const GstMotionVectorCell *) (side + cbytes * i);
     dr.weights[i] = side + wbase + ncells * i;
+  }
+  if (!sub_x && !sub_y) {
+    /* luma: each reference's half-sample planes */
+    const int hc = mc_s_hp_cols ((int) cur->width);
+    const int hr = mc_s_hp_rows ((int) cur->height);
+    const dim3 hb ((hc + threads_2d.x - 1) / threads_2d.x,
+        (hr + threads_2d.y - 1) / threads_2d.y);
+    for (unsigned i = 0; i < n_refs; i++) {
+      uint16_t *hp = (uint16_t *) get_buf (st, BUF_DN_HP + i,
+          4 * sizeof (uint16_t) * (size_t) hc * hr, error);
+      if (!hp)
+        return FALSE;
+      dr.hp[i].p = hp;
+      dr.hp[i].stride = hc;
+      dr.hp[i].plane = (ptrdiff_t) hc * hr;
+      dr.hp[i].w = (int) cur->width;
+      dr.hp[i].h = (int) cur->height;
+      if (cur->depth > 8)
+        mc_hp_kernel<2> <<<hb, threads_2d, 0, stream>>> (dr.ref[i], hp, hc,
+            (ptrdiff_t) hc * hr);
+      else
+        mc_hp_kernel<1> <<<hb, threads_2d, 0, stream>>> (dr.ref[i], hp, hc,
+            (ptrdiff_t) hc * hr);
+      CHECK (cudaGetLastError (), "launch of the half-sample kernel");
+    }
   }
   if (cur->depth > 8)
     mc_denoise_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>

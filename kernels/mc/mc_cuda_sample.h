@@ -194,11 +194,138 @@ mc_s_interpolate (MCSPlane prev, MCSPlane next, int bps,
           sub_y, obmc), mc_s_blend_weight (weights, g, x, y, obmc));
 }
 
+/* ---- luma through half-sample planes ------------------------------------
+ * The luma quarter samples of mc_s_predict_one() read a clamped 7x7
+ * neighbourhood each.  A kernel that predicts from a reference many times
+ * (denoising: every block of several references, overlapped) instead
+ * builds the reference's four planes of subpel_rules.h once a call (full
+ * samples F, half samples H, V, C), each a 16-bit plane over the box
+ * [MC_S_HP_LO, W + 1] x [MC_S_HP_LO, H + 1], and takes every quarter
+ * sample as the mean of two of them, as the fast CPU implementation does
+ * (mc_cpu_tmpl.c, where the reason it is exact is given): a plane's sample
+ * outside the picture is its sample at the clamped position, and all four
+ * are constant past the box, so a read clamped to the box is exact. */
+#define MC_S_HP_LO (-3)
+
+typedef struct {
+  const uint16_t *p;            /* plane k's (x, y) at p[k plane + (y -
+                                 * MC_S_HP_LO) stride + x - MC_S_HP_LO] */
+  ptrdiff_t stride;             /* samples from a row to the next */
+  ptrdiff_t plane;              /* samples from a plane to the next */
+  int w, h;                     /* the luma plane's size */
+} MCSHPel;
+
+/* Columns and rows of the box of a w x h plane. */
+ME_INLINE int
+mc_s_hp_cols (int w)
+{
+  return w + 2 - MC_S_HP_LO;
+}
+
+ME_INLINE int
+mc_s_hp_rows (int h)
+{
+  return h + 2 - MC_S_HP_LO;
+}
+
+/* The 6-tap's sum across row y (clamped already) at x + 1/2, the full
+ * samples clamped. */
+ME_INLINE int
+mc_s_tap6_across (MCSPlane ref, int bps, int x, int y)
+{
+  const int W = ref.width;
+  return mc_s_read (ref, bps, mc_clamp (x - 2, W), y)
+      - 5 * mc_s_read (ref, bps, mc_clamp (x - 1, W), y)
+      + 20 * mc_s_read (ref, bps, mc_clamp (x, W), y)
+      + 20 * mc_s_read (ref, bps, mc_clamp (x + 1, W), y)
+      - 5 * mc_s_read (ref, bps, mc_clamp (x + 2, W), y)
+      + mc_s_read (ref, bps, mc_clamp (x + 3, W), y);
+}
+
+/* Sample (x, y) of plane k (ME_HPEL_F, _H, _V, _C) of the reference, by
+ * subpel_rules.h's formulas over clamped full samples. */
+ME_INLINE int
+mc_s_hp_value (MCSPlane ref, int bps, int k, int x, int y)
+{
+  const int W = ref.width, H = ref.height, maxv = (1 << ref.depth) - 1;
+  int v;
+  if (k == ME_HPEL_F)
+    return mc_s_read (ref, bps, mc_clamp (x, W), mc_clamp (y, H));
+  if (k == ME_HPEL_H) {
+    v = (mc_s_tap6_across (ref, bps, x, mc_clamp (y, H)) + 16) >> 5;
+  } else if (k == ME_HPEL_V) {
+    const int cx = mc_clamp (x, W);
+    v = (mc_s_read (ref, bps, cx, mc_clamp (y - 2, H))
+        - 5 * mc_s_read (ref, bps, cx, mc_clamp (y - 1, H))
+        + 20 * mc_s_read (ref, bps, cx, mc_clamp (y, H))
+        + 20 * mc_s_read (ref, bps, cx, mc_clamp (y + 1, H))
+        - 5 * mc_s_read (ref, bps, cx, mc_clamp (y + 2, H))
+        + mc_s_read (ref, bps, cx, mc_clamp (y + 3, H)) + 16) >> 5;
+  } else {
+    v = (mc_s_tap6_across (ref, bps, x, mc_clamp (y - 2, H))
+        - 5 * mc_s_tap6_across (ref, bps, x, mc_clamp (y - 1, H))
+        + 20 * mc_s_tap6_across (ref, bps, x, mc_clamp (y, H))
+        + 20 * mc_s_tap6_across (ref, bps, x, mc_clamp (y + 1, H))
+        - 5 * mc_s_tap6_across (ref, bps, x, mc_clamp (y + 2, H))
+        + mc_s_tap6_across (ref, bps, x, mc_clamp (y + 3, H)) + 512) >> 10;
+  }
+  return v < 0 ? 0 : v > maxv ? maxv : v;
+}
+
+/* The quarter sample at (x, y) moved by (mvx, mvy): the mean, rounded up,
+ * of the two planes' samples me_subpel_pair() names, each read clamped
+ * to the box. */
+ME_INLINE int
+mc_s_hp_qpel (const MCSHPel * hp, int x, int y, int mvx, int mvy)
+{
+  const unsigned v = me_subpel_pair (mvx & 3, mvy & 3);
+  int s[2];
+  for (int k = 0; k < 2; k++) {
+    const unsigned e = k ? v >> 4 : v & 15;
+    int px = x + (mvx >> 2) + ME_SP_DX (e);
+    int py = y + (mvy >> 2) + ME_SP_DY (e);
+    px = px < MC_S_HP_LO ? MC_S_HP_LO : px > hp->w + 1 ? hp->w + 1 : px;
+    py = py < MC_S_HP_LO ? MC_S_HP_LO : py > hp->h + 1 ? hp->h + 1 : py;
+    s[k] = hp->p[(ptrdiff_t) ME_SP_PLANE (e) * hp->plane
+        + (ptrdiff_t) (py - MC_S_HP_LO) * hp->stride + (px - MC_S_HP_LO)];
+  }
+  return (s[0] + s[1] + 1) >> 1;
+}
+
+/* Output sample (x, y) of mc_predict_plane() for luma, through the
+ * planes: mc_s_predict() with mc_s_hp_qpel() for each block. */
+ME_INLINE int
+mc_s_predict_hp (const MCSHPel * hp, const GstMotionVectorCell *cells,
+    MCSGrid g, int x, int y, int obmc)
+{
+  const int c = x / g.bw, r = y / g.bh;
+  const int i = x - c * g.bw, j = y - r * g.bh;
+  uint32_t acc = 0;
+  for (int dy = 0; dy < 3; dy++) {
+    const int wy = mc_s_window (g.bh, r, g.nrows, j, dy, obmc);
+    if (!wy)
+      continue;
+    for (int dx = 0; dx < 3; dx++) {
+      const int wx = mc_s_window (g.bw, c, g.ncols, i, dx, obmc);
+      if (!wx)
+        continue;
+      const GstMotionVectorCell *cell = cells + (size_t) (r + dy - 1)
+          * g.ncols + (c + dx - 1);
+      acc += (uint32_t) (wy * wx) * (uint32_t) mc_s_hp_qpel (hp, x, y,
+          cell->mv_x, cell->mv_y);
+    }
+  }
+  return mc_obmc_round (acc);
+}
+
+/* ---- denoising ----------------------------------------------------------- */
+
 /* The references of a denoised plane as the kernel takes them: n planes,
  * each with its field's cells and its block weights, packed over the
- * plane's grid. */
+ * plane's grid, and for luma each one's half-sample planes. */
 typedef struct {
   MCSPlane ref[MC_DENOISE_MAX_REFS];
+  MCSHPel hp[MC_DENOISE_MAX_REFS];
   const GstMotionVectorCell *cells[MC_DENOISE_MAX_REFS];
   const uint8_t *weights[MC_DENOISE_MAX_REFS];
   int n;
@@ -207,9 +334,9 @@ typedef struct {
 /* Output sample (x, y) of a denoised plane: cur's sample and each
  * reference's prediction with its sample weight, as mc_denoise_picture()
  * composes mc_predict_plane() and mc_denoise_plane() (each prediction a
- * sample of the plane's depth, as in the temporary plane).  A reference
- * of weight 0 at this sample adds nothing, so its prediction is not
- * made. */
+ * sample of the plane's depth, as in the temporary plane); luma (sub_x =
+ * sub_y = 0) through the half-sample planes.  A reference of weight 0 at
+ * this sample adds nothing, so its prediction is not made. */
 ME_INLINE int
 mc_s_denoise (MCSPlane cur, const MCSDenoiseRefs * refs, int bps, MCSGrid g,
     int x, int y, int sub_x, int sub_y, int obmc)
@@ -221,8 +348,10 @@ mc_s_denoise (MCSPlane cur, const MCSDenoiseRefs * refs, int bps, MCSGrid g,
         y, obmc);
     if (!w)
       continue;
-    sum += w * (uint32_t) mc_s_predict (refs->ref[i], bps, refs->cells[i], g,
-        x, y, sub_x, sub_y, obmc);
+    const int pred = !sub_x && !sub_y ? mc_s_predict_hp (&refs->hp[i],
+        refs->cells[i], g, x, y, obmc) : mc_s_predict (refs->ref[i], bps,
+        refs->cells[i], g, x, y, sub_x, sub_y, obmc);
+    sum += w * (uint32_t) pred;
     wsum += w;
   }
   return mc_denoise_sample (sum, wsum);

@@ -1091,6 +1091,7 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
   MCSDenoiseRefs dr;
   GstMotionVectorCell *cells[MC_DENOISE_MAX_REFS];
   guint8 *w[MC_DENOISE_MAX_REFS];
+  guint16 *hp[MC_DENOISE_MAX_REFS];
   memset (&dr, 0, sizeof dr);
   dr.n = (int) n_refs;
   for (unsigned i = 0; i < n_refs; i++) {
@@ -1102,6 +1103,21 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
     dr.ref[i] = splane (refs[i]);
     dr.cells[i] = cells[i];
     dr.weights[i] = w[i];
+    /* luma: the half-sample planes, as the kernel builds them */
+    hp[i] = NULL;
+    if (!sub_x && !sub_y) {
+      const int hc = mc_s_hp_cols ((int) cur->width);
+      const int hr = mc_s_hp_rows ((int) cur->height);
+      hp[i] = g_new (guint16, 4 * (size_t) hc * hr);
+      for (int k = 0; k < 4; k++)
+        for (int y = 0; y < hr; y++)
+          for (int x = 0; x < hc; x++)
+            hp[i][(size_t) k * hc * hr + (size_t) y * hc + x] =
+                (guint16) mc_s_hp_value (dr.ref[i], refs[i]->depth > 8 ? 2
+                : 1, k, x + MC_S_HP_LO, y + MC_S_HP_LO);
+      dr.hp[i] = (MCSHPel) { hp[i], hc, (ptrdiff_t) hc * hr,
+        (int) cur->width, (int) cur->height };
+    }
   }
   const int bps = cur->depth > 8 ? 2 : 1;
   for (unsigned y = 0; y < out->height; y++)
@@ -1113,6 +1129,7 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
   for (unsigned i = 0; i < n_refs; i++) {
     g_free (cells[i]);
     g_free (w[i]);
+    g_free (hp[i]);
   }
   return TRUE;
 }
