@@ -88,10 +88,24 @@ mc_interpolate_kernel (MCSPlane prev, MCSPlane next, MCSPlane out,
 }
 
 /* The four half-sample planes of a luma reference over their box
- * (mc_cuda_sample.h, MCSHPel): one thread a position, all four planes. */
+ * (mc_cuda_sample.h, MCSHPel), in two passes: the 6-tap's sums across
+ * each row, then one thread a position for all four planes. */
 template <int BPS>
 __global__ void
-mc_hp_kernel (MCSPlane ref, uint16_t *dst, ptrdiff_t stride, ptrdiff_t plane)
+mc_hp_b1_kernel (MCSPlane ref, int32_t *b1, ptrdiff_t b1_stride)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= mc_s_hp_cols (ref.width) || y >= ref.height)
+    return;
+  b1[(ptrdiff_t) y * b1_stride + i] = mc_s_tap6_across (ref, BPS,
+      i + MC_S_HP_LO, y);
+}
+
+template <int BPS>
+__global__ void
+mc_hp_kernel (MCSPlane ref, const int32_t *b1, ptrdiff_t b1_stride,
+    uint16_t *dst, ptrdiff_t stride, ptrdiff_t plane)
 {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
@@ -100,7 +114,8 @@ mc_hp_kernel (MCSPlane ref, uint16_t *dst, ptrdiff_t stride, ptrdiff_t plane)
   const int x = i + MC_S_HP_LO, y = j + MC_S_HP_LO;
   uint16_t *d = dst + (ptrdiff_t) j * stride + i;
   for (int k = 0; k < 4; k++)
-    d[k * plane] = (uint16_t) mc_s_hp_value (ref, BPS, k, x, y);
+    d[k * plane] = (uint16_t) mc_s_hp_from_b1 (ref, BPS, b1, b1_stride, k, x,
+        y);
 }
 
 /* One denoised sample a thread: every reference's prediction made on the
@@ -633,22 +648,33 @@ denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
     const int hr = mc_s_hp_rows ((int) cur->height);
     const dim3 hb ((hc + threads_2d.x - 1) / threads_2d.x,
         (hr + threads_2d.y - 1) / threads_2d.y);
+    const dim3 bb ((hc + threads_2d.x - 1) / threads_2d.x,
+        (cur->height + threads_2d.y - 1) / threads_2d.y);
     for (unsigned i = 0; i < n_refs; i++) {
-      uint16_t *hp = (uint16_t *) get_buf (st, BUF_DN_HP + i,
-          4 * sizeof (uint16_t) * (size_t) hc * hr, error);
-      if (!hp)
+      /* the planes, then B1 after them in the same buffer */
+      const size_t planes = 4 * sizeof (uint16_t) * (size_t) hc * hr;
+      uint8_t *buf = (uint8_t *) get_buf (st, BUF_DN_HP + i, planes
+          + sizeof (int32_t) * (size_t) hc * cur->height + 16, error);
+      if (!buf)
         return FALSE;
+      uint16_t *hp = (uint16_t *) buf;
+      int32_t *b1 = (int32_t *) (buf + ((planes + 15) & ~(size_t) 15));
       dr.hp[i].p = hp;
       dr.hp[i].stride = hc;
       dr.hp[i].plane = (ptrdiff_t) hc * hr;
       dr.hp[i].w = (int) cur->width;
       dr.hp[i].h = (int) cur->height;
-      if (cur->depth > 8)
-        mc_hp_kernel<2> <<<hb, threads_2d, 0, stream>>> (dr.ref[i], hp, hc,
-            (ptrdiff_t) hc * hr);
-      else
-        mc_hp_kernel<1> <<<hb, threads_2d, 0, stream>>> (dr.ref[i], hp, hc,
-            (ptrdiff_t) hc * hr);
+      if (cur->depth > 8) {
+        mc_hp_b1_kernel<2> <<<bb, threads_2d, 0, stream>>> (dr.ref[i], b1,
+            hc);
+        mc_hp_kernel<2> <<<hb, threads_2d, 0, stream>>> (dr.ref[i], b1, hc,
+            hp, hc, (ptrdiff_t) hc * hr);
+      } else {
+        mc_hp_b1_kernel<1> <<<bb, threads_2d, 0, stream>>> (dr.ref[i], b1,
+            hc);
+        mc_hp_kernel<1> <<<hb, threads_2d, 0, stream>>> (dr.ref[i], b1, hc,
+            hp, hc, (ptrdiff_t) hc * hr);
+      }
       CHECK (cudaGetLastError (), "launch of the half-sample kernel");
     }
   }

@@ -272,6 +272,41 @@ mc_s_hp_value (MCSPlane ref, int bps, int k, int x, int y)
   return v < 0 ? 0 : v > maxv ? maxv : v;
 }
 
+/* The same planes in two passes, as the kernels build them: first B1, the
+ * 6-tap's sums across every row of the picture (rows 0 .. H - 1: every row
+ * the box reads is a clamped one) at the box's columns, b1[y b1_stride +
+ * x - MC_S_HP_LO] = mc_s_tap6_across (x, y); then each position's four
+ * planes from B1 and the full samples, six reads a plane instead of the
+ * 36 that C takes from the full samples.  Equal to mc_s_hp_value(): the
+ * same sums of the same clamped samples. */
+ME_INLINE int
+mc_s_hp_from_b1 (MCSPlane ref, int bps, const int32_t *b1,
+    ptrdiff_t b1_stride, int k, int x, int y)
+{
+  const int W = ref.width, H = ref.height, maxv = (1 << ref.depth) - 1;
+  const int bx = x - MC_S_HP_LO;
+  int v;
+  if (k == ME_HPEL_F)
+    return mc_s_read (ref, bps, mc_clamp (x, W), mc_clamp (y, H));
+  if (k == ME_HPEL_H) {
+    v = (b1[(ptrdiff_t) mc_clamp (y, H) * b1_stride + bx] + 16) >> 5;
+  } else if (k == ME_HPEL_V) {
+    const int cx = mc_clamp (x, W);
+    v = (mc_s_read (ref, bps, cx, mc_clamp (y - 2, H))
+        - 5 * mc_s_read (ref, bps, cx, mc_clamp (y - 1, H))
+        + 20 * mc_s_read (ref, bps, cx, mc_clamp (y, H))
+        + 20 * mc_s_read (ref, bps, cx, mc_clamp (y + 1, H))
+        - 5 * mc_s_read (ref, bps, cx, mc_clamp (y + 2, H))
+        + mc_s_read (ref, bps, cx, mc_clamp (y + 3, H)) + 16) >> 5;
+  } else {
+#define MC_S_B1(d) b1[(ptrdiff_t) mc_clamp (y + (d), H) * b1_stride + bx]
+    v = (MC_S_B1 (-2) - 5 * MC_S_B1 (-1) + 20 * MC_S_B1 (0)
+        + 20 * MC_S_B1 (1) - 5 * MC_S_B1 (2) + MC_S_B1 (3) + 512) >> 10;
+#undef MC_S_B1
+  }
+  return v < 0 ? 0 : v > maxv ? maxv : v;
+}
+
 /* The quarter sample at (x, y) moved by (mvx, mvy): the mean, rounded up,
  * of the two planes' samples me_subpel_pair() names, each read clamped
  * to the box. */
@@ -334,24 +369,55 @@ typedef struct {
 /* Output sample (x, y) of a denoised plane: cur's sample and each
  * reference's prediction with its sample weight, as mc_denoise_picture()
  * composes mc_predict_plane() and mc_denoise_plane() (each prediction a
- * sample of the plane's depth, as in the temporary plane); luma (sub_x =
- * sub_y = 0) through the half-sample planes.  A reference of weight 0 at
- * this sample adds nothing, so its prediction is not made. */
+ * sample of the plane's depth, as in the temporary plane), luma (sub_x =
+ * sub_y = 0) through the half-sample planes.  The sample's windows are
+ * found once and serve every reference's weight and prediction (the same
+ * sums as mc_s_blend_weight() and mc_s_predict() make); a reference of
+ * weight 0 at this sample adds nothing, so its prediction is not made. */
 ME_INLINE int
 mc_s_denoise (MCSPlane cur, const MCSDenoiseRefs * refs, int bps, MCSGrid g,
     int x, int y, int sub_x, int sub_y, int obmc)
 {
+  const int c = x / g.bw, r = y / g.bh;
+  const int i = x - c * g.bw, j = y - r * g.bh;
+  int wx[3], wy[3];
+  for (int d = 0; d < 3; d++) {
+    wx[d] = mc_s_window (g.bw, c, g.ncols, i, d, obmc);
+    wy[d] = mc_s_window (g.bh, r, g.nrows, j, d, obmc);
+  }
+  const int luma = !sub_x && !sub_y;
   uint32_t sum = MC_BLEND_ONE * (uint32_t) mc_s_read (cur, bps, x, y);
   uint32_t wsum = MC_BLEND_ONE;
-  for (int i = 0; i < refs->n; i++) {
-    const uint32_t w = (uint32_t) mc_s_blend_weight (refs->weights[i], g, x,
-        y, obmc);
+  for (int k = 0; k < refs->n; k++) {
+    const uint8_t *wk = refs->weights[k];
+    uint32_t wacc = 0;
+    for (int dy = 0; dy < 3; dy++) {
+      if (!wy[dy])
+        continue;
+      for (int dx = 0; dx < 3; dx++)
+        if (wx[dx])
+          wacc += (uint32_t) (wy[dy] * wx[dx]) * (uint32_t) wk[(size_t) (r
+                  + dy - 1) * g.ncols + c + dx - 1];
+    }
+    const uint32_t w = (uint32_t) mc_blend_weight (wacc);
     if (!w)
       continue;
-    const int pred = !sub_x && !sub_y ? mc_s_predict_hp (&refs->hp[i],
-        refs->cells[i], g, x, y, obmc) : mc_s_predict (refs->ref[i], bps,
-        refs->cells[i], g, x, y, sub_x, sub_y, obmc);
-    sum += w * (uint32_t) pred;
+    uint32_t pacc = 0;
+    for (int dy = 0; dy < 3; dy++) {
+      if (!wy[dy])
+        continue;
+      for (int dx = 0; dx < 3; dx++) {
+        if (!wx[dx])
+          continue;
+        const GstMotionVectorCell *cell = refs->cells[k] + (size_t) (r + dy
+            - 1) * g.ncols + (c + dx - 1);
+        const int p = luma ? mc_s_hp_qpel (&refs->hp[k], x, y, cell->mv_x,
+            cell->mv_y) : mc_s_predict_one (refs->ref[k], bps, x, y,
+            cell->mv_x, cell->mv_y, sub_x, sub_y);
+        pacc += (uint32_t) (wy[dy] * wx[dx]) * (uint32_t) p;
+      }
+    }
+    sum += w * (uint32_t) mc_obmc_round (pacc);
     wsum += w;
   }
   return mc_denoise_sample (sum, wsum);

@@ -1087,11 +1087,11 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
     unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
     unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
 {
-  (void) error;
   MCSDenoiseRefs dr;
   GstMotionVectorCell *cells[MC_DENOISE_MAX_REFS];
   guint8 *w[MC_DENOISE_MAX_REFS];
   guint16 *hp[MC_DENOISE_MAX_REFS];
+  gboolean ok = TRUE;
   memset (&dr, 0, sizeof dr);
   dr.n = (int) n_refs;
   for (unsigned i = 0; i < n_refs; i++) {
@@ -1108,13 +1108,26 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
     if (!sub_x && !sub_y) {
       const int hc = mc_s_hp_cols ((int) cur->width);
       const int hr = mc_s_hp_rows ((int) cur->height);
+      const int rb = refs[i]->depth > 8 ? 2 : 1;
       hp[i] = g_new (guint16, 4 * (size_t) hc * hr);
+      /* in the kernels' two passes, every sample checked against the
+       * one-pass definition on the way */
+      gint32 *b1 = g_new (gint32, (size_t) hc * cur->height);
+      for (int y = 0; y < (int) cur->height; y++)
+        for (int x = 0; x < hc; x++)
+          b1[(size_t) y * hc + x] = mc_s_tap6_across (dr.ref[i], rb,
+              x + MC_S_HP_LO, y);
       for (int k = 0; k < 4; k++)
         for (int y = 0; y < hr; y++)
-          for (int x = 0; x < hc; x++)
-            hp[i][(size_t) k * hc * hr + (size_t) y * hc + x] =
-                (guint16) mc_s_hp_value (dr.ref[i], refs[i]->depth > 8 ? 2
-                : 1, k, x + MC_S_HP_LO, y + MC_S_HP_LO);
+          for (int x = 0; x < hc; x++) {
+            const int v = mc_s_hp_from_b1 (dr.ref[i], rb, b1, hc, k,
+                x + MC_S_HP_LO, y + MC_S_HP_LO);
+            if (v != mc_s_hp_value (dr.ref[i], rb, k, x + MC_S_HP_LO,
+                    y + MC_S_HP_LO))
+              ok = FALSE;
+            hp[i][(size_t) k * hc * hr + (size_t) y * hc + x] = (guint16) v;
+          }
+      g_free (b1);
       dr.hp[i] = (MCSHPel) { hp[i], hc, (ptrdiff_t) hc * hr,
         (int) cur->width, (int) cur->height };
     }
@@ -1131,7 +1144,10 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
     g_free (w[i]);
     g_free (hp[i]);
   }
-  return TRUE;
+  if (!ok)
+    g_set_error (error, MC_ERROR, MC_ERROR_INVALID, "the half-sample planes "
+        "in two passes differ from their definition");
+  return ok;
 }
 
 /* The kernels' per-sample code run on the host: predict and blend as the
