@@ -537,6 +537,24 @@ weights_clear (Weights * w)
   memset (w, 0, sizeof (*w));
 }
 
+/* The grid the predictions and weights are made on: 8x8 when every field
+ * has it, else the shape they share (16x16 first).  Why 8x8: a block
+ * weight is all or nothing over its block, and a 16x16 block that a
+ * moving edge crosses by a few pixels still matches well enough overall
+ * to weigh most of 64, ghosting the strip that does not match; an 8x8
+ * block in that place weighs far less (docs/denoise.md, "Block size"). */
+static gint
+choose_shape (const GstMotionVectorMeta ** metas, guint n)
+{
+  guint i;
+
+  for (i = 0; i < n; i++)
+    if (!gst_motion_vector_meta_get_grid (metas[i],
+            GST_MOTION_VECTOR_PARTITION_8X8, NULL, NULL))
+      return gst_mc_common_shape (metas, n);
+  return GST_MOTION_VECTOR_PARTITION_8X8;
+}
+
 /* Output frame @h from the held frames: denoised with its references, or,
  * without any, the frame itself (through the library, so that the
  * samples stay on the device when they are there: one reference, itself,
@@ -567,7 +585,7 @@ output_frame (GstMvDenoise * self, Held * h)
   radius = self->radius;
   GST_OBJECT_UNLOCK (self);
   n = pick_refs (self, h, radius, metas, refs);
-  if (n > 0 && (shape = gst_mc_common_shape (metas, n)) < 0) {
+  if (n > 0 && (shape = choose_shape (metas, n)) < 0) {
     GST_WARNING_OBJECT (self, "the fields of %" GST_TIME_FORMAT " share no "
         "grid: not denoised", GST_TIME_ARGS (GST_BUFFER_PTS (h->buf)));
     n = 0;
@@ -581,9 +599,21 @@ output_frame (GstMvDenoise * self, Held * h)
     w.fp[i] = &w.fields[i];
   }
   /* the noise from the field against the nearest past reference, else
-   * the nearest future one (pick_refs()' order: nearest first) */
+   * the nearest future one (pick_refs()' order: nearest first), on its
+   * 16x16 grid when it has one: the low quantile the estimate reads lies
+   * closer to the mean on blocks of more samples (docs/denoise.md, "The
+   * noise level") */
   for (i = 0; i < n && metas[i]->ref_distance > 0; i++);
-  q4 = sigma_for (self, h, n == 0 ? NULL : &w.fields[i < n ? i : 0], depth);
+  if (n > 0) {
+    MCField est;
+
+    i = i < n ? i : 0;
+    gst_mc_field_from_meta (metas[i], GST_MOTION_VECTOR_PARTITION_16X16,
+        &est);
+    q4 = sigma_for (self, h, est.cells ? &est : &w.fields[i], depth);
+  } else {
+    q4 = sigma_for (self, h, NULL, depth);
+  }
   for (i = 0; i < n; i++) {
     w.weights[i] = g_malloc ((gsize) w.fields[i].cols * w.fields[i].rows);
     if (!mc_denoise_weights (&w.fields[i], FALSE, depth, q4, w.weights[i],
@@ -860,7 +890,7 @@ check_fields (GstMvDenoise * self, GstBuffer * buf, guint radius)
 /* Whether the summary of @buf's fields (gpumotionest puts it on the first
  * field of its list) says that it cuts from the frame before. */
 static gboolean
-is_cut (GstBuffer * buf)
+is_cut (GstMvDenoise * self, GstBuffer * buf)
 {
   guint i, n = gst_buffer_get_n_motion_vector_metas (buf);
 
@@ -869,9 +899,13 @@ is_cut (GstBuffer * buf)
     GstMotionVectorSummary s;
 
     if (m && (m->flags & GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY)
-        && gst_motion_vector_meta_get_summary (m, &s))
+        && gst_motion_vector_meta_get_summary (m, &s)) {
+      GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": scene change score %.1f "
+          "(field %+d)", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
+          s.scene_change, m->ref_distance);
       return !(s.flags & GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE)
           && gst_motion_vector_summary_is_scene_change (&s, -1);
+    }
   }
   return FALSE;
 }
@@ -972,7 +1006,7 @@ gst_mv_denoise_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
   h = g_new0 (Held, 1);
   h->buf = buf;
-  if (newest && is_cut (buf)) {
+  if (newest && is_cut (self, buf)) {
     GST_DEBUG_OBJECT (self, "scene cut at %" GST_TIME_FORMAT,
         GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
     self->scene++;
