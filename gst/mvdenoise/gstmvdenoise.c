@@ -1148,6 +1148,9 @@ gst_mv_denoise_src_query (GstPad * pad, GstObject * parent, GstQuery * query)
        * (docs/denoise.md, "Latency") */
       if (n > 0 && d > 0)
         held = gst_util_uint64_scale (GST_SECOND, (guint64) d * radius, n);
+      else
+        GST_DEBUG_OBJECT (self, "variable frame rate: the %u frames held "
+            "add a latency not known here, none reported", radius);
       min += held;
       if (GST_CLOCK_TIME_IS_VALID (max))
         max += held;

@@ -117,6 +117,10 @@ typedef struct {
   guint radius;
   guint64 seq;                  /* the next input's number */
   GQueue waiting;               /* numbers taken, not yet out */
+  gboolean refused;             /* the last caps were refused: the sticky
+                                 * events after them (a segment) and
+                                 * serialized ones (GAP) wait behind them,
+                                 * and never reach the element */
   guint n_out;                  /* outputs of the current push */
 } Stream;
 
@@ -201,7 +205,8 @@ set_caps (Stream * s, FuzzInput * in)
     GstPad *sink = gst_element_get_static_pad (s->h->element, "sink");
     GstCaps *cur = gst_pad_get_current_caps (sink);
 
-    if (cur && gst_caps_is_equal (cur, caps)) {
+    s->refused = !cur || !gst_caps_is_equal (cur, caps);
+    if (!s->refused) {
       if (!gst_video_info_is_equal (&info, &s->info))
         drained (s, "new caps");
       s->info = info;
@@ -428,6 +433,8 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     gsize bsize;
     guint64 id;
 
+    if (g_getenv ("FUZZ_VERBOSE"))
+      fprintf (stderr, "frame %u: op 0x%02x buffer 0x%02x\n", f, op, bop);
     if (op & OP_CAPS)
       set_caps (&s, &in);
     if (op & OP_PROPS)
@@ -463,13 +470,14 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
       seg.position = seg.start;
       seg.time = seg.start;
       gst_harness_push_event (s.h, gst_event_new_segment (&seg));
-      if (!(k & 0x80))
+      if (!(k & 0x80) && !s.refused)
         drained (&s, "a segment");
     }
     if (op & OP_GAP) {
       gst_harness_push_event (s.h, gst_event_new_gap (GST_CLOCK_TIME_IS_VALID
               (pts) ? pts : 0, GST_SECOND / 25));
-      drained (&s, "a GAP event");
+      if (!s.refused)
+        drained (&s, "a GAP event");
     }
     if (op & OP_LATENCY)
       (void) gst_harness_query_latency (s.h);
@@ -527,6 +535,9 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
     s.n_out = 0;
     ret = gst_harness_push (s.h, buf);
     errors = pop_errors (&s);
+    if (g_getenv ("FUZZ_VERBOSE"))
+      fprintf (stderr, "in #%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT ": %s\n",
+          id, pts, gst_flow_get_name (ret));
     if (ret == GST_FLOW_ERROR && errors == 0)
       fail ("a flow error without an error message");
     if (errors > 0 && ret == GST_FLOW_OK)
@@ -562,7 +573,7 @@ LLVMFuzzerTestOneInput (const uint8_t * data, size_t size)
   }
 
   gst_harness_push_event (s.h, gst_event_new_eos ());
-  if (pop_errors (&s) == 0)
+  if (pop_errors (&s) == 0 && !s.refused)
     drained (&s, "EOS");
   gst_element_set_bus (s.h->element, NULL);
   gst_object_unref (s.bus);
