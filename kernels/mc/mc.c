@@ -590,7 +590,7 @@ mc_denoise_picture (const MCPicture * cur, const MCPicture * const *refs,
           p ? sy : 0, &grid, error)
           && impl->denoise_refs (&cur->planes[p], rp, fields, weights,
           n_refs, fields[0]->cols, &out->planes[p], &grid, p ? sx : 0,
-          p ? sy : 0, opt, error);
+          p ? sy : 0, p, opt, error);
     } else {
       ok = denoise_composed (&cur->planes[p], rp, fields, weights, n_refs,
           &out->planes[p], p ? sx : 0, p ? sy : 0, &temps, opt, error);

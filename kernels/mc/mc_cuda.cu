@@ -198,6 +198,10 @@ struct MCCudaSession {
   cudaStream_t stream;
   void *buf[N_BUFS];
   size_t size[N_BUFS];
+  /* page-locked staging for a denoised picture's fields and weights
+   * (uploaded asynchronously, at full speed, once a picture) */
+  void *pinned;
+  size_t pinned_size;
 };
 typedef MCCudaSession ThreadState;
 
@@ -206,6 +210,8 @@ state_release (ThreadState *st)
 {
   for (int i = 0; i < N_BUFS; i++)
     cudaFree (st->buf[i]);
+  if (st->pinned)
+    cudaFreeHost (st->pinned);
   if (st->stream)
     cudaStreamDestroy (st->stream);
   cudaGetLastError ();
@@ -591,7 +597,8 @@ static gboolean
 denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
     const MCField *const *fields, const uint8_t *const *weights,
     unsigned n_refs, size_t wstride, MCPlane *out, const MCGrid *grid,
-    unsigned sub_x, unsigned sub_y, const MCOptions *opt, GError **error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions *opt,
+    GError **error)
 {
   ThreadState *st = get_state (opt, error);
   if (!st)
@@ -617,27 +624,39 @@ denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
   /* cells of every reference, then weights of every reference */
   const size_t wbase = cbytes * n_refs;
   const size_t total = wbase + ncells * n_refs;
-  uint8_t *host = (uint8_t *) g_malloc (total);
-  for (unsigned i = 0; i < n_refs; i++) {
-    const size_t fstride = fields[i]->stride ? fields[i]->stride
-        : fields[i]->cols;
-    GstMotionVectorCell *c = (GstMotionVectorCell *) (host + cbytes * i);
-    for (unsigned r = 0; r < grid->nrows; r++) {
-      memcpy (c + (size_t) r * grid->ncols, fields[i]->cells + r * fstride,
-          grid->ncols * sizeof (GstMotionVectorCell));
-      memcpy (host + wbase + ncells * i + (size_t) r * grid->ncols,
-          weights[i] + r * wstride, grid->ncols);
-    }
-  }
+  /* the first plane of a picture uploads them; the others find them in
+   * the buffer (the calls of one picture come one after the other, and
+   * each waited for its stream) */
   uint8_t *side = (uint8_t *) get_buf (st, BUF_DN_SIDE, total, error);
-  gboolean ok = side != NULL
-      && check (cudaMemcpyAsync (side, host, total, cudaMemcpyHostToDevice,
-              stream), "upload of the fields and weights", error);
-  /* an asynchronous copy from pageable memory has read the block into
-   * staging memory when it returns, so the block may go now */
-  g_free (host);
-  if (!ok)
+  if (!side)
     return FALSE;
+  if (plane == 0) {
+    /* nothing of an earlier call (one that failed half way) still reads
+     * the staging */
+    CHECK (cudaStreamSynchronize (stream), "motion compensation on the GPU");
+    if (st->pinned_size < total) {
+      if (st->pinned)
+        cudaFreeHost (st->pinned);
+      st->pinned = NULL;
+      st->pinned_size = 0;
+      CHECK (cudaMallocHost (&st->pinned, total), "cudaMallocHost");
+      st->pinned_size = total;
+    }
+    uint8_t *host = (uint8_t *) st->pinned;
+    for (unsigned i = 0; i < n_refs; i++) {
+      const size_t fstride = fields[i]->stride ? fields[i]->stride
+        : fields[i]->cols;
+      GstMotionVectorCell *c = (GstMotionVectorCell *) (host + cbytes * i);
+      for (unsigned r = 0; r < grid->nrows; r++) {
+        memcpy (c + (size_t) r * grid->ncols, fields[i]->cells + r * fstride,
+            grid->ncols * sizeof (GstMotionVectorCell));
+        memcpy (host + wbase + ncells * i + (size_t) r * grid->ncols,
+            weights[i] + r * wstride, grid->ncols);
+      }
+    }
+    CHECK (cudaMemcpyAsync (side, host, total, cudaMemcpyHostToDevice,
+            stream), "upload of the fields and weights");
+  }
   for (unsigned i = 0; i < n_refs; i++) {
     dr.cells[i] = (const GstMotionVectorCell *) (side + cbytes * i);
     dr.weights[i] = side + wbase + ncells * i;

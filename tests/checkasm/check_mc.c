@@ -1085,9 +1085,11 @@ static gboolean
 host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
     const MCField * const *fields, const uint8_t * const *weights,
     unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
-    unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
+    GError ** error)
 {
   MCSDenoiseRefs dr;
+  (void) plane;
   GstMotionVectorCell *cells[MC_DENOISE_MAX_REFS];
   guint8 *w[MC_DENOISE_MAX_REFS];
   guint16 *hp[MC_DENOISE_MAX_REFS];
