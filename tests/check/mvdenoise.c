@@ -530,18 +530,21 @@ GST_START_TEST (test_sigma_given)
   Clip c = { CLIP_PAN, 18, 7.0 };
   GstBuffer *in[4];
   GstHarness *h;
+  GstElement *dn;
   gdouble est = -1;
   guint i;
 
   search_clip (&c, "-2,-1,+1,+2", 0, 4, in);
   h = harness_for ("mvdenoise backend=cpu sigma=7.3", &c);
-  g_object_get (h->element, "sigma-estimate", &est, NULL);
+  dn = gst_harness_find_element (h, "mvdenoise");
+  g_object_get (dn, "sigma-estimate", &est, NULL);
   fail_unless (est == 0.0, "%f", est);
   for (i = 0; i < 4; i++)
     fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
         GST_FLOW_OK);
-  g_object_get (h->element, "sigma-estimate", &est, NULL);
+  g_object_get (dn, "sigma-estimate", &est, NULL);
   fail_unless (est == 117 / 16.0, "%f", est);
+  gst_object_unref (dn);
   gst_harness_teardown (h);
   free_buffers (in, 4);
 }
