@@ -30,6 +30,7 @@
 #include "gstmotionestcuda.h"
 #include "gstmcframe.h"
 #include "gstmvdenoise.h"
+#include "gstmvdenoisedevice.h"
 #include "gstmvdenoisefields.h"
 #include "gstmvdenoiselevel.h"
 
@@ -39,25 +40,8 @@ GST_DEBUG_CATEGORY (gst_mv_denoise_debug);
 /* Every format gpumotionest takes, as mvinterpolate (docs/interpolation.md,
  * "Formats"): each component read and written where GstVideoInfo puts
  * it; the 16-bit formats in little endian on little-endian hosts. */
-#define FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, YUY2, UYVY, " \
-    "YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR"
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-#define FORMATS "{ " FORMATS_8 ", P010_10LE, P012_LE, P016_LE, I420_10LE, " \
-    "I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, " \
-    "GRAY16_LE }"
-#else
-#define FORMATS "{ " FORMATS_8 " }"
-#endif
-/* In CUDA memory: the planar and semi-planar formats (what gpumotionest
- * takes there). */
-#define CUDA_FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8"
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-#define CUDA_FORMATS "{ " CUDA_FORMATS_8 ", P010_10LE, P012_LE, P016_LE, " \
-    "I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, " \
-    "Y444_16LE, GRAY16_LE }"
-#else
-#define CUDA_FORMATS "{ " CUDA_FORMATS_8 " }"
-#endif
+#define FORMATS GST_MC_FORMATS
+#define CUDA_FORMATS GST_MC_CUDA_FORMATS
 
 #define SIZES ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
 #if HAVE_GST_CUDA
@@ -508,6 +492,32 @@ weights_clear (Weights * w)
   memset (w, 0, sizeof (*w));
 }
 
+/* System-memory frames for the CUDA backend: the current picture and the
+ * references moved onto their buffers' device copies
+ * (gstmvdenoisedevice.h), so that each frame goes up once, not once for
+ * every frame that uses it.  MC_DEVICE_INPUTS when all of them moved;
+ * otherwise (a buffer of several memories, CUDA out of memory) the host
+ * planes, as they were. */
+static MCDevice
+inputs_to_device (const Frames * f, GstBuffer * cur, GstBuffer ** refs,
+    guint n, MCPicture * cp, MCPicture * pics)
+{
+  MCPicture c = *cp, r[2 * MAX_RADIUS];
+  guint i;
+
+  if (!gst_mv_denoise_device_picture (cur, &f->cur, &c))
+    return MC_DEVICE_NONE;
+  for (i = 0; i < n; i++) {
+    r[i] = pics[i];
+    if (!gst_mv_denoise_device_picture (refs[i], &f->refs[i], &r[i]))
+      return MC_DEVICE_NONE;
+  }
+  *cp = c;
+  for (i = 0; i < n; i++)
+    pics[i] = r[i];
+  return MC_DEVICE_INPUTS;
+}
+
 /* Output frame @h from the held frames: denoised with its references, or,
  * without any, the frame itself (through the library, so that the
  * samples stay on the device when they are there: one reference, itself,
@@ -644,6 +654,9 @@ output_frame (GstMvDenoise * self, Held * h)
       rp[i] = &pics[i];
     }
     opt.device = f.device;
+    if (self->impl_is_cuda && !on_device)
+      opt.device = inputs_to_device (&f, h->buf, n ? refs : &h->buf,
+          MAX (n, 1), &cp, pics);
     ok = mc_denoise_picture (&cp, rp, w.fp, wp, MAX (n, 1), &op, &opt, &err);
     /* alpha is denoised as the colour is, with the same vectors and
      * weights; the x byte of RGBx and the like is the frame's own */
@@ -651,6 +664,9 @@ output_frame (GstMvDenoise * self, Held * h)
       gst_mc_extra_from_frame (&f.cur, &cp, &is_alpha);
       for (i = 0; i < MAX (n, 1); i++)
         gst_mc_extra_from_frame (&f.refs[i], &pics[i], &is_alpha);
+      if (self->impl_is_cuda && !on_device)
+        opt.device = inputs_to_device (&f, h->buf, n ? refs : &h->buf,
+            MAX (n, 1), &cp, pics);
       ok = mc_denoise_picture (&cp, rp, w.fp, is_alpha ? wp : zp, MAX (n, 1),
           &op, &opt, &err);
     }
@@ -685,6 +701,7 @@ output_frame (GstMvDenoise * self, Held * h)
 static void
 held_free (Held * h)
 {
+  gst_mv_denoise_device_forget (h->buf);
   gst_buffer_unref (h->buf);
   g_free (h);
 }
