@@ -164,7 +164,7 @@ PYEOF
   start=$(date +%s%N)
   gst-launch-1.0 -q filesrc location="$noisy" ! $parse \
     ! gpumotionest backend=$db references=-2,-1,+1,+2 summary=true \
-      partitions=16x16+8x8 search-range=16 \
+      subpel=quarter search-range=16 \
     ! mvdenoise backend=$db sigma=10 ! filesink location="$out/denoise-mvdenoise.i420"
   end=$(date +%s%N)
   awk -v ns=$((end - start)) -v n=$n -v w=$w -v h=$h 'BEGIN { printf "mvdenoise: %d frames of %dx%d under noise of sigma 10 in %.2f s (search and denoising, gst-launch start-up included)\n", n, w, h, ns / 1e9 }'

@@ -680,6 +680,36 @@ mc_denoise_estimate (const MCField * field, gboolean no_reference,
   return TRUE;
 }
 
+/* ---- the spatial pass --------------------------------------------------- */
+
+gboolean
+mc_sigma_filter_plane (const MCPlane * in, MCPlane * out, unsigned radius,
+    unsigned threshold, const MCOptions * opt, GError ** error)
+{
+  MCOptions def;
+  if (!check_plane (in, "input", error) || !check_plane (out, "output", error)
+      || !same_shape (in, out, "output", error))
+    return FALSE;
+  if (radius < 1 || radius > MC_SIGMA_MAX_RADIUS)
+    return invalid (error, "radius", "%u, not 1..%d", radius,
+        MC_SIGMA_MAX_RADIUS);
+  if (threshold > 65535)
+    return invalid (error, "threshold", "%u, more than 65535", threshold);
+  if (overlap (in, out))
+    return invalid (error, "output", "overlaps the input");
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  if (!impl)
+    return FALSE;
+  if (!impl->sigma_filter_plane) {
+    if (opt->device)
+      return invalid (error, "options", "planes in device memory, but the "
+          "%s implementation has no spatial pass of its own", impl->name);
+    impl = mc_impl_c ();
+  }
+  return impl->sigma_filter_plane (in, out, radius, threshold, opt, error);
+}
+
 /* ---- bilateral costs ---------------------------------------------------- */
 
 /* The implementation's bilateral costs, or the C reference's when it has

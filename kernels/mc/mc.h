@@ -263,6 +263,18 @@ gboolean mc_denoise_picture (const MCPicture * cur,
 gboolean mc_denoise_estimate (const MCField * field, gboolean no_reference,
     unsigned width, unsigned height, unsigned depth, unsigned *sigma_q4);
 
+/* The spatial pass after temporal denoising (docs/motion-compensation.md,
+ * "The spatial pass"): out(x, y) = the rounded mean of the samples of `in`
+ * in the window of `radius` (1 .. MC_SIGMA_MAX_RADIUS) around (x, y)
+ * (inside the plane: the window is cut at the edges, not clamped) that
+ * differ from in(x, y) by at most `threshold` levels of the plane's depth
+ * (Lee's sigma filter, mc_sigma_counts()).  Threshold 0 keeps only equal
+ * samples (a copy).  Planes of one size and depth (layouts may differ),
+ * out apart from in; where opt->device says. */
+gboolean mc_sigma_filter_plane (const MCPlane * in, MCPlane * out,
+    unsigned radius, unsigned threshold, const MCOptions * opt,
+    GError ** error);
+
 /* How mc_interpolate_picture() makes the picture at t. */
 typedef enum {
   MC_INTERP_MOTION,          /* motion compensated from both sides,

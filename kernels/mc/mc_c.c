@@ -315,6 +315,43 @@ denoise_plane_c (const MCPlane * cur, const MCPlane * const *preds,
   return mc_run_rows (denoise_row, &job, grid->nrows, opt->threads, error);
 }
 
+/* ---- the spatial pass -------------------------------------------------- */
+
+typedef struct {
+  const MCPlane *in;
+  MCPlane *out;
+  int radius, threshold;
+} Sigma;
+
+static void
+sigma_row (gpointer data, unsigned r)
+{
+  const Sigma *job = data;
+  const int W = (int) job->in->width, H = (int) job->in->height;
+  const int y = (int) r, rad = job->radius;
+  for (int x = 0; x < W; x++) {
+    const int c = read_sample (job->in, x, y);
+    uint32_t sum = 0, n = 0;
+    for (int yy = MAX (y - rad, 0); yy <= MIN (y + rad, H - 1); yy++)
+      for (int xx = MAX (x - rad, 0); xx <= MIN (x + rad, W - 1); xx++) {
+        const int v = read_sample (job->in, xx, yy);
+        if (mc_sigma_counts (v, c, job->threshold)) {
+          sum += (uint32_t) v;
+          n++;
+        }
+      }
+    write_sample (job->out, x, y, mc_denoise_sample (sum, n));
+  }
+}
+
+static gboolean
+sigma_filter_plane_c (const MCPlane * in, MCPlane * out, unsigned radius,
+    unsigned threshold, const MCOptions * opt, GError ** error)
+{
+  Sigma job = { in, out, (int) radius, (int) threshold };
+  return mc_run_rows (sigma_row, &job, in->height, opt->threads, error);
+}
+
 /* ---- bilateral costs --------------------------------------------------- */
 
 typedef struct {
@@ -367,7 +404,7 @@ const MCImpl *
 mc_impl_c (void)
 {
   static const MCImpl impl = { "c", FALSE, predict_plane_c, blend_plane_c,
-    NULL, bilateral_costs_c, denoise_plane_c
+    NULL, bilateral_costs_c, denoise_plane_c, NULL, sigma_filter_plane_c
   };
   return &impl;
 }

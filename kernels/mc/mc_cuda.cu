@@ -133,6 +133,19 @@ mc_denoise_kernel (MCSPlane cur, MCSPlane out, MCSDenoiseRefs refs, MCSGrid g,
       x, y, mc_s_denoise (cur, &refs, BPS, g, x, y, sub_x, sub_y, obmc));
 }
 
+/* One sample of the spatial pass a thread. */
+template <int BPS>
+__global__ void
+mc_sigma_kernel (MCSPlane in, MCSPlane out, int radius, int threshold)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= in.width || y >= in.height)
+    return;
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_sigma (in, BPS, x, y, radius, threshold));
+}
+
 /* The bilateral costs (mc_rules.h, mc_bi_pos()) of one cell, one CUDA
  * block a cell: thread i takes sample (i % 16, i / 16) of the cell (a
  * cell has at most 16 x 16), and for each candidate in turn the block sums
@@ -710,12 +723,39 @@ denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
       && finish (stream, error);
 }
 
+static gboolean
+sigma_filter_plane_cuda (const MCPlane *in, MCPlane *out, unsigned radius,
+    unsigned threshold, const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (opt, error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  MCSPlane din, dout;
+  const gboolean in_dev = (opt->device & MC_DEVICE_INPUTS) != 0;
+  const gboolean out_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
+  if (!dev_plane (st, stream, in, in_dev, BUF_A, TRUE, &din, error)
+      || !dev_plane (st, stream, out, out_dev, BUF_OUT, interleaved (out),
+          &dout, error))
+    return FALSE;
+  if (in->depth > 8)
+    mc_sigma_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>> (din,
+        dout, (int) radius, (int) threshold);
+  else
+    mc_sigma_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>> (din,
+        dout, (int) radius, (int) threshold);
+  CHECK (cudaGetLastError (), "launch of the spatial kernel");
+  return download (stream, out, out_dev, &dout, error)
+      && finish (stream, error);
+}
+
 const MCImpl *
 mc_impl_cuda (GError **error)
 {
   static const MCImpl impl = { "cuda", TRUE, predict_plane_cuda,
     blend_plane_cuda, interpolate_plane_cuda, bilateral_costs_cuda, NULL,
-    denoise_refs_cuda };
+    denoise_refs_cuda, sigma_filter_plane_cuda };
   int count = 0, device = 0;
   cudaError_t e = cudaGetDeviceCount (&count);
   if (e != cudaSuccess || count == 0) {

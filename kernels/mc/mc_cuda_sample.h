@@ -423,4 +423,26 @@ mc_s_denoise (MCSPlane cur, const MCSDenoiseRefs * refs, int bps, MCSGrid g,
   return mc_denoise_sample (sum, wsum);
 }
 
+/* Output sample (x, y) of mc_sigma_filter_plane(): the same sum and count
+ * as the C reference's, in the same order (integers: any order would do). */
+ME_INLINE int
+mc_s_sigma (MCSPlane in, int bps, int x, int y, int radius, int threshold)
+{
+  const int c = mc_s_read (in, bps, x, y);
+  const int y0 = y - radius < 0 ? 0 : y - radius;
+  const int y1 = y + radius > in.height - 1 ? in.height - 1 : y + radius;
+  const int x0 = x - radius < 0 ? 0 : x - radius;
+  const int x1 = x + radius > in.width - 1 ? in.width - 1 : x + radius;
+  uint32_t sum = 0, n = 0;
+  for (int yy = y0; yy <= y1; yy++)
+    for (int xx = x0; xx <= x1; xx++) {
+      const int v = mc_s_read (in, bps, xx, yy);
+      if (mc_sigma_counts (v, c, threshold)) {
+        sum += (uint32_t) v;
+        n++;
+      }
+    }
+  return mc_denoise_sample (sum, n);
+}
+
 #endif /* MC_CUDA_SAMPLE_H */

@@ -100,6 +100,11 @@ struct MCImpl {
       unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
       unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
       GError ** error);
+  /* Optional (NULL: the C reference's, host planes only):
+   * mc_sigma_filter_plane(), arguments checked. */
+  gboolean (*sigma_filter_plane) (const MCPlane * in, MCPlane * out,
+      unsigned radius, unsigned threshold, const MCOptions * opt,
+      GError ** error);
 };
 
 /* row (job, r) for r = 0 .. n - 1, on `threads` threads (the calling one

@@ -1619,6 +1619,68 @@ test_denoise_estimate (void)
   g_rand_free (rand);
 }
 
+/* mc_sigma_filter_plane(): threshold 0 copies; a step of 100 between two
+ * flat halves with a threshold under it stays a sharp step; a sample is
+ * the rounded mean of the window's samples within the threshold, by hand;
+ * flat noise of sigma 4.47 (what radius 2 leaves of sigma 10) falls
+ * under 1.75 with a 5x5 window and a threshold of 2.5 sigma (measured
+ * 1.49: 25 samples of which about 98 % count would give sigma / 5 = 0.89,
+ * but the window's samples are neighbours of the ones it is averaged
+ * with, and the output is rounded to whole levels); bad input refused. */
+static void
+test_sigma_filter (void)
+{
+  GRand *rand = g_rand_new_with_seed (37);
+  TPlane in, out;
+  tplane_init (&in, 64, 48, 8, 0);
+  tplane_init (&out, 64, 48, 8, 0);
+  fill_random (&in.p, rand);
+  GError *err = NULL;
+  g_assert_true (mc_sigma_filter_plane (&in.p, &out.p, 2, 0, NULL, &err));
+  assert_planes_equal (&out.p, &in.p);
+  for (unsigned y = 0; y < 48; y++)
+    for (unsigned x = 0; x < 64; x++)
+      set (&in.p, x, y, x < 30 ? 50 : 150);
+  g_assert_true (mc_sigma_filter_plane (&in.p, &out.p, 3, 99, NULL, &err));
+  assert_planes_equal (&out.p, &in.p);
+  /* by hand: a 3x3 window at (1, 1) of 10 20 30 / 40 50 60 / 70 80 250,
+   * threshold 30: 20 30 40 50 60 70 80 count (7 samples, 350), 10 and
+   * 250 do not: (700 + 7) / 14 = 50 */
+  static const int v[3][3] = { {10, 20, 30}, {40, 50, 60}, {70, 80, 250} };
+  for (unsigned y = 0; y < 3; y++)
+    for (unsigned x = 0; x < 3; x++)
+      set (&in.p, x, y, v[y][x]);
+  g_assert_true (mc_sigma_filter_plane (&in.p, &out.p, 1, 30, NULL, &err));
+  g_assert_cmpint (get (&out.p, 1, 1), ==, 50);
+  /* at the corner (0, 0) the window is cut: 10 20 40 50 with 10: 10 20 40
+   * count within 30 of 10 -> (140 + 3) / 6 = 23 */
+  g_assert_cmpint (get (&out.p, 0, 0), ==, 23);
+  noisy_flat (&in.p, rand, 128, 4.47);
+  g_assert_true (mc_sigma_filter_plane (&in.p, &out.p, 2, 11, NULL, &err));
+  g_assert_no_error (err);
+  const double s_out = plane_sigma (&out.p);
+  g_test_message ("flat noise sigma %.3f -> %.3f", plane_sigma (&in.p), s_out);
+  g_assert_cmpfloat (s_out, <, 1.75);
+  TPlane small;
+  tplane_init (&small, 32, 48, 8, 0);
+  g_assert_false (mc_sigma_filter_plane (&in.p, &out.p, 0, 5, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_sigma_filter_plane (&in.p, &out.p, 4, 5, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_sigma_filter_plane (&in.p, &small.p, 2, 5, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_sigma_filter_plane (&in.p, &in.p, 2, 5, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  tplane_clear (&small);
+  tplane_clear (&in);
+  tplane_clear (&out);
+  g_rand_free (rand);
+}
+
 /* ---- interpolation ------------------------------------------------------ */
 
 typedef struct {
@@ -2449,6 +2511,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/denoise-noise", test_denoise_noise);
   g_test_add_func ("/mc/denoise-picture", test_denoise_picture);
   g_test_add_func ("/mc/denoise-estimate", test_denoise_estimate);
+  g_test_add_func ("/mc/sigma-filter", test_sigma_filter);
   g_test_add_func ("/mc/interp-weights", test_interp_weights);
   g_test_add_func ("/mc/interp-ends", test_interp_ends);
   g_test_add_func ("/mc/interp-pan", test_interp_pan);

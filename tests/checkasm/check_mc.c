@@ -1152,11 +1152,27 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
   return ok;
 }
 
+static gboolean
+host_sigma (const MCPlane * in, MCPlane * out, unsigned radius,
+    unsigned threshold, const MCOptions * opt, GError ** error)
+{
+  (void) opt;
+  (void) error;
+  const int bps = in->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, (int) mc_plane_pstride (out), bps,
+          (int) out->shift, (int) x, (int) y, mc_s_sigma (splane (in), bps,
+              (int) x, (int) y, (int) radius, (int) threshold));
+  return TRUE;
+}
+
 /* The kernels' per-sample code run on the host: predict and blend as the
  * separate kernels run them, interpolation and denoising as the fused
  * kernels do. */
 static const MCImpl host_sample_impl = { "cuda-sample-on-host", FALSE,
-  host_predict, host_blend, host_interpolate, NULL, NULL, host_denoise_refs
+  host_predict, host_blend, host_interpolate, NULL, NULL, host_denoise_refs,
+  host_sigma
 };
 
 /* ---- bilateral costs ------------------------------------------------------ */
@@ -1479,6 +1495,87 @@ check_dnpic_case (const MCImpl * impl, Mem mem, unsigned threads,
   return ok;
 }
 
+/* One random mc_sigma_filter_plane(): a plane of random layout, depth
+ * and samples (noise or a ramp), radius 1 .. 3, a threshold from 0 (a
+ * copy) to past the depth's range; `impl` (planes where `mem` says)
+ * against the C reference on one thread, outputs poisoned alike. */
+static gboolean
+check_sigma_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
+    const char *label)
+{
+  unsigned depth, shift;
+  random_format (&depth, &shift);
+  const unsigned bps = depth > 8 ? 2 : 1;
+  const unsigned w = n == 0 ? 640 : random_side (), h = n == 0 ? 360
+      : random_side ();
+  const unsigned radius = RAND (1, MC_SIGMA_MAX_RADIUS);
+  const unsigned maxv = (1u << depth) - 1;
+  const unsigned tk = RAND (0, 3);
+  const unsigned threshold = tk == 0 ? 0 : tk == 1 ? MIN (maxv + RAND (0, 9), 65535)
+      : (unsigned) RAND (1, (int) MAX (maxv / 8, 1));
+  Buf in, out, want;
+  dn_buf_init (&in, w, h, depth, shift, bps * RAND (1, 3));
+  buf_fill (&in);
+  dn_buf_init (&out, w, h, depth, RAND (0, 1) ? shift : 0, bps * RAND (1,
+          3));
+  buf_twin (&want, &out);
+  buf_poison (&out, 0x3c);
+  buf_poison (&want, 0x3c);
+  MCOptions opt;
+  mc_options_init (&opt);
+  GError *err = NULL;
+  gboolean ok = mc_sigma_filter_plane (&in.p, &want.p, radius, threshold,
+      &opt, &err);
+  char what[160];
+  g_snprintf (what, sizeof what, "sigma case %u: %ux%u, %u bits shift %u, "
+      "radius %u, threshold %u", n, w, h, depth, shift, radius, threshold);
+  if (!ok)
+    printf ("  %s: %s: the reference failed: %s\n", label, what,
+        err->message);
+  guint8 *din = NULL, *dout = NULL;
+  MCPlane pin = in.p, pout = out.p;
+  opt.impl = impl;
+  opt.threads = threads;
+  opt.device = mem_flags[mem];
+  if (ok && (opt.device & MC_DEVICE_INPUTS)) {
+    din = to_device (&in, &err);
+    ok = din != NULL;
+    if (ok)
+      pin.data = dev_data (din, &in);
+  }
+  if (ok && (opt.device & MC_DEVICE_OUTPUT)) {
+    dout = to_device (&out, &err);
+    ok = dout != NULL;
+    if (ok)
+      pout.data = dev_data (dout, &out);
+  }
+  if (ok) {
+    ok = mc_sigma_filter_plane (&pin, &pout, radius, threshold, &opt, &err);
+    if (!ok)
+      printf ("  %s: %s: %s\n", label, what, err->message);
+  }
+  if (ok && dout)
+    ok = mc_cuda_copy (out.buf, dout, out.size, &err);
+  ok = ok && same_bytes (&want, &out, what, label);
+  g_clear_error (&err);
+  mc_cuda_free (din);
+  mc_cuda_free (dout);
+  buf_free (&in);
+  buf_free (&out);
+  buf_free (&want);
+  return ok;
+}
+
+static gboolean
+check_sigma_cases (const MCImpl * impl, Mem mem, unsigned threads,
+    unsigned count, const char *label)
+{
+  for (unsigned n = 0; n < count; n++)
+    if (!check_sigma_case (impl, mem, threads, n, label))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 check_dnpic_cases (const MCImpl * impl, Mem mem, unsigned threads,
     unsigned count, const char *label)
@@ -1603,6 +1700,13 @@ checkasm_check_mc (const char *which)
         "mc denoise picture, kernels' code on host vs c");
     checkasm_report (label, check_dnpic_cases (&host_sample_impl, MEM_HOST,
             1, 40, label));
+    g_snprintf (label, sizeof label,
+        "mc sigma filter, kernels' code on host vs c");
+    checkasm_report (label, check_sigma_cases (&host_sample_impl, MEM_HOST,
+            1, 60, label));
+    g_snprintf (label, sizeof label, "mc sigma filter c, 3 threads, vs c");
+    checkasm_report (label, check_sigma_cases (mc_impl_c (), MEM_HOST, 3, 40,
+            label));
     g_snprintf (label, sizeof label, "mc denoise picture c, 3 threads, "
         "vs c");
     checkasm_report (label, check_dnpic_cases (mc_impl_c (), MEM_HOST, 3, 30,
@@ -1627,6 +1731,11 @@ checkasm_check_mc (const char *which)
           mem_names[m]);
       checkasm_report (label, check_interp_cases (cuda, m, 1, m == MEM_HOST
               ? 150 : m == MEM_DEVICE ? 60 : 40, label));
+    }
+    for (Mem m = MEM_HOST; m <= MEM_OUT; m++) {
+      g_snprintf (label, sizeof label, "mc sigma filter cuda, %s planes, "
+          "vs c", mem_names[m]);
+      checkasm_report (label, check_sigma_cases (cuda, m, 1, 60, label));
     }
     for (Mem m = MEM_HOST; m <= MEM_OUT; m++) {
       g_snprintf (label, sizeof label, "mc denoise picture cuda, %s planes, "
