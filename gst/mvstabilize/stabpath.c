@@ -173,11 +173,13 @@ gauss (int j, unsigned radius)
 /* The smoothed pose of frame t: a Gaussian of the poses over a window
  * shrunk symmetrically to the segment. */
 static Sim
-smoothed (const StabPath * p, guint64 t)
+smoothed (const StabPath * p, guint64 t, int *radius)
 {
   unsigned back, fwd;
   seg_extent (p, t, p->rp, &back, &fwd);
   const int r = (int) MIN (back, fwd);
+  if (radius)
+    *radius = r;
   double sw = 0, acc[4] = { 0, 0, 0, 0 };
   for (int j = -r; j <= r; j++) {
     const Sim *s = &frame_at (p, t + j)->pose;
@@ -198,9 +200,14 @@ static Sim
 correction (const StabPath * p, guint64 t)
 {
   const Frame *f = frame_at (p, t);
+  int r;
   if (!f->reliable)
     return sim_identity;
-  return sim_compose (sim_invert (f->pose), smoothed (p, t));
+  const Sim sm = smoothed (p, t, &r);
+  /* a window of one frame: the frame's own pose, exactly */
+  if (r == 0)
+    return sim_identity;
+  return sim_compose (sim_invert (f->pose), sm);
 }
 
 /* The least zoom k >= 1 such that the map c + d + s R (q - c) / k keeps
@@ -252,7 +259,8 @@ stab_path_pop (StabPath * path, gboolean draining, StabOutput * out)
   const guint64 t = path->next;
   const Frame *f = frame_at (path, t);
   const Sim c = correction (path, t);
-  const Sim sm = smoothed (path, t);
+  int radius;
+  const Sim sm = smoothed (path, t, &radius);
   /* the crop: a Gaussian of the windowed maxima, within the segment */
   unsigned back, fwd;
   seg_extent (path, t, path->rc, &back, &fwd);
@@ -271,8 +279,7 @@ stab_path_pop (StabPath * path, gboolean draining, StabOutput * out)
   out->angle = c.phi;
   out->scale = exp (c.ls) / crop;
   out->crop = crop;
-  out->corrected = f->reliable && (fabs (c.x) > 0 || fabs (c.y) > 0
-      || fabs (c.phi) > 0 || fabs (c.ls) > 0);
+  out->corrected = f->reliable && radius > 0;
   out->segment_start = f->start;
   out->raw[0] = f->pose.x;
   out->raw[1] = f->pose.y;
