@@ -1704,6 +1704,10 @@ checkasm_check_mc (const char *which)
             "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
         checkasm_report (label, check_dnpic_cases (impl, MEM_HOST, t,
                 t == 1 ? 120 : 30, label));
+        g_snprintf (label, sizeof label, "mc warp %s, %u thread%s, vs c",
+            impl->name, t, t > 1 ? "s" : "");
+        checkasm_report (label, check_warp_cases (impl, MEM_HOST, t,
+                t == 1 ? 300 : 60, label));
       }
     }
     /* the best level is one of them */
@@ -1769,9 +1773,6 @@ checkasm_check_mc (const char *which)
     g_snprintf (label, sizeof label, "mc warp, kernels' code on host vs c");
     checkasm_report (label, check_warp_cases (&host_sample_impl, MEM_HOST, 1,
             150, label));
-    g_snprintf (label, sizeof label, "mc warp through cpu, 2 threads, vs c");
-    checkasm_report (label, check_warp_cases (mc_impl_cpu (), MEM_HOST, 2, 30,
-            label));
   }
   if (want_cuda) {
     GError *error = NULL;
