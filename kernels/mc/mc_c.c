@@ -9,6 +9,7 @@
  */
 #include "mc_impl.h"
 #include "mc_rules.h"
+#include "mc_warp_rules.h"
 
 #include <string.h>
 
@@ -400,11 +401,58 @@ bilateral_costs_c (const MCPlane * prev, const MCPlane * next,
   return mc_run_rows (bilateral_row, &job, grid->nrows, opt->threads, error);
 }
 
+/* ---- warp ----------------------------------------------------------- */
+
+/* Rows of MC_WARP_ROWS output lines, one a job. */
+#define MC_WARP_ROWS 16
+
+typedef struct {
+  const MCPlane *in;
+  MCPlane *out;
+  const MCWarp *w;
+} Warp;
+
+static void
+warp_row (gpointer data, unsigned r)
+{
+  const Warp *job = data;
+  const MCWarp *w = job->w;
+  const int W = job->in->width, H = job->in->height;
+  const unsigned y1 = MIN ((r + 1) * MC_WARP_ROWS, job->out->height);
+  for (unsigned y = r * MC_WARP_ROWS; y < y1; y++) {
+    /* the position at x = 0, then a step of (xx, yx) a sample: the same
+     * integers as mc_warp_pos() at each x */
+    int64_t px = mc_warp_pos (w->xx, w->xy, w->x0, 0, (int) y);
+    int64_t py = mc_warp_pos (w->yx, w->yy, w->y0, 0, (int) y);
+    for (unsigned x = 0; x < job->out->width; x++) {
+      int x0, x1, y0, y1_, fx, fy;
+      mc_warp_taps (px, W, &x0, &x1, &fx);
+      mc_warp_taps (py, H, &y0, &y1_, &fy);
+      write_sample (job->out, (int) x, (int) y, mc_warp_bilinear (
+              read_sample (job->in, x0, y0), read_sample (job->in, x1, y0),
+              read_sample (job->in, x0, y1_), read_sample (job->in, x1, y1_),
+              fx, fy));
+      px += w->xx;
+      py += w->yx;
+    }
+  }
+}
+
+static gboolean
+warp_plane_c (const MCPlane * in, MCPlane * out, const MCWarp * w,
+    const MCOptions * opt, GError ** error)
+{
+  Warp job = { in, out, w };
+  return mc_run_rows (warp_row, &job, (out->height + MC_WARP_ROWS - 1)
+      / MC_WARP_ROWS, opt->threads, error);
+}
+
 const MCImpl *
 mc_impl_c (void)
 {
   static const MCImpl impl = { "c", FALSE, predict_plane_c, blend_plane_c,
-    NULL, bilateral_costs_c, denoise_plane_c, NULL, sigma_filter_plane_c
+    NULL, bilateral_costs_c, denoise_plane_c, NULL, warp_plane_c,
+    sigma_filter_plane_c
   };
   return &impl;
 }

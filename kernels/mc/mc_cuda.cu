@@ -55,6 +55,19 @@ mc_predict_kernel (MCSPlane ref, MCSPlane out,
       x, y, mc_s_predict (ref, BPS, cells, g, x, y, sub_x, sub_y, obmc));
 }
 
+/* One thread per output sample of a warped plane (mc_s_warp()). */
+template <int BPS>
+__global__ void
+mc_warp_kernel (MCSPlane in, MCSPlane out, MCSWarp w)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height)
+    return;
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_warp (in, BPS, w, x, y));
+}
+
 /* Both inputs are read before the write: out may be a or b, sample for
  * sample. */
 template <int BPS>
@@ -724,6 +737,34 @@ denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
 }
 
 static gboolean
+warp_plane_cuda (const MCPlane *in, MCPlane *out, const MCWarp *w,
+    const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (opt, error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  MCSPlane din, dout;
+  const gboolean in_dev = (opt->device & MC_DEVICE_INPUTS) != 0;
+  const gboolean out_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
+  if (!dev_plane (st, stream, in, in_dev, BUF_A, TRUE, &din, error)
+      || !dev_plane (st, stream, out, out_dev, BUF_OUT, interleaved (out),
+          &dout, error))
+    return FALSE;
+  MCSWarp sw = { w->xx, w->xy, w->yx, w->yy, w->x0, w->y0 };
+  if (in->depth > 8)
+    mc_warp_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (din, dout, sw);
+  else
+    mc_warp_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (din, dout, sw);
+  CHECK (cudaGetLastError (), "launch of the warp kernel");
+  return download (stream, out, out_dev, &dout, error)
+      && finish (stream, error);
+}
+
+static gboolean
 sigma_filter_plane_cuda (const MCPlane *in, MCPlane *out, unsigned radius,
     unsigned threshold, const MCOptions *opt, GError **error)
 {
@@ -755,7 +796,8 @@ mc_impl_cuda (GError **error)
 {
   static const MCImpl impl = { "cuda", TRUE, predict_plane_cuda,
     blend_plane_cuda, interpolate_plane_cuda, bilateral_costs_cuda, NULL,
-    denoise_refs_cuda, sigma_filter_plane_cuda };
+    denoise_refs_cuda, warp_plane_cuda,
+    sigma_filter_plane_cuda };
   int count = 0, device = 0;
   cudaError_t e = cudaGetDeviceCount (&count);
   if (e != cudaSuccess || count == 0) {

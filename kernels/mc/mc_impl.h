@@ -100,6 +100,12 @@ struct MCImpl {
       unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
       unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
       GError ** error);
+  /* Optional (NULL: the C reference's, which reads host planes only): out
+   * resampled from `in` through w, the plane's own map (mc_warp_plane();
+   * mc_warp_chroma() already applied to chroma).  One depth; sizes may
+   * differ. */
+  gboolean (*warp_plane) (const MCPlane * in, MCPlane * out,
+      const MCWarp * w, const MCOptions * opt, GError ** error);
   /* Optional (NULL: the C reference's, host planes only):
    * mc_sigma_filter_plane(), arguments checked. */
   gboolean (*sigma_filter_plane) (const MCPlane * in, MCPlane * out,
