@@ -22,10 +22,6 @@ gboolean
 gst_mv_denoise_spatial (const MCPicture * in, MCPicture * out,
     guint threshold, const MCOptions * opt, GError ** error)
 {
-  const guint n = in->chroma == MC_CHROMA_NONE ? 1 : 3;
-  for (guint i = 0; i < n; i++)
-    if (!mc_sigma_filter_plane (&in->planes[i], &out->planes[i],
-            GST_MV_DENOISE_SPATIAL_RADIUS, threshold, opt, error))
-      return FALSE;
-  return TRUE;
+  return mc_sigma_filter_picture (in, out, GST_MV_DENOISE_SPATIAL_RADIUS,
+      threshold, opt, error);
 }

@@ -27,7 +27,7 @@ guint gst_mv_denoise_spatial_threshold (gdouble strength, guint sigma_q4,
     guint depth, guint n_refs);
 
 /* out's planes (the picture's, three or one) from in's, each through
- * mc_sigma_filter_plane() with `threshold`. */
+ * mc_sigma_filter_plane() with `threshold` (mc_sigma_filter_picture()). */
 gboolean gst_mv_denoise_spatial (const MCPicture * in, MCPicture * out,
     guint threshold, const MCOptions * opt, GError ** error);
 

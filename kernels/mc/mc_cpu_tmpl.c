@@ -1005,12 +1005,13 @@ static gboolean
 MC_CPU_FN (denoise_refs) (const MCPlane * cur, const MCPlane * const *refs,
     const MCField * const *fields, const uint8_t * const *weights,
     unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
-    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
-    GError ** error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, gboolean last,
+    const MCOptions * opt, GError ** error)
 {
   MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
   DenoiseJob dj;
   (void) plane;
+  (void) last;
   memset (&dj, 0, sizeof dj);
   Job *job = &dj.job;
   for (unsigned i = 0; i < n_refs; i++)
