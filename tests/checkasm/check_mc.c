@@ -1803,6 +1803,10 @@ checkasm_check_mc (const char *which)
             "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
         checkasm_report (label, check_dnpic_cases (impl, MEM_HOST, t,
                 t == 1 ? 120 : 30, label));
+        g_snprintf (label, sizeof label, "mc sigma filter %s, %u "
+            "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
+        checkasm_report (label, check_sigma_cases (impl, MEM_HOST, t,
+                t == 1 ? 120 : 30, label));
         g_snprintf (label, sizeof label, "mc warp %s, %u thread%s, vs c",
             impl->name, t, t > 1 ? "s" : "");
         checkasm_report (label, check_warp_cases (impl, MEM_HOST, t,
