@@ -234,7 +234,7 @@ static GMutex hp_lock;
 static struct {
   void *ptr;
   size_t size;
-} hp_cache[4];
+} hp_cache[MC_DENOISE_MAX_REFS + 2];
 
 static void *
 hp_take (size_t size)
@@ -287,8 +287,8 @@ hp_init (HPel * hp, const MCPlane * ref, void *mem, ptrdiff_t stride)
 }
 
 typedef struct {
-  HPel hp[2];
-  const MCPlane *ref[2];
+  HPel hp[MC_DENOISE_MAX_REFS];
+  const MCPlane *ref[MC_DENOISE_MAX_REFS];
   unsigned rows_s;              /* rows of S a side */
   unsigned bands;               /* bands of H, V, C a side */
 } HPJob;
@@ -468,7 +468,7 @@ hp_hvc_band (gpointer data, unsigned job_b)
     }
 }
 
-/* The planes of n (1 or 2) references, in scratch from hp_take(). */
+/* The planes of n (1 .. MC_DENOISE_MAX_REFS) references, in scratch from hp_take(). */
 static gboolean
 hp_build (HPJob * job, const MCPlane * const *refs, unsigned n,
     unsigned threads, void **mem, size_t *size, GError ** error)
@@ -743,11 +743,11 @@ band_acc (const Side * s, const Job * job, unsigned r, int h, uint32_t * acc,
   }
 }
 
-/* acc (zeroed here) = the window-weighted sum of the block weights over
- * the band of cells r. */
+/* acc (zeroed here) = the window-weighted sum of the block weights
+ * `weights` (rows job->wstride apart) over the band of cells r. */
 static void
-band_weights (const Job * job, unsigned r, int h, uint32_t * acc,
-    ptrdiff_t as)
+band_weights (const Job * job, const uint8_t * weights, unsigned r, int h,
+    uint32_t * acc, ptrdiff_t as)
 {
   const MCGrid *g = job->grid;
   const MCCpuWin *wy = &job->wy[r];
@@ -755,7 +755,7 @@ band_weights (const Job * job, unsigned r, int h, uint32_t * acc,
   for (int d = 0; d < 3; d++) {
     if (wy->lo[d] >= wy->hi[d])
       continue;
-    const uint8_t *wrow = job->weights + (size_t) (r + d - 1) * job->wstride;
+    const uint8_t *wrow = weights + (size_t) (r + d - 1) * job->wstride;
     for (int y = wy->lo[d]; y < wy->hi[d]; y++) {
       const uint32_t k = (uint32_t) wy->w[d][y];
       uint32_t *a = acc + y * as + BAND_OFF - job->xo;
@@ -834,7 +834,7 @@ interpolate_row (gpointer data, unsigned r)
   int32_t *v = g_new (int32_t, W);
   band_acc (&job->side[0], job, r, h, accp, as);
   band_acc (&job->side[1], job, r, h, accn, as);
-  band_weights (job, r, h, accw, as);
+  band_weights (job, job->weights, r, h, accw, as);
   for (int y = 0; y < h; y++) {
     const uint32_t *ap = accp + y * as + BAND_OFF;
     const uint32_t *an = accn + y * as + BAND_OFF;
@@ -904,6 +904,156 @@ MC_CPU_FN (blend_plane) (const MCPlane * a, const MCPlane * b, MCPlane * out,
   windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
   const gboolean ok = mc_run_rows (blend_row, &job, grid->nrows,
       mc_cpu_threads (opt), error);
+  g_free (wx);
+  return ok;
+}
+
+/* ---- denoising ------------------------------------------------------------
+ * A band of cells at a time, as interpolate_row: each reference's
+ * prediction sums and weight sums over the band, then every sample of the
+ * band mixed with the current plane's.  A reference whose blocks around
+ * the band all weigh 0 adds nothing there and is not predicted. */
+
+typedef struct {
+  Job job;                      /* grid, out, windows, wstride */
+  Side side[MC_DENOISE_MAX_REFS];
+  const uint8_t *const *weights;
+  unsigned n;
+  const MCPlane *cur;
+} DenoiseJob;
+
+/* Whether any block of rows r - 1 .. r + 1 that reaches band r weighs
+ * more than 0. */
+static gboolean
+band_has_weight (const Job * job, const uint8_t * weights, unsigned r)
+{
+  const MCCpuWin *wy = &job->wy[r];
+  for (int d = 0; d < 3; d++) {
+    if (wy->lo[d] >= wy->hi[d])
+      continue;
+    const uint8_t *wrow = weights + (size_t) (r + d - 1) * job->wstride;
+    for (unsigned c = 0; c < job->grid->ncols; c++)
+      if (wrow[c])
+        return TRUE;
+  }
+  return FALSE;
+}
+
+/* (2 sum + wsum) / (2 wsum), mc_denoise_sample(), through a double
+ * division, which vectorizes where an integer one does not: both operands
+ * are integers below 2^28, exact in a double, and the quotient, correctly
+ * rounded, is within 2^-30 of the true one, while a true quotient that is
+ * not a whole number is at least 1 / (2 wsum) >= 2^-11 from one; so the
+ * floor is the integer division's. */
+static inline int32_t
+denoise_div (uint32_t sum, uint32_t wsum)
+{
+  return (int32_t) ((double) (2 * sum + wsum) / (double) (2 * wsum));
+}
+
+static void
+denoise_row (gpointer data, unsigned r)
+{
+  const DenoiseJob *dj = data;
+  const Job *job = &dj->job;
+  const MCGrid *g = job->grid;
+  const int y0 = (int) (r * g->bh);
+  const int h = (int) MIN (g->bh, job->out->height - y0);
+  const int W = (int) job->out->width;
+  const ptrdiff_t as = band_stride (job->out);
+  const size_t band = (size_t) as * h;
+  unsigned used[MC_DENOISE_MAX_REFS], nu = 0;
+  for (unsigned i = 0; i < dj->n; i++)
+    if (band_has_weight (job, dj->weights[i], r))
+      used[nu++] = i;
+  uint32_t *acc = g_new (uint32_t, 2 * band * MAX (nu, 1));
+  uint16_t *cur = g_new (uint16_t, W);
+  uint32_t *sum = g_new (uint32_t, 2 * (size_t) W);
+  uint32_t *wsum = sum + W;
+  int32_t *v = g_new (int32_t, W);
+  for (unsigned k = 0; k < nu; k++) {
+    band_acc (&dj->side[used[k]], job, r, h, acc + 2 * k * band, as);
+    band_weights (job, dj->weights[used[k]], r, h, acc + (2 * k + 1) * band,
+        as);
+  }
+  for (int y = 0; y < h; y++) {
+    load_row (dj->cur, 0, y0 + y, W, cur);
+    for (int x = 0; x < W; x++) {
+      sum[x] = MC_BLEND_ONE * (uint32_t) cur[x];
+      wsum[x] = MC_BLEND_ONE;
+    }
+    for (unsigned k = 0; k < nu; k++) {
+      const uint32_t *ap = acc + 2 * k * band + y * as + BAND_OFF;
+      const uint32_t *aw = acc + (2 * k + 1) * band + y * as + BAND_OFF;
+      for (int x = 0; x < W; x++) {
+        const uint32_t w = (uint32_t) mc_blend_weight (aw[x]);
+        sum[x] += w * (uint32_t) mc_obmc_round (ap[x]);
+        wsum[x] += w;
+      }
+    }
+    for (int x = 0; x < W; x++)
+      v[x] = denoise_div (sum[x], wsum[x]);
+    store_row (job->out, 0, y0 + y, W, v);
+  }
+  g_free (v);
+  g_free (sum);
+  g_free (cur);
+  g_free (acc);
+}
+
+static gboolean
+MC_CPU_FN (denoise_refs) (const MCPlane * cur, const MCPlane * const *refs,
+    const MCField * const *fields, const uint8_t * const *weights,
+    unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
+    unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
+{
+  MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
+  DenoiseJob dj;
+  memset (&dj, 0, sizeof dj);
+  Job *job = &dj.job;
+  for (unsigned i = 0; i < n_refs; i++)
+    dj.side[i] = (Side) { refs[i], fields[i], fields[i]->stride
+      ? fields[i]->stride : fields[i]->cols, sub_x, sub_y, NULL };
+  dj.weights = weights;
+  dj.n = n_refs;
+  dj.cur = cur;
+  job->out = out;
+  job->wstride = wstride;
+  job->grid = grid;
+  job->wx = wx;
+  job->wy = wx + grid->ncols;
+  windows_init (wx, wx + grid->ncols, out, grid, opt->obmc);
+  int16_t *xe = xe_init (grid, opt->obmc, &job->xo, &job->ew);
+  job->xe = xe;
+  /* the luma's half-sample planes, for the references that weigh anything
+   * anywhere */
+  HPJob hj;
+  void *mem[MC_DENOISE_MAX_REFS] = { NULL };
+  size_t size = 0;
+  gboolean ok = TRUE;
+  if (!sub_x && !sub_y) {
+    const MCPlane *hr[MC_DENOISE_MAX_REFS];
+    unsigned map[MC_DENOISE_MAX_REFS], nh = 0;
+    for (unsigned i = 0; i < n_refs; i++) {
+      gboolean any = FALSE;
+      for (size_t j = 0; j < (size_t) grid->nrows * wstride && !any; j++)
+        any = weights[i][j] != 0 && j % wstride < grid->ncols;
+      if (any) {
+        map[nh] = i;
+        hr[nh++] = refs[i];
+      }
+    }
+    if (nh)
+      ok = hp_build (&hj, hr, nh, mc_cpu_threads (opt), mem, &size, error);
+    for (unsigned k = 0; k < nh; k++)
+      dj.side[map[k]].hp = &hj.hp[k];
+  }
+  ok = ok && mc_run_rows (denoise_row, &dj, grid->nrows, mc_cpu_threads (opt),
+      error);
+  for (unsigned i = 0; i < MC_DENOISE_MAX_REFS; i++)
+    if (mem[i])
+      hp_give (mem[i], size);
+  g_free (xe);
   g_free (wx);
   return ok;
 }

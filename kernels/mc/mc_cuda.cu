@@ -10,6 +10,7 @@
  * Every call waits for its stream before it returns.
  */
 #include <cuda_runtime.h>
+#include <string.h>
 
 #include "mc_impl.h"
 #include "mc_cuda_sample.h"
@@ -86,6 +87,52 @@ mc_interpolate_kernel (MCSPlane prev, MCSPlane next, MCSPlane out,
           g, x, y, sub_x, sub_y, obmc));
 }
 
+/* The four half-sample planes of a luma reference over their box
+ * (mc_cuda_sample.h, MCSHPel), in two passes: the 6-tap's sums across
+ * each row, then one thread a position for all four planes. */
+template <int BPS>
+__global__ void
+mc_hp_b1_kernel (MCSPlane ref, int32_t *b1, ptrdiff_t b1_stride)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= mc_s_hp_cols (ref.width) || y >= ref.height)
+    return;
+  b1[(ptrdiff_t) y * b1_stride + i] = mc_s_tap6_across (ref, BPS,
+      i + MC_S_HP_LO, y);
+}
+
+template <int BPS>
+__global__ void
+mc_hp_kernel (MCSPlane ref, const int32_t *b1, ptrdiff_t b1_stride,
+    uint16_t *dst, ptrdiff_t stride, ptrdiff_t plane)
+{
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  const int j = blockIdx.y * blockDim.y + threadIdx.y;
+  if (i >= mc_s_hp_cols (ref.width) || j >= mc_s_hp_rows (ref.height))
+    return;
+  const int x = i + MC_S_HP_LO, y = j + MC_S_HP_LO;
+  uint16_t *d = dst + (ptrdiff_t) j * stride + i;
+  for (int k = 0; k < 4; k++)
+    d[k * plane] = (uint16_t) mc_s_hp_from_b1 (ref, BPS, b1, b1_stride, k, x,
+        y);
+}
+
+/* One denoised sample a thread: every reference's prediction made on the
+ * way (mc_s_denoise()), no temporary planes. */
+template <int BPS>
+__global__ void
+mc_denoise_kernel (MCSPlane cur, MCSPlane out, MCSDenoiseRefs refs, MCSGrid g,
+    int sub_x, int sub_y, int obmc)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= cur.width || y >= cur.height)
+    return;
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_denoise (cur, &refs, BPS, g, x, y, sub_x, sub_y, obmc));
+}
+
 /* The bilateral costs (mc_rules.h, mc_bi_pos()) of one cell, one CUDA
  * block a cell: thread i takes sample (i % 16, i / 16) of the cell (a
  * cell has at most 16 x 16), and for each candidate in turn the block sums
@@ -135,8 +182,14 @@ mc_bilateral_kernel (MCSPlane prev, MCSPlane next, MCSGrid g,
 
 /* ---- the calling thread's stream and buffers --------------------------- */
 
+/* Buffers of a state: planes (BUF_A, BUF_B, BUF_OUT; the references of a
+ * denoised plane from BUF_DN_REFS on, their half-sample planes from
+ * BUF_DN_HP on), fields and weights, candidates and costs; BUF_DN_SIDE
+ * holds a denoised plane's fields and weights in one upload. */
 enum { BUF_A, BUF_B, BUF_OUT, BUF_CELLS, BUF_CELLS_B, BUF_WEIGHTS, BUF_CAND,
-  BUF_COSTS, N_BUFS };
+  BUF_COSTS, BUF_DN_SIDE, BUF_DN_REFS,
+  BUF_DN_HP = BUF_DN_REFS + MC_DENOISE_MAX_REFS,
+  N_BUFS = BUF_DN_HP + MC_DENOISE_MAX_REFS };
 
 /* A caller's stream and buffers: a session it holds (mc.h), or the
  * calling thread's own. */
@@ -531,11 +584,119 @@ bilateral_costs_cuda (const MCPlane *prev, const MCPlane *next,
   return finish (stream, error);
 }
 
+/* cur, the references and out where they are; every reference's cells
+ * and weights packed into one host block and uploaded at once (a plane's
+ * side data in one copy, not 2 n); one kernel. */
+static gboolean
+denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
+    const MCField *const *fields, const uint8_t *const *weights,
+    unsigned n_refs, size_t wstride, MCPlane *out, const MCGrid *grid,
+    unsigned sub_x, unsigned sub_y, const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (opt, error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  const gboolean din = (opt->device & MC_DEVICE_INPUTS) != 0;
+  const gboolean dout_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
+  MCSPlane dcur, dout;
+  MCSDenoiseRefs dr;
+  memset (&dr, 0, sizeof dr);
+  dr.n = (int) n_refs;
+  if (!dev_plane (st, stream, cur, din, BUF_A, TRUE, &dcur, error)
+      || !dev_plane (st, stream, out, dout_dev, BUF_OUT, interleaved (out),
+          &dout, error))
+    return FALSE;
+  for (unsigned i = 0; i < n_refs; i++)
+    if (!dev_plane (st, stream, refs[i], din, BUF_DN_REFS + i, TRUE,
+            &dr.ref[i], error))
+      return FALSE;
+  const size_t ncells = (size_t) grid->ncols * grid->nrows;
+  const size_t cbytes = ncells * sizeof (GstMotionVectorCell);
+  /* cells of every reference, then weights of every reference */
+  const size_t wbase = cbytes * n_refs;
+  const size_t total = wbase + ncells * n_refs;
+  uint8_t *host = (uint8_t *) g_malloc (total);
+  for (unsigned i = 0; i < n_refs; i++) {
+    const size_t fstride = fields[i]->stride ? fields[i]->stride
+        : fields[i]->cols;
+    GstMotionVectorCell *c = (GstMotionVectorCell *) (host + cbytes * i);
+    for (unsigned r = 0; r < grid->nrows; r++) {
+      memcpy (c + (size_t) r * grid->ncols, fields[i]->cells + r * fstride,
+          grid->ncols * sizeof (GstMotionVectorCell));
+      memcpy (host + wbase + ncells * i + (size_t) r * grid->ncols,
+          weights[i] + r * wstride, grid->ncols);
+    }
+  }
+  uint8_t *side = (uint8_t *) get_buf (st, BUF_DN_SIDE, total, error);
+  gboolean ok = side != NULL
+      && check (cudaMemcpyAsync (side, host, total, cudaMemcpyHostToDevice,
+              stream), "upload of the fields and weights", error);
+  /* an asynchronous copy from pageable memory has read the block into
+   * staging memory when it returns, so the block may go now */
+  g_free (host);
+  if (!ok)
+    return FALSE;
+  for (unsigned i = 0; i < n_refs; i++) {
+    dr.cells[i] = (const GstMotionVectorCell *) (side + cbytes * i);
+    dr.weights[i] = side + wbase + ncells * i;
+  }
+  if (!sub_x && !sub_y) {
+    /* luma: each reference's half-sample planes */
+    const int hc = mc_s_hp_cols ((int) cur->width);
+    const int hr = mc_s_hp_rows ((int) cur->height);
+    const dim3 hb ((hc + threads_2d.x - 1) / threads_2d.x,
+        (hr + threads_2d.y - 1) / threads_2d.y);
+    const dim3 bb ((hc + threads_2d.x - 1) / threads_2d.x,
+        (cur->height + threads_2d.y - 1) / threads_2d.y);
+    for (unsigned i = 0; i < n_refs; i++) {
+      /* the planes, then B1 after them in the same buffer */
+      const size_t planes = 4 * sizeof (uint16_t) * (size_t) hc * hr;
+      uint8_t *buf = (uint8_t *) get_buf (st, BUF_DN_HP + i, planes
+          + sizeof (int32_t) * (size_t) hc * cur->height + 16, error);
+      if (!buf)
+        return FALSE;
+      uint16_t *hp = (uint16_t *) buf;
+      int32_t *b1 = (int32_t *) (buf + ((planes + 15) & ~(size_t) 15));
+      dr.hp[i].p = hp;
+      dr.hp[i].stride = hc;
+      dr.hp[i].plane = (ptrdiff_t) hc * hr;
+      dr.hp[i].w = (int) cur->width;
+      dr.hp[i].h = (int) cur->height;
+      if (cur->depth > 8) {
+        mc_hp_b1_kernel<2> <<<bb, threads_2d, 0, stream>>> (dr.ref[i], b1,
+            hc);
+        mc_hp_kernel<2> <<<hb, threads_2d, 0, stream>>> (dr.ref[i], b1, hc,
+            hp, hc, (ptrdiff_t) hc * hr);
+      } else {
+        mc_hp_b1_kernel<1> <<<bb, threads_2d, 0, stream>>> (dr.ref[i], b1,
+            hc);
+        mc_hp_kernel<1> <<<hb, threads_2d, 0, stream>>> (dr.ref[i], b1, hc,
+            hp, hc, (ptrdiff_t) hc * hr);
+      }
+      CHECK (cudaGetLastError (), "launch of the half-sample kernel");
+    }
+  }
+  if (cur->depth > 8)
+    mc_denoise_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (dcur, dout, dr, dev_grid (grid), (int) sub_x, (int) sub_y,
+        opt->obmc ? 1 : 0);
+  else
+    mc_denoise_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (dcur, dout, dr, dev_grid (grid), (int) sub_x, (int) sub_y,
+        opt->obmc ? 1 : 0);
+  CHECK (cudaGetLastError (), "launch of the denoising kernel");
+  return download (stream, out, dout_dev, &dout, error)
+      && finish (stream, error);
+}
+
 const MCImpl *
 mc_impl_cuda (GError **error)
 {
   static const MCImpl impl = { "cuda", TRUE, predict_plane_cuda,
-    blend_plane_cuda, interpolate_plane_cuda, bilateral_costs_cuda };
+    blend_plane_cuda, interpolate_plane_cuda, bilateral_costs_cuda, NULL,
+    denoise_refs_cuda };
   int count = 0, device = 0;
   cudaError_t e = cudaGetDeviceCount (&count);
   if (e != cudaSuccess || count == 0) {

@@ -16,7 +16,10 @@
  * Then the same four lines for mc_interpolate_picture: a 4:2:0 picture
  * half way between two, from two fields (the mixed field and its
  * opposite) whose costs send most blocks through the cost blend, one in
- * eight to one side alone and one in sixteen to the fallback.  With
+ * eight to one side alone and one in sixteen to the fallback.  Then
+ * mc_denoise_picture of a 4:2:0 picture with 4 references (the radius-2
+ * denoiser's work): four fields of mixed vectors, block weights mostly
+ * 64, one in eight partial and one in sixteen 0.  With
  * --cpu-only, the fast CPU implementation's lines alone (for profiling).
  */
 #include <stdio.h>
@@ -119,6 +122,45 @@ run_interp (const char *how, const Interp * in, const MCOptions * opt,
   const double s = (t - t0) / 1e6 / n, c = (cpu_us () - c0) / 1e3 / n;
   printf ("%-22s %-28s %9.1f frames/s  %8.3f ms  %8.3f cpu ms\n",
       "interpolate 4:2:0", how, 1.0 / s, 1e3 * s, c);
+  return TRUE;
+}
+
+typedef struct {
+  const MCPicture *cur;
+  const MCPicture *const *refs;
+  const MCField *const *fields;
+  const uint8_t *const *weights;
+  unsigned n;
+  MCPicture *out;
+} Denoise;
+
+static gboolean
+run_denoise (const char *how, const Denoise * in, const MCOptions * opt,
+    double seconds)
+{
+  GError *error = NULL;
+  gboolean ok = TRUE;
+  for (int i = 0; i < 2 && ok; i++)
+    ok = mc_denoise_picture (in->cur, in->refs, in->fields, in->weights,
+        in->n, in->out, opt, &error);
+  unsigned n = 0;
+  const gint64 t0 = g_get_monotonic_time (), c0 = cpu_us ();
+  gint64 t = t0;
+  while (ok && (t - t0 < seconds * 1e6 || n < 3)) {
+    ok = mc_denoise_picture (in->cur, in->refs, in->fields, in->weights,
+        in->n, in->out, opt, &error);
+    n++;
+    t = g_get_monotonic_time ();
+  }
+  if (!ok) {
+    printf ("%-22s %-28s failed: %s\n", "denoise 4:2:0, 4 refs", how,
+        error->message);
+    g_error_free (error);
+    return FALSE;
+  }
+  const double s = (t - t0) / 1e6 / n, c = (cpu_us () - c0) / 1e3 / n;
+  printf ("%-22s %-28s %9.1f frames/s  %8.3f ms  %8.3f cpu ms\n",
+      "denoise 4:2:0, 4 refs", how, 1.0 / s, 1e3 * s, c);
   return TRUE;
 }
 
@@ -317,6 +359,71 @@ main (int argc, char **argv)
       ok &= run_interp ("cuda, host to host", &in, &opt, seconds);
     }
   }
+  /* denoising: four references (the picture itself: the samples do not
+   * change the work), fields the mixed one and variants of it */
+  GstMotionVectorCell *dcells[4];
+  MCField dfields[4];
+  uint8_t *dw[4];
+  const MCPicture *drefs[4];
+  const MCPicture *ddrefs[4];
+  const MCField *dfp[4];
+  const uint8_t *dwp[4];
+  for (int k = 0; k < 4; k++) {
+    dcells[k] = g_new0 (GstMotionVectorCell, cols * rows);
+    dw[k] = g_new (uint8_t, cols * rows);
+    for (unsigned i = 0; i < cols * rows; i++) {
+      const unsigned j = (unsigned) g_rand_int_range (rand, 0, 16);
+      dcells[k][i] = cells[i];
+      dcells[k][i].mv_x = (gint16) (k & 1 ? -cells[i].mv_x : cells[i].mv_x);
+      dcells[k][i].mv_y = (gint16) (k & 2 ? -cells[i].mv_y : cells[i].mv_y);
+      dw[k][i] = j == 0 ? 0 : j < 3 ? (uint8_t) g_rand_int_range (rand, 1, 64)
+          : 64;
+    }
+    dfields[k] = (MCField) { block, block, cols, rows, 0, dcells[k] };
+    drefs[k] = &b.host;
+    ddrefs[k] = &b.dref;
+    dfp[k] = &dfields[k];
+    dwp[k] = dw[k];
+  }
+  if (ok) {
+    Denoise in = { &b.host, drefs, dfp, dwp, 4, &out2 };
+    MCOptions opt;
+    mc_options_init (&opt);
+    opt.obmc = obmc;
+    for (unsigned t = 1; t <= 2 && !cpu_only; t++) {
+      char how[64];
+      opt.threads = t;
+      g_snprintf (how, sizeof how, "c, %u thread%s", t, t > 1 ? "s" : "");
+      ok &= run_denoise (how, &in, &opt, seconds);
+    }
+    for (unsigned i = 0; i < 3; i++) {
+      char how[64];
+      opt.impl = i == 2 ? mc_impl_cpu_level (MC_CPU_PORTABLE) : mc_impl_cpu ();
+      opt.threads = i == 1 ? 2 : 1;
+      g_snprintf (how, sizeof how, "%s, %u thread%s", opt.impl->name,
+          opt.threads, opt.threads > 1 ? "s" : "");
+      ok &= run_denoise (how, &in, &opt, seconds);
+    }
+    GError *error = NULL;
+    opt.threads = 1;
+    opt.impl = cpu_only ? NULL : mc_impl_cuda (&error);
+    if (!cpu_only && !opt.impl) {
+      printf ("%-22s %-28s skipped: %s\n", "denoise 4:2:0, 4 refs", "cuda",
+          error->message);
+      g_clear_error (&error);
+    } else if (!cpu_only && b.dref.planes[0].data && b.dout.planes[0].data) {
+      Denoise din = { &b.dref, ddrefs, dfp, dwp, 4, &b.dout };
+      MCOptions dopt = opt;
+      dopt.device = MC_DEVICE_ALL;
+      ok &= run_denoise ("cuda, device planes", &din, &dopt, seconds);
+      ok &= run_denoise ("cuda, host to host", &in, &opt, seconds);
+    }
+  }
+  for (int k = 0; k < 4; k++) {
+    g_free (dcells[k]);
+    g_free (dw[k]);
+  }
+
   picture_free (&out2, FALSE);
   g_free (pcells);
 

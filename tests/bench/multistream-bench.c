@@ -14,6 +14,9 @@
  *                     [--width W] [--height H] [--props "search-range=16"]
  *                     [--prime]
  *
+ * --props may continue the branch past gpumotionest: "references=-2,-1,+1,+2
+ * ! mvdenoise backend=cuda" times search and denoising together.
+ *
  * Prints, per stream count, the aggregate frames/s, the slowest and fastest
  * stream, and how many distinct CUDA contexts the instances searched in.
  */
@@ -185,7 +188,9 @@ run (guint n, GstCaps * caps, const char *props, double seconds)
     GstPad *pad;
 
     br[i].src = gst_element_factory_make ("appsrc", NULL);
-    br[i].me = gst_parse_bin_from_description_full (desc, FALSE, NULL,
+    /* props may go on into more elements ("... ! mvdenoise"): a bin of
+     * them, its ends ghosted */
+    br[i].me = gst_parse_bin_from_description_full (desc, TRUE, NULL,
         GST_PARSE_FLAG_NO_SINGLE_ELEMENT_BINS, NULL);
     g_free (desc);
     g_object_set (br[i].src, "caps", caps, "format", GST_FORMAT_TIME,
@@ -249,9 +254,21 @@ run (guint n, GstCaps * caps, const char *props, double seconds)
   }
   {
     gchar *backend = NULL;
-    GstElement *me = GST_IS_BIN (br[0].me) ? NULL : br[0].me;
-    if (me)
+    GstElement *me = br[0].me;
+    if (GST_IS_BIN (me)) {
+      /* the branch's gpumotionest */
+      GstIterator *it = gst_bin_iterate_all_by_element_factory_name
+          (GST_BIN (me), "gpumotionest");
+      GValue v = G_VALUE_INIT;
+      me = gst_iterator_next (it, &v) == GST_ITERATOR_OK
+          ? GST_ELEMENT (g_value_get_object (&v)) : NULL;
+      if (me)
+        g_object_get (me, "active-backend", &backend, NULL);
+      g_value_unset (&v);
+      gst_iterator_free (it);
+    } else if (me) {
       g_object_get (me, "active-backend", &backend, NULL);
+    }
     printf ("%5u streams  %10.1f frames/s  per stream %8.1f .. %8.1f  "
         "backend %s, %u CUDA context(s), %u started in %.1f s\n", n, total,
         lo, hi, backend ? backend : "?", count_contexts (br, n), started,

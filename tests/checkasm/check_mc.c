@@ -1081,10 +1081,80 @@ host_interpolate (const MCPlane * prev, const MCPlane * next, MCPlane * out,
   return TRUE;
 }
 
+static gboolean
+host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
+    const MCField * const *fields, const uint8_t * const *weights,
+    unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
+    unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
+{
+  MCSDenoiseRefs dr;
+  GstMotionVectorCell *cells[MC_DENOISE_MAX_REFS];
+  guint8 *w[MC_DENOISE_MAX_REFS];
+  guint16 *hp[MC_DENOISE_MAX_REFS];
+  gboolean ok = TRUE;
+  memset (&dr, 0, sizeof dr);
+  dr.n = (int) n_refs;
+  for (unsigned i = 0; i < n_refs; i++) {
+    cells[i] = packed_cells (fields[i], grid);
+    w[i] = g_new (guint8, (size_t) grid->ncols * grid->nrows);
+    for (unsigned r = 0; r < grid->nrows; r++)
+      memcpy (w[i] + (size_t) r * grid->ncols, weights[i] + r * wstride,
+          grid->ncols);
+    dr.ref[i] = splane (refs[i]);
+    dr.cells[i] = cells[i];
+    dr.weights[i] = w[i];
+    /* luma: the half-sample planes, as the kernel builds them */
+    hp[i] = NULL;
+    if (!sub_x && !sub_y) {
+      const int hc = mc_s_hp_cols ((int) cur->width);
+      const int hr = mc_s_hp_rows ((int) cur->height);
+      const int rb = refs[i]->depth > 8 ? 2 : 1;
+      hp[i] = g_new (guint16, 4 * (size_t) hc * hr);
+      /* in the kernels' two passes, every sample checked against the
+       * one-pass definition on the way */
+      gint32 *b1 = g_new (gint32, (size_t) hc * cur->height);
+      for (int y = 0; y < (int) cur->height; y++)
+        for (int x = 0; x < hc; x++)
+          b1[(size_t) y * hc + x] = mc_s_tap6_across (dr.ref[i], rb,
+              x + MC_S_HP_LO, y);
+      for (int k = 0; k < 4; k++)
+        for (int y = 0; y < hr; y++)
+          for (int x = 0; x < hc; x++) {
+            const int v = mc_s_hp_from_b1 (dr.ref[i], rb, b1, hc, k,
+                x + MC_S_HP_LO, y + MC_S_HP_LO);
+            if (v != mc_s_hp_value (dr.ref[i], rb, k, x + MC_S_HP_LO,
+                    y + MC_S_HP_LO))
+              ok = FALSE;
+            hp[i][(size_t) k * hc * hr + (size_t) y * hc + x] = (guint16) v;
+          }
+      g_free (b1);
+      dr.hp[i] = (MCSHPel) { hp[i], hc, (ptrdiff_t) hc * hr,
+        (int) cur->width, (int) cur->height };
+    }
+  }
+  const int bps = cur->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, (int) mc_plane_pstride (out), bps,
+          (int) out->shift, (int) x, (int) y, mc_s_denoise (splane (cur),
+              &dr, bps, sgrid (grid), (int) x, (int) y, (int) sub_x,
+              (int) sub_y, opt->obmc));
+  for (unsigned i = 0; i < n_refs; i++) {
+    g_free (cells[i]);
+    g_free (w[i]);
+    g_free (hp[i]);
+  }
+  if (!ok)
+    g_set_error (error, MC_ERROR, MC_ERROR_INVALID, "the half-sample planes "
+        "in two passes differ from their definition");
+  return ok;
+}
+
 /* The kernels' per-sample code run on the host: predict and blend as the
- * separate kernels run them, interpolation as the fused kernel does. */
+ * separate kernels run them, interpolation and denoising as the fused
+ * kernels do. */
 static const MCImpl host_sample_impl = { "cuda-sample-on-host", FALSE,
-  host_predict, host_blend, host_interpolate
+  host_predict, host_blend, host_interpolate, NULL, NULL, host_denoise_refs
 };
 
 /* ---- bilateral costs ------------------------------------------------------ */
@@ -1288,6 +1358,135 @@ check_denoise_case (const MCImpl * impl, unsigned threads, unsigned n,
   return ok;
 }
 
+/* One random mc_denoise_picture(): a current picture and 1 .. 8
+ * references of one random format (layouts may differ), fields of one
+ * grid with vectors near and far, weights random, all or nothing, or 0
+ * for a whole reference; the C reference (predictions through
+ * temporaries) against `impl` with the planes where `mem` says. */
+static gboolean
+check_dnpic_case (const MCImpl * impl, Mem mem, unsigned threads,
+    unsigned n, const char *label)
+{
+  unsigned depth, shift;
+  random_format (&depth, &shift);
+  const MCChroma chroma = n == 0 ? MC_CHROMA_420 : (MCChroma) RAND (0, 3);
+  unsigned w = random_side (), h = random_side ();
+  if (n == 0 && impl != mc_impl_c ()) {
+    w = 640;
+    h = 360;
+  }
+  const unsigned bw = random_block (), bh = random_block ();
+  const unsigned n_refs = n == 0 ? 4 : RAND (1, MC_DENOISE_MAX_REFS);
+  Pic cur, refs[MC_DENOISE_MAX_REFS];
+  Fld flds[MC_DENOISE_MAX_REFS];
+  uint8_t *wts[MC_DENOISE_MAX_REFS];
+  MCPicture pc, pr[MC_DENOISE_MAX_REFS], po;
+  const MCPicture *rp[MC_DENOISE_MAX_REFS];
+  const MCField *fp[MC_DENOISE_MAX_REFS];
+  const uint8_t *wp[MC_DENOISE_MAX_REFS];
+  Layout lay;
+  layout_random (&lay, chroma, (LayoutKind) RAND (0, 2));
+  pic_init (&cur, chroma, w, h, depth, shift, &lay);
+  fld_init (&flds[0], w, h, bw, bh, RAND (-1, 0));
+  for (unsigned i = 0; i < n_refs; i++) {
+    Layout rl = lay;
+    if (RAND (0, 3) == 0)
+      layout_random (&rl, chroma, (LayoutKind) RAND (0, 2));
+    pic_init (&refs[i], chroma, w, h, depth, RAND (0, 1) ? shift : 0, &rl);
+    if (i)
+      fld_init_grid (&flds[i], w, h, bw, bh, RAND (0, 5) ? -1 : 2,
+          flds[0].f.cols, flds[0].f.rows);
+    const size_t nc = (size_t) flds[0].f.cols * flds[0].f.rows;
+    const int wm = RAND (0, 4);
+    wts[i] = g_malloc (nc);
+    for (size_t j = 0; j < nc; j++)
+      wts[i][j] = wm == 0 ? 0 : wm == 1 ? 64 * RAND (0, 1) : wm == 2 ? 64
+          : RAND (0, 64);
+    pic_of (&pr[i], chroma, refs[i].ref, refs[i].np);
+    rp[i] = &pr[i];
+    fp[i] = &flds[i].f;
+    wp[i] = wts[i];
+  }
+  MCOptions ref_opt, opt;
+  mc_options_init (&ref_opt);
+  ref_opt.obmc = RAND (0, 3) != 0;
+  opt = ref_opt;
+  opt.impl = impl;
+  opt.threads = threads;
+  opt.device = mem_flags[mem];
+  const unsigned oshift = depth == 8 ? 0 : RAND (0, 16 - depth);
+  Buf want[3], got[3];
+  Layout olay;
+  layout_random (&olay, chroma, (LayoutKind) RAND (0, 2));
+  layout_alloc (want, &olay, cur.np, cur.pw, cur.ph, depth, oshift, 0x5a);
+  pic_twin (got, want, cur.np);
+  char what[200];
+  g_snprintf (what, sizeof what, "denoise case %u: %ux%u %s, %s to %s, %u "
+      "bits shift %u, %u refs, blocks %ux%u, %s", n, w, h,
+      chroma_names[chroma], layout_names[lay.kind], layout_names[olay.kind],
+      depth, shift, n_refs, bw, bh, ref_opt.obmc ? "overlapped" : "apart");
+  GError *error = NULL;
+  pic_of (&pc, chroma, cur.ref, cur.np);
+  pic_of (&po, chroma, want, cur.np);
+  gboolean ok = mc_denoise_picture (&pc, rp, fp, wp, n_refs, &po, &ref_opt,
+      &error);
+  if (!ok)
+    printf ("  %s: %s: the reference failed: %s\n", label, what,
+        error->message);
+  /* the implementation, its inputs and output where `mem` says */
+  guint8 *dc[3] = { NULL }, *dr[MC_DENOISE_MAX_REFS][3], *dout[3] = { NULL };
+  memset (dr, 0, sizeof dr);
+  pic_of (&po, chroma, got, cur.np);
+  if (ok && (opt.device & MC_DEVICE_INPUTS)) {
+    ok = pic_to_device (cur.ref, cur.np, &pc, dc, &error);
+    for (unsigned i = 0; ok && i < n_refs; i++)
+      ok = pic_to_device (refs[i].ref, refs[i].np, &pr[i], dr[i], &error);
+  }
+  if (ok && (opt.device & MC_DEVICE_OUTPUT))
+    ok = pic_to_device (got, cur.np, &po, dout, &error);
+  if (ok) {
+    ok = mc_denoise_picture (&pc, rp, fp, wp, n_refs, &po, &opt, &error);
+    if (!ok)
+      printf ("  %s: %s: %s\n", label, what, error->message);
+  }
+  for (unsigned i = 0; ok && dout[0] && i < cur.np; i++)
+    if (dout[i])
+      ok = mc_cuda_copy (got[i].buf, dout[i], got[i].size, &error);
+  for (unsigned i = 0; ok && i < cur.np; i++) {
+    char pw[240];
+    g_snprintf (pw, sizeof pw, "%s, plane %u", what, i);
+    ok = same_bytes (&want[i], &got[i], pw, label);
+  }
+  g_clear_error (&error);
+  for (unsigned i = 0; i < 3; i++) {
+    mc_cuda_free (dc[i]);
+    mc_cuda_free (dout[i]);
+    for (unsigned j = 0; j < n_refs; j++)
+      mc_cuda_free (dr[j][i]);
+  }
+  for (unsigned i = 0; i < cur.np; i++) {
+    buf_free (&want[i]);
+    buf_free (&got[i]);
+  }
+  for (unsigned i = 0; i < n_refs; i++) {
+    pic_free (&refs[i]);
+    g_free (flds[i].cells);
+    g_free (wts[i]);
+  }
+  pic_free (&cur);
+  return ok;
+}
+
+static gboolean
+check_dnpic_cases (const MCImpl * impl, Mem mem, unsigned threads,
+    unsigned count, const char *label)
+{
+  for (unsigned n = 0; n < count; n++)
+    if (!check_dnpic_case (impl, mem, threads, n, label))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 check_denoise_cases (const MCImpl * impl, unsigned threads, unsigned count,
     const char *label)
@@ -1346,6 +1545,10 @@ checkasm_check_mc (const char *which)
             "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
         checkasm_report (label, check_bi_cases (impl, MEM_HOST, t,
                 t == 1 ? 200 : 40, label));
+        g_snprintf (label, sizeof label, "mc denoise picture %s, %u "
+            "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
+        checkasm_report (label, check_dnpic_cases (impl, MEM_HOST, t,
+                t == 1 ? 120 : 30, label));
       }
     }
     /* the best level is one of them */
@@ -1394,6 +1597,14 @@ checkasm_check_mc (const char *which)
         "mc interpolate, kernels' code on host vs c");
     checkasm_report (label, check_interp_cases (&host_sample_impl, MEM_HOST,
             1, 60, label));
+    g_snprintf (label, sizeof label,
+        "mc denoise picture, kernels' code on host vs c");
+    checkasm_report (label, check_dnpic_cases (&host_sample_impl, MEM_HOST,
+            1, 40, label));
+    g_snprintf (label, sizeof label, "mc denoise picture c, 3 threads, "
+        "vs c");
+    checkasm_report (label, check_dnpic_cases (mc_impl_c (), MEM_HOST, 3, 30,
+            label));
   }
   if (want_cuda) {
     GError *error = NULL;
@@ -1414,6 +1625,12 @@ checkasm_check_mc (const char *which)
           mem_names[m]);
       checkasm_report (label, check_interp_cases (cuda, m, 1, m == MEM_HOST
               ? 150 : m == MEM_DEVICE ? 60 : 40, label));
+    }
+    for (Mem m = MEM_HOST; m <= MEM_OUT; m++) {
+      g_snprintf (label, sizeof label, "mc denoise picture cuda, %s planes, "
+          "vs c", mem_names[m]);
+      checkasm_report (label, check_dnpic_cases (cuda, m, 1, m == MEM_HOST
+              ? 120 : 50, label));
     }
     for (Mem m = MEM_HOST; m <= MEM_MIXED; m += MEM_MIXED - MEM_HOST) {
       g_snprintf (label, sizeof label, "mc bilateral costs cuda, %s planes, "

@@ -115,6 +115,108 @@ def mvi_frame(step=STEP_40MS, mv=(4, 0), op=0, bop=0, pre=b"", mid=b"",
     return (op, bop, pre, u8(step) + mid + fields)
 
 
+# fuzz-mvdenoise.c: its tables and op bits
+MVD_FORMATS = ["I420", "YV12", "Y42B", "Y444", "GRAY8", "I420_10LE",
+               "I420_12LE", "I422_10LE", "Y444_16LE", "GRAY16_LE", "NV12",
+               "YUY2", "P010_10LE", "RGBA", "BGRx", "UYVY", "I420_10BE"]
+MVD_RATES = ["25/1", "30/1", "30000/1001", "0/1", "60/1", "1/1", "7/3",
+             "2147483647/1"]
+MVD_SIGMAS = [-1, 0, 1, 4.5, 10, 20, 100, 255]
+MVD_OP_CAPS, MVD_OP_ESTIMATE, MVD_OP_FLUSH, MVD_OP_SEGMENT = 1, 2, 4, 8
+MVD_OP_GAP, MVD_OP_PROPS, MVD_OP_LATENCY, MVD_OP_SKIP = 16, 32, 64, 128
+(MVD_PTS, MVD_DUR, MVD_GAP, MVD_DISCONT, MVD_FIELDS, MVD_SHORT, MVD_CUT,
+ MVD_REFPTS) = 1, 2, 4, 8, 16, 32, 64, 128
+
+
+def mvd_props(radius=2, sigma=-1, threads=1):
+    return u8((radius - 1) | (MVD_SIGMAS.index(sigma) << 2) | (threads << 5))
+
+
+def mvd_caps(fmt, rate, w, h):
+    return (u8(MVD_FORMATS.index(fmt)) + u8(MVD_RATES.index(rate))
+            + u16(w - 1) + u16(h - 1))
+
+
+def mvd(frames, fmt="I420", rate="25/1", w=64, h=48, auto=False, radius=2,
+        sigma=-1, threads=1):
+    """A header, then frames: (op, bop, bytes before the timestamp's,
+    bytes from the timestamp's on)."""
+    b = u8(1 if auto else 0) + mvd_props(radius, sigma, threads)
+    b += u8(len(frames) - 1) + mvd_caps(fmt, rate, w, h)
+    for op, bop, pre, post in frames:
+        b += u8(op) + u8(bop) + pre + post
+    return b
+
+
+def mvd_frame(step=STEP_40MS, n_fields=4, mv=(4, 0), op=0, bop=0, pre=b"",
+              mid=b"", fields=None):
+    """A frame: its timestamp step, then `mid` (duration, short size), the
+    number of fields (-1, +1, -2, +2, ... in that order), then the fields,
+    plausible (one vector each) unless `fields` spells them."""
+    if fields is None:
+        fields = (u8(mv[0]) + u8(mv[1])) * n_fields
+    return (op, bop, pre, u8(step) + mid + u8(n_fields - 1) + fields)
+
+
+def mvdenoise_seeds(s):
+    plain = [mvd_frame() for _ in range(8)]
+    s["seed-empty"] = b""
+    s["seed-plain"] = mvd(plain)
+    s["seed-auto-threads"] = mvd(plain[:6], auto=True, threads=2)
+    for r in (1, 3, 4):
+        s["seed-radius-%d" % r] = mvd([mvd_frame(n_fields=2 * r)
+                                       for _ in range(10)], radius=r)
+    for sg in (0, 10, 255):
+        s["seed-sigma-%g" % sg] = mvd(plain[:5], sigma=sg)
+    for f in MVD_FORMATS:
+        s["seed-format-" + f.lower()] = mvd(plain[:4], fmt=f, w=33, h=17)
+    s["seed-1x1"] = mvd(plain[:4], w=1, h=1)
+    s["seed-wide-8192x2"] = mvd(plain[:3], w=8192, h=2, fmt="GRAY8")
+    s["seed-only-past"] = mvd([mvd_frame(n_fields=1) for _ in range(5)])
+    s["seed-variable-rate"] = mvd([mvd_frame(k) for k in (0, 3, 9, 10, 2)],
+                                  rate="0/1")
+    s["seed-caps-change"] = mvd(
+        plain[:3] + [mvd_frame(op=MVD_OP_CAPS,
+                               pre=mvd_caps("Y444", "30/1", 97, 61))]
+        + plain[:3])
+    s["seed-caps-refused"] = mvd(
+        plain[:3] + [mvd_frame(op=MVD_OP_CAPS,
+                               pre=mvd_caps("I420_10BE", "30/1", 32, 32))]
+        + plain[:2])
+    s["seed-props-estimate"] = mvd(
+        plain[:3] + [mvd_frame(op=MVD_OP_PROPS | MVD_OP_ESTIMATE,
+                               pre=mvd_props(4, -1, 0))] + plain[:4])
+    s["seed-flush"] = mvd(plain[:4] + [mvd_frame(op=MVD_OP_FLUSH)]
+                          + plain[:3])
+    s["seed-segment"] = mvd(
+        plain[:3] + [mvd_frame(op=MVD_OP_SEGMENT,
+                               pre=u8(1) + u8(0x80) + u32(10**9))]
+        + plain[:3])
+    s["seed-segment-bytes"] = mvd(
+        plain[:3] + [mvd_frame(op=MVD_OP_SEGMENT, pre=u8(0x80))] + plain[:2])
+    s["seed-gap-event"] = mvd(plain[:3] + [mvd_frame(op=MVD_OP_GAP)]
+                              + plain[:3])
+    s["seed-gap-buffer"] = mvd(plain[:3] + [(0, MVD_GAP, b"", u8(0))]
+                               + plain[:3])
+    s["seed-discont"] = mvd(plain[:4] + [mvd_frame(bop=MVD_DISCONT)]
+                            + plain[:3])
+    s["seed-cut"] = mvd(plain[:4] + [mvd_frame(bop=MVD_CUT)] + plain[:3])
+    s["seed-latency-skip"] = mvd(plain[:2] + [
+        (MVD_OP_LATENCY | MVD_OP_SKIP, 0, b"", b"")] + plain[:2])
+    s["seed-pts-duplicate"] = mvd(plain[:3] + [mvd_frame(STEP_DUP)]
+                                  + plain[:2])
+    s["seed-pts-backwards"] = mvd(plain[:3] + [mvd_frame(STEP_BACK)]
+                                  + plain[:2])
+    s["seed-short-buffer"] = mvd(plain[:3] + [mvd_frame(bop=MVD_SHORT,
+                                                        mid=u16(100))]
+                                 + plain[:2])
+    # every field broken its own way (the how byte, then what it asks)
+    s["seed-hostile-fields"] = mvd(plain[:3] + [mvd_frame(
+        bop=MVD_FIELDS, fields=u8(1) + u8(4) + u16(31) + u16(17)
+        + u8(16) + u8(2) + u8(0) + u8(0) + u8(8) + u8(9) + u8(2)
+        + u8(0) * 20)] + plain[:3])
+
+
 def mvinterpolate_seeds(s):
     plain = [mvi_frame() for _ in range(8)]
     s["seed-empty"] = b""
@@ -589,6 +691,7 @@ def main():
         + stereo_tail + stereo_overlay("none", chosen=True, colours=True))
 
     mvinterpolate_seeds(seeds.setdefault("mvinterpolate", {}))
+    mvdenoise_seeds(seeds.setdefault("mvdenoise", {}))
     mc_seeds(seeds.setdefault("mc", {}))
 
     for target, files in seeds.items():

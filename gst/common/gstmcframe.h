@@ -1,0 +1,53 @@
+/* gpumotionest — video frames and motion-vector metas as the mc library
+ * takes them: the consumers of fields (mvinterpolate, mvdenoise) share
+ * these, so that every format reads and writes alike in both.
+ */
+#ifndef GST_MC_FRAME_H
+#define GST_MC_FRAME_H
+
+#include <gst/video/video.h>
+#include <gst/motionvectors/gstmotionvectormeta.h>
+
+#include "mc.h"
+
+G_BEGIN_DECLS
+
+/* Component c of a mapped frame as an mc plane: where GstVideoInfo puts
+ * its first sample, its row and pixel strides, size, depth and shift. */
+void gst_mc_plane_from_component (const GstVideoFrame * f, guint c,
+    MCPlane * p);
+
+/* The picture mc makes of a frame: Y, U, V (GRAY's Y; or R, G, B as a
+ * 4:4:4 picture), the chroma's sampling from component 1's. */
+void gst_mc_picture_from_frame (const GstVideoFrame * f, MCPicture * p);
+
+/* The bytes of a frame's pixels that gst_mc_picture_from_frame() leaves
+ * out, as a luma-only picture of the frame's size: alpha (the fourth
+ * component), or the byte of a 4-byte RGB pixel that no component covers
+ * (RGBx's x).  FALSE when there is none; *is_alpha says which. */
+gboolean gst_mc_extra_from_frame (const GstVideoFrame * f, MCPicture * p,
+    gboolean * is_alpha);
+
+/* Copies frame src into dst (one format and size), each plane's rows to
+ * the end of their last sample or pixel, whichever lies further. */
+void gst_mc_copy_frame (GstVideoFrame * dst, const GstVideoFrame * src);
+
+/* The shape all n metas have a grid of, each of one size: 16x16 first
+ * (the search's own decision grid), else the largest they share; -1 if
+ * none. */
+gint gst_mc_common_shape (const GstMotionVectorMeta * const *metas, guint n);
+
+/* The meta's grid of `shape` as an mc field (cells NULL if absent). */
+void gst_mc_field_from_meta (const GstMotionVectorMeta * meta, gint shape,
+    MCField * f);
+
+/* A frame whose memory does not hold what its caps (and its GstVideoMeta)
+ * say: FALSE with `error` giving the sizes.  CUDA memory of `cuda_ctx`
+ * (frames with CUDA caps) is looked at on the device, without a download;
+ * of another context, through the meta alone. */
+gboolean gst_mc_check_layout (GstBuffer * buf, const GstVideoInfo * info,
+    gboolean cuda_caps, GstObject * cuda_ctx, GError ** error);
+
+G_END_DECLS
+
+#endif /* GST_MC_FRAME_H */
