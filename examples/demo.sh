@@ -13,6 +13,17 @@
 # clips with arrows (WebM) and the pan's vectors (mvexport, JSON Lines) into
 # OUT_DIR.
 #
+#   examples/demo.sh [BUILD_DIR] [OUT_DIR] denoise
+#
+# runs only the denoising demo (denoise_demo below, also part of the
+# whole demo when the mvdenoise plugin is built): a clip under Gaussian
+# noise of sigma 10 cleaned by mvdenoise and by one of FFmpeg's denoisers
+# (DENOISE_PEER, default the best of them on the project's measurements),
+# each measured against the clean clip, written side by side with the
+# noisy input, and one frame of the three as a picture.  DENOISE_CLIP
+# (any file ffmpeg reads) replaces the panned photograph; DENOISE_BACKEND
+# as INTERP_BACKEND.
+#
 #   examples/demo.sh [BUILD_DIR] [OUT_DIR] interpolation
 #
 # runs only the frame-rate conversion demo (interpolation_demo below, also
@@ -109,8 +120,97 @@ interpolation_demo() {
   echo "  side by side (left mvinterpolate, right frame repeat, $n_repeat frames by videorate): $sbs"
 }
 
+# ---- denoising (mvdenoise) -------------------------------------------------
+# The clean clip: the photograph panned 3 px right and 1 px down a frame at
+# 640x360 (or DENOISE_CLIP's first frames at its own size), 4:2:0.  The noisy
+# one: Gaussian noise of sigma 10 (8-bit levels) on Y, U and V, seeded, as
+# docs/denoise-quality.md adds it.  Both denoisers run on the noisy clip;
+# PSNR of each against the clean clip (ffmpeg), the three side by side in
+# denoise-sigma10.mp4 (or .webm), and frame 12 of each, cropped, side by
+# side in denoise-sigma10.png.
+denoise_demo() {
+  if ! gst-inspect-1.0 mvdenoise >/dev/null 2>&1; then
+    echo "mvdenoise not found under $build/gst: no denoising demo"
+    return 0
+  fi
+  db=${DENOISE_BACKEND:-cpu}
+  peer=${DENOISE_PEER:-nlmeans=s=10:p=7:r=15}
+  n=24
+  clean=$out/denoise-clean.i420
+  if [ -n "${DENOISE_CLIP:-}" ]; then
+    size=$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height \
+      -of csv=p=0:s=x "$DENOISE_CLIP")
+    w=${size%x*} h=${size#*x}
+    w=$((w / 2 * 2)) h=$((h / 2 * 2))
+    ffmpeg -v error -y -i "$DENOISE_CLIP" -vf "crop=$w:$h:0:0,format=yuv420p" \
+      -frames:v $n -f rawvideo "$clean"
+  else
+    w=640 h=360
+    ffmpeg -v error -y -loop 1 -i "$photo" -vf \
+      "scale=1000:-1,format=rgb24,crop=$w:$h:x='20+3*n':y='150+n':exact=1,format=yuv420p" \
+      -frames:v $n -f rawvideo "$clean"
+  fi
+  noisy=$out/denoise-noisy.i420
+  "$py" - "$clean" "$noisy" "$w" "$h" <<'PYEOF'
+import sys
+import numpy as np
+src, dst, w, h = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+clean = np.fromfile(src, dtype=np.uint8)
+rng = np.random.default_rng(10)
+noisy = np.clip(np.rint(clean + rng.normal(0.0, 10.0, clean.shape)), 0, 255)
+noisy.astype(np.uint8).tofile(dst)
+PYEOF
+  parse="rawvideoparse width=$w height=$h format=i420 framerate=25/1"
+  start=$(date +%s%N)
+  gst-launch-1.0 -q filesrc location="$noisy" ! $parse \
+    ! gpumotionest backend=$db references=-2,-1,+1,+2 summary=true \
+      subpel=quarter search-range=16 \
+    ! mvdenoise backend=$db sigma=10 ! filesink location="$out/denoise-mvdenoise.i420"
+  end=$(date +%s%N)
+  awk -v ns=$((end - start)) -v n=$n -v w=$w -v h=$h 'BEGIN { printf "mvdenoise: %d frames of %dx%d under noise of sigma 10 in %.2f s (search and denoising, gst-launch start-up included)\n", n, w, h, ns / 1e9 }'
+  raw="-f rawvideo -pix_fmt yuv420p -s ${w}x$h -r 25"
+  ffmpeg -v error -y $raw -i "$noisy" -vf "$peer" -threads 2 -f rawvideo \
+    "$out/denoise-peer.i420"
+  for name in noisy mvdenoise peer; do
+    psnr=$(ffmpeg -hide_banner $raw -i "$out/denoise-$name.i420" $raw -i "$clean" \
+      -lavfi "[0:v][1:v]psnr" -f null - 2>&1 \
+      | sed -n 's/.*PSNR \(y:[0-9.inf]*\) .* \(average:[0-9.inf]*\).*/\1 \2/p')
+    label=$name
+    [ $name = peer ] && label="ffmpeg $peer"
+    echo "  $label against the clean clip: PSNR $psnr dB"
+  done
+  labels=""
+  if ffmpeg -v quiet -f lavfi -i color=c=black:s=64x32:d=0.04 \
+      -vf "drawtext=text=x" -f null - 2>/dev/null; then
+    t="x=10:y=10:fontsize=20:fontcolor=white:box=1:boxcolor=black@0.6:boxborderw=5"
+    pl=$(echo "$peer" | sed 's/[=:].*//')
+    labels="[a]drawtext=text='noisy (sigma 10)':$t[a];[b]drawtext=text='mvdenoise':$t[b];[c]drawtext=text='ffmpeg $pl':$t[c];"
+  fi
+  if ffmpeg -hide_banner -encoders 2>/dev/null | grep -q libx264; then
+    enc="-c:v libx264 -preset veryfast -crf 16 -pix_fmt yuv420p"
+    sbs=$out/denoise-sigma10.mp4
+  else
+    enc="-c:v libvpx -b:v 8M -deadline realtime -cpu-used 8"
+    sbs=$out/denoise-sigma10.webm
+  fi
+  three="[0:v]null[a];[1:v]null[b];[2:v]null[c];${labels}[a][b][c]hstack=inputs=3"
+  ffmpeg -v error -y $raw -i "$noisy" $raw -i "$out/denoise-mvdenoise.i420" \
+    $raw -i "$out/denoise-peer.i420" -filter_complex "$three" $enc "$sbs"
+  cw=$((w / 2)) ch=$((h / 2))
+  crop="crop=$cw:$ch:$((w / 4)):$((h / 4))"
+  ffmpeg -v error -y $raw -i "$noisy" $raw -i "$out/denoise-mvdenoise.i420" \
+    $raw -i "$out/denoise-peer.i420" -filter_complex \
+    "[0:v]select=eq(n\,12),$crop[a];[1:v]select=eq(n\,12),$crop[b];[2:v]select=eq(n\,12),$crop[c];${labels}[a][b][c]hstack=inputs=3" \
+    -frames:v 1 "$out/denoise-sigma10.png"
+  echo "  side by side (noisy, mvdenoise, ffmpeg): $sbs and one frame: $out/denoise-sigma10.png"
+}
+
 if [ "$which" = interpolation ]; then
   interpolation_demo
+  exit 0
+fi
+if [ "$which" = denoise ]; then
+  denoise_demo
   exit 0
 fi
 
@@ -126,6 +226,7 @@ echo "clip: $clip (90 frames of 1280x720, a photograph panned by (+3,+2) px per 
   --quiet --expect 3,2
 
 interpolation_demo
+denoise_demo
 
 # ---- pictures of the motion field (mvoverlay, mvexport) --------------------
 # Skipped, with a note, when the mvtools plugin has not been built.

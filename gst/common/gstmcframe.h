@@ -12,6 +12,26 @@
 
 G_BEGIN_DECLS
 
+/* The formats the consumers of fields take: every one gpumotionest takes
+ * (8 bits a byte, or 9 .. 16 bits in 16-bit words of host order, so the
+ * 16-bit formats on little-endian hosts only); in CUDA memory, what
+ * gpumotionest takes there, the planar and semi-planar ones (GStreamer's
+ * CUDA elements keep packed and RGB frames for their own converters). */
+#define GST_MC_FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, " \
+    "YUY2, UYVY, YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR"
+#define GST_MC_CUDA_FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8"
+#define GST_MC_FORMATS_DEEP "P010_10LE, P012_LE, P016_LE, I420_10LE, " \
+    "I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, " \
+    "GRAY16_LE"
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+#define GST_MC_FORMATS "{ " GST_MC_FORMATS_8 ", " GST_MC_FORMATS_DEEP " }"
+#define GST_MC_CUDA_FORMATS "{ " GST_MC_CUDA_FORMATS_8 ", " \
+    GST_MC_FORMATS_DEEP " }"
+#else
+#define GST_MC_FORMATS "{ " GST_MC_FORMATS_8 " }"
+#define GST_MC_CUDA_FORMATS "{ " GST_MC_CUDA_FORMATS_8 " }"
+#endif
+
 /* Component c of a mapped frame as an mc plane: where GstVideoInfo puts
  * its first sample, its row and pixel strides, size, depth and shift. */
 void gst_mc_plane_from_component (const GstVideoFrame * f, guint c,

@@ -30,32 +30,18 @@
 #include "gstmotionestcuda.h"
 #include "gstmcframe.h"
 #include "gstmvdenoise.h"
+#include "gstmvdenoisedevice.h"
+#include "gstmvdenoisefields.h"
+#include "gstmvdenoiselevel.h"
 
-GST_DEBUG_CATEGORY_STATIC (gst_mv_denoise_debug);
+GST_DEBUG_CATEGORY (gst_mv_denoise_debug);
 #define GST_CAT_DEFAULT gst_mv_denoise_debug
 
 /* Every format gpumotionest takes, as mvinterpolate (docs/interpolation.md,
  * "Formats"): each component read and written where GstVideoInfo puts
  * it; the 16-bit formats in little endian on little-endian hosts. */
-#define FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, YUY2, UYVY, " \
-    "YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR"
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-#define FORMATS "{ " FORMATS_8 ", P010_10LE, P012_LE, P016_LE, I420_10LE, " \
-    "I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, " \
-    "GRAY16_LE }"
-#else
-#define FORMATS "{ " FORMATS_8 " }"
-#endif
-/* In CUDA memory: the planar and semi-planar formats (what gpumotionest
- * takes there). */
-#define CUDA_FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8"
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-#define CUDA_FORMATS "{ " CUDA_FORMATS_8 ", P010_10LE, P012_LE, P016_LE, " \
-    "I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, " \
-    "Y444_16LE, GRAY16_LE }"
-#else
-#define CUDA_FORMATS "{ " CUDA_FORMATS_8 " }"
-#endif
+#define FORMATS GST_MC_FORMATS
+#define CUDA_FORMATS GST_MC_CUDA_FORMATS
 
 #define SIZES ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
 #if HAVE_GST_CUDA
@@ -86,8 +72,6 @@ enum
 #define MAX_RADIUS 4            /* 2 x 4 references: MC_DENOISE_MAX_REFS */
 #define DEFAULT_BACKEND GST_MV_DENOISE_BACKEND_AUTO
 #define DEFAULT_THREADS 0
-/* The auto level: the median of the last HISTORY frames' estimates. */
-#define HISTORY 9
 /* sigma 255 in sixteenths: under mc's largest (4095) */
 #define MAX_SIGMA_Q4 (255 * 16)
 
@@ -122,10 +106,7 @@ struct _GstMvDenoise
   GQueue held;                  /* Held, oldest first: those out, then
                                  * those to go */
   guint scene;                  /* the newest frame's scene */
-  guint hist[HISTORY];          /* the last estimates (sixteenths) ... */
-  guint n_hist, hist_pos;       /* ... how many, where the next goes */
-  gboolean hist_valid;          /* FALSE: restart at the next frame */
-  guint hist_scene;             /* the scene the estimates are of */
+  GstMvDenoiseLevel level;      /* the auto level's last estimates */
   gboolean checked_fields;      /* the first frame's fields were looked at */
   gboolean warned_no_summary;
   GstBufferPool *pool;
@@ -326,31 +307,15 @@ resolve_backend (GstMvDenoise * self, GError ** error)
 
 /* ---- the noise level ----------------------------------------------------- */
 
-static void
-history_restart (GstMvDenoise * self)
-{
-  self->n_hist = 0;
-  self->hist_pos = 0;
-  self->hist_valid = FALSE;
-}
-
-static int
-cmp_uint (const void *a, const void *b)
-{
-  guint x = *(const guint *) a, y = *(const guint *) b;
-
-  return x < y ? -1 : x > y;
-}
-
 /* The level frame @h is denoised with, in sixteenths of an 8-bit level:
  * the property's, or (auto) the median of the estimates of the frames of
- * its scene so far, the last HISTORY of them, its own from @field (its
+ * its scene so far, the last GST_MV_DENOISE_HISTORY of them, its own from @field (its
  * field against the nearest reference it is averaged with; NULL: none). */
 static guint
 sigma_for (GstMvDenoise * self, const Held * h, const MCField * field,
     guint depth)
 {
-  guint q4 = 0, sorted[HISTORY], est;
+  guint q4 = 0, est;
   gdouble sigma;
 
   GST_OBJECT_LOCK (self);
@@ -359,23 +324,13 @@ sigma_for (GstMvDenoise * self, const Held * h, const MCField * field,
   if (sigma >= 0) {
     q4 = (guint) MIN (floor (sigma * 16 + 0.5), MAX_SIGMA_Q4);
   } else {
-    if (!self->hist_valid || self->hist_scene != h->scene) {
-      history_restart (self);
-      self->hist_valid = TRUE;
-      self->hist_scene = h->scene;
-    }
+    if (!gst_mv_denoise_level_of_scene (&self->level, h->scene))
+      gst_mv_denoise_level_restart (&self->level, h->scene);
     if (field && mc_denoise_estimate (field, FALSE,
             GST_VIDEO_INFO_WIDTH (&self->info),
-            GST_VIDEO_INFO_HEIGHT (&self->info), depth, &est)) {
-      self->hist[self->hist_pos] = MIN (est, MAX_SIGMA_Q4);
-      self->hist_pos = (self->hist_pos + 1) % HISTORY;
-      self->n_hist = MIN (self->n_hist + 1, HISTORY);
-    }
-    if (self->n_hist > 0) {
-      memcpy (sorted, self->hist, self->n_hist * sizeof (guint));
-      qsort (sorted, self->n_hist, sizeof (guint), cmp_uint);
-      q4 = sorted[self->n_hist / 2];
-    }
+            GST_VIDEO_INFO_HEIGHT (&self->info), depth, &est))
+      gst_mv_denoise_level_add (&self->level, MIN (est, MAX_SIGMA_Q4));
+    q4 = gst_mv_denoise_level_median (&self->level);
   }
   GST_OBJECT_LOCK (self);
   self->sigma_estimate = q4 / 16.0;
@@ -537,22 +492,30 @@ weights_clear (Weights * w)
   memset (w, 0, sizeof (*w));
 }
 
-/* The grid the predictions and weights are made on: 8x8 when every field
- * has it, else the shape they share (16x16 first).  Why 8x8: a block
- * weight is all or nothing over its block, and a 16x16 block that a
- * moving edge crosses by a few pixels still matches well enough overall
- * to weigh most of 64, ghosting the strip that does not match; an 8x8
- * block in that place weighs far less (docs/denoise.md, "Block size"). */
-static gint
-choose_shape (const GstMotionVectorMeta ** metas, guint n)
+/* System-memory frames for the CUDA backend: the current picture and the
+ * references moved onto their buffers' device copies
+ * (gstmvdenoisedevice.h), so that each frame goes up once, not once for
+ * every frame that uses it.  MC_DEVICE_INPUTS when all of them moved;
+ * otherwise (a buffer of several memories, CUDA out of memory) the host
+ * planes, as they were. */
+static MCDevice
+inputs_to_device (const Frames * f, GstBuffer * cur, GstBuffer ** refs,
+    guint n, MCPicture * cp, MCPicture * pics)
 {
+  MCPicture c = *cp, r[2 * MAX_RADIUS];
   guint i;
 
+  if (!gst_mv_denoise_device_picture (cur, &f->cur, &c))
+    return MC_DEVICE_NONE;
+  for (i = 0; i < n; i++) {
+    r[i] = pics[i];
+    if (!gst_mv_denoise_device_picture (refs[i], &f->refs[i], &r[i]))
+      return MC_DEVICE_NONE;
+  }
+  *cp = c;
   for (i = 0; i < n; i++)
-    if (!gst_motion_vector_meta_get_grid (metas[i],
-            GST_MOTION_VECTOR_PARTITION_8X8, NULL, NULL))
-      return gst_mc_common_shape (metas, n);
-  return GST_MOTION_VECTOR_PARTITION_8X8;
+    pics[i] = r[i];
+  return MC_DEVICE_INPUTS;
 }
 
 /* Output frame @h from the held frames: denoised with its references, or,
@@ -585,7 +548,7 @@ output_frame (GstMvDenoise * self, Held * h)
   radius = self->radius;
   GST_OBJECT_UNLOCK (self);
   n = pick_refs (self, h, radius, metas, refs);
-  if (n > 0 && (shape = choose_shape (metas, n)) < 0) {
+  if (n > 0 && (shape = gst_mv_denoise_shape (metas, n)) < 0) {
     GST_WARNING_OBJECT (self, "the fields of %" GST_TIME_FORMAT " share no "
         "grid: not denoised", GST_TIME_ARGS (GST_BUFFER_PTS (h->buf)));
     n = 0;
@@ -691,6 +654,9 @@ output_frame (GstMvDenoise * self, Held * h)
       rp[i] = &pics[i];
     }
     opt.device = f.device;
+    if (self->impl_is_cuda && !on_device)
+      opt.device = inputs_to_device (&f, h->buf, n ? refs : &h->buf,
+          MAX (n, 1), &cp, pics);
     ok = mc_denoise_picture (&cp, rp, w.fp, wp, MAX (n, 1), &op, &opt, &err);
     /* alpha is denoised as the colour is, with the same vectors and
      * weights; the x byte of RGBx and the like is the frame's own */
@@ -698,6 +664,9 @@ output_frame (GstMvDenoise * self, Held * h)
       gst_mc_extra_from_frame (&f.cur, &cp, &is_alpha);
       for (i = 0; i < MAX (n, 1); i++)
         gst_mc_extra_from_frame (&f.refs[i], &pics[i], &is_alpha);
+      if (self->impl_is_cuda && !on_device)
+        opt.device = inputs_to_device (&f, h->buf, n ? refs : &h->buf,
+            MAX (n, 1), &cp, pics);
       ok = mc_denoise_picture (&cp, rp, w.fp, is_alpha ? wp : zp, MAX (n, 1),
           &op, &opt, &err);
     }
@@ -732,6 +701,7 @@ output_frame (GstMvDenoise * self, Held * h)
 static void
 held_free (Held * h)
 {
+  gst_mv_denoise_device_forget (h->buf);
   gst_buffer_unref (h->buf);
   g_free (h);
 }
@@ -800,7 +770,7 @@ drain (GstMvDenoise * self)
   if (ret != GST_FLOW_OK)
     GST_DEBUG_OBJECT (self, "drain: %s", gst_flow_get_name (ret));
   drop_held (self);
-  history_restart (self);
+  gst_mv_denoise_level_clear (&self->level);
   return ret;
 }
 
@@ -808,107 +778,10 @@ static void
 reset (GstMvDenoise * self)
 {
   drop_held (self);
-  history_restart (self);
+  gst_mv_denoise_level_clear (&self->level);
 }
 
 /* ---- input --------------------------------------------------------------- */
-
-/* The fields of @buf within the radius, each checked; FALSE with an error
- * posted when one is inconsistent or there is none.  The first frame's
- * missing offsets are warned about once. */
-static gboolean
-check_fields (GstMvDenoise * self, GstBuffer * buf, guint radius)
-{
-  guint w = GST_VIDEO_INFO_WIDTH (&self->info);
-  guint h = GST_VIDEO_INFO_HEIGHT (&self->info);
-  GString *missing = g_string_new (NULL), *all = g_string_new (NULL);
-  guint n = 0, with_summary = 0;
-  gint d;
-  gboolean ok = TRUE;
-
-  for (d = -(gint) radius; d <= (gint) radius && ok; d++) {
-    GstMotionVectorMeta *m;
-
-    if (d == 0)
-      continue;
-    g_string_append_printf (all, "%s%+d", all->len ? "," : "", d);
-    m = gst_buffer_get_motion_vector_meta_for_reference (buf, d);
-    if (!m) {
-      g_string_append_printf (missing, "%s%+d", missing->len ? "," : "", d);
-      continue;
-    }
-    if (!gst_motion_vector_meta_is_valid (m)) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED,
-          ("The motion field (ref_distance %+d) of the frame at %"
-              GST_TIME_FORMAT " is inconsistent", d,
-              GST_TIME_ARGS (GST_BUFFER_PTS (buf))), (NULL));
-      ok = FALSE;
-    } else if (m->analysis_width != w || m->analysis_height != h
-        || m->width != w || m->height != h) {
-      GST_ELEMENT_ERROR (self, STREAM, FAILED,
-          ("The motion field (ref_distance %+d) is for %ux%u (searched at "
-              "%ux%u), the frames are %ux%u: mvdenoise needs fields of the "
-              "frames' own size", d, m->width, m->height, m->analysis_width,
-              m->analysis_height, w, h), (NULL));
-      ok = FALSE;
-    }
-    n++;
-    if (m->flags & GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY)
-      with_summary++;
-  }
-  if (ok && n == 0) {
-    GST_ELEMENT_ERROR (self, STREAM, FAILED,
-        ("The frame at %" GST_TIME_FORMAT " has no motion field against "
-            "its neighbours within radius %u: upstream needs "
-            "\"gpumotionest references=%s\"",
-            GST_TIME_ARGS (GST_BUFFER_PTS (buf)), radius, all->str), (NULL));
-    ok = FALSE;
-  }
-  if (ok && !self->checked_fields) {
-    self->checked_fields = TRUE;
-    if (missing->len)
-      GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The frames have no "
-              "motion field against the frames at %s: they are denoised "
-              "with fewer references; add them to gpumotionest's references "
-              "(references=%s) for radius %u", missing->str, all->str,
-              radius), (NULL));
-  }
-  /* Without the summary a cut is judged block by block by the weights,
-   * and most blocks of a cut still find some cheap match: say so once,
-   * and how to fix it. */
-  if (ok && with_summary == 0 && !self->warned_no_summary) {
-    self->warned_no_summary = TRUE;
-    GST_ELEMENT_WARNING (self, STREAM, FORMAT, ("The motion fields carry "
-            "no summary: scene cuts are left to the per-block weights; set "
-            "summary=true on gpumotionest"), (NULL));
-  }
-  g_string_free (missing, TRUE);
-  g_string_free (all, TRUE);
-  return ok;
-}
-
-/* Whether the summary of @buf's fields (gpumotionest puts it on the first
- * field of its list) says that it cuts from the frame before. */
-static gboolean
-is_cut (GstMvDenoise * self, GstBuffer * buf)
-{
-  guint i, n = gst_buffer_get_n_motion_vector_metas (buf);
-
-  for (i = 0; i < n; i++) {
-    GstMotionVectorMeta *m = gst_buffer_get_motion_vector_meta_nth (buf, i);
-    GstMotionVectorSummary s;
-
-    if (m && (m->flags & GST_MOTION_VECTOR_META_FLAG_HAS_SUMMARY)
-        && gst_motion_vector_meta_get_summary (m, &s)) {
-      GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": scene change score %.1f "
-          "(field %+d)", GST_TIME_ARGS (GST_BUFFER_PTS (buf)),
-          s.scene_change, m->ref_distance);
-      return !(s.flags & GST_MOTION_VECTOR_SUMMARY_FLAG_NO_REFERENCE)
-          && gst_motion_vector_summary_is_scene_change (&s, -1);
-    }
-  }
-  return FALSE;
-}
 
 static gboolean
 check_layout (GstMvDenoise * self, GstBuffer * buf)
@@ -982,7 +855,10 @@ gst_mv_denoise_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   GST_OBJECT_LOCK (self);
   radius = self->radius;
   GST_OBJECT_UNLOCK (self);
-  if (!check_fields (self, buf, radius)
+  if (!gst_mv_denoise_check_fields (GST_ELEMENT (self), buf, radius,
+          GST_VIDEO_INFO_WIDTH (&self->info),
+          GST_VIDEO_INFO_HEIGHT (&self->info), &self->checked_fields,
+          &self->warned_no_summary)
       || (self->cuda_caps && !follow_frames_context (self, buf))
       || !check_layout (self, buf)) {
     gst_buffer_unref (buf);
@@ -1006,7 +882,7 @@ gst_mv_denoise_chain (GstPad * pad, GstObject * parent, GstBuffer * buf)
   }
   h = g_new0 (Held, 1);
   h->buf = buf;
-  if (newest && is_cut (self, buf)) {
+  if (newest && gst_mv_denoise_is_cut (GST_ELEMENT (self), buf)) {
     GST_DEBUG_OBJECT (self, "scene cut at %" GST_TIME_FORMAT,
         GST_TIME_ARGS (GST_BUFFER_PTS (buf)));
     self->scene++;

@@ -38,26 +38,8 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
  * the nearer frame's (docs/interpolation.md, "Formats").  8 bits a byte or
  * 9 .. 16 bits in 16-bit words of host order, so the 16-bit formats are
  * offered in little endian only, on little-endian hosts. */
-#define FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8, YUY2, UYVY, " \
-    "YVYU, BGRx, RGBx, xRGB, xBGR, BGRA, RGBA, ARGB, ABGR"
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-#define FORMATS "{ " FORMATS_8 ", P010_10LE, P012_LE, P016_LE, I420_10LE, " \
-    "I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, " \
-    "GRAY16_LE }"
-#else
-#define FORMATS "{ " FORMATS_8 " }"
-#endif
-/* In CUDA memory, what gpumotionest takes there: the planar and
- * semi-planar formats (GStreamer's CUDA elements keep packed and RGB
- * frames for their own converters). */
-#define CUDA_FORMATS_8 "I420, YV12, NV12, NV21, Y42B, Y444, GRAY8"
-#if G_BYTE_ORDER == G_LITTLE_ENDIAN
-#define CUDA_FORMATS "{ " CUDA_FORMATS_8 ", P010_10LE, P012_LE, P016_LE, " \
-    "I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, " \
-    "Y444_16LE, GRAY16_LE }"
-#else
-#define CUDA_FORMATS "{ " CUDA_FORMATS_8 " }"
-#endif
+#define FORMATS GST_MC_FORMATS
+#define CUDA_FORMATS GST_MC_CUDA_FORMATS
 
 #define SIZES ", width = (int) [ 1, 8192 ], height = (int) [ 1, 8192 ]"
 #define SYSTEM_SINK_CAPS GST_VIDEO_CAPS_MAKE (FORMATS) SIZES

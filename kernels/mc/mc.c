@@ -7,6 +7,7 @@
 
 #include <string.h>
 #include <stdlib.h>
+#include <math.h>
 
 /* The largest plane side: more than any frame the search takes
  * (GST_MOTION_VECTOR_MAX_SIZE, 8192), and small enough that every
@@ -590,7 +591,7 @@ mc_denoise_picture (const MCPicture * cur, const MCPicture * const *refs,
           p ? sy : 0, &grid, error)
           && impl->denoise_refs (&cur->planes[p], rp, fields, weights,
           n_refs, fields[0]->cols, &out->planes[p], &grid, p ? sx : 0,
-          p ? sy : 0, opt, error);
+          p ? sy : 0, p, opt, error);
     } else {
       ok = denoise_composed (&cur->planes[p], rp, fields, weights, n_refs,
           &out->planes[p], p ? sx : 0, p ? sy : 0, &temps, opt, error);
@@ -678,6 +679,36 @@ mc_denoise_estimate (const MCField * field, gboolean no_reference,
   *sigma_q4 = (unsigned) MIN ((num + den / 2) / den,
       (uint64_t) MC_DENOISE_MAX_SIGMA_Q4);
   return TRUE;
+}
+
+/* ---- the spatial pass --------------------------------------------------- */
+
+gboolean
+mc_sigma_filter_plane (const MCPlane * in, MCPlane * out, unsigned radius,
+    unsigned threshold, const MCOptions * opt, GError ** error)
+{
+  MCOptions def;
+  if (!check_plane (in, "input", error) || !check_plane (out, "output", error)
+      || !same_shape (in, out, "output", error))
+    return FALSE;
+  if (radius < 1 || radius > MC_SIGMA_MAX_RADIUS)
+    return invalid (error, "radius", "%u, not 1..%d", radius,
+        MC_SIGMA_MAX_RADIUS);
+  if (threshold > 65535)
+    return invalid (error, "threshold", "%u, more than 65535", threshold);
+  if (overlap (in, out))
+    return invalid (error, "output", "overlaps the input");
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  if (!impl)
+    return FALSE;
+  if (!impl->sigma_filter_plane) {
+    if (opt->device)
+      return invalid (error, "options", "planes in device memory, but the "
+          "%s implementation has no spatial pass of its own", impl->name);
+    impl = mc_impl_c ();
+  }
+  return impl->sigma_filter_plane (in, out, radius, threshold, opt, error);
 }
 
 /* ---- bilateral costs ---------------------------------------------------- */
@@ -1183,4 +1214,148 @@ done:
   if (!ok && n_fallback)
     *n_fallback = 0;
   return ok;
+}
+
+/* ---- warping ------------------------------------------------------------ */
+
+static gboolean
+round_fixed (double v, double limit, int64_t * out, const char *name,
+    GError ** error)
+{
+  /* limit is in units; v rounded to 1/65536, halves away from zero */
+  if (!(v == v) || v > limit || v < -limit)
+    return invalid (error, "warp", "%s %g is not finite or past +-%g", name,
+        v, limit);
+  const double s = v * MC_WARP_ONE;
+  *out = (int64_t) (s < 0 ? -floor (-s + 0.5) : floor (s + 0.5));
+  return TRUE;
+}
+
+gboolean
+mc_warp_from_double (MCWarp * w, double xx, double xy, double yx, double yy,
+    double x0, double y0, GError ** error)
+{
+  int64_t v[6] = { 0 };
+  const double c = (double) MC_WARP_MAX_COEF / MC_WARP_ONE;
+  const double t = (double) MC_WARP_MAX_SHIFT / MC_WARP_ONE;
+  if (!w)
+    return invalid (error, "warp", "no map");
+  if (!round_fixed (xx, c, &v[0], "xx", error)
+      || !round_fixed (xy, c, &v[1], "xy", error)
+      || !round_fixed (yx, c, &v[2], "yx", error)
+      || !round_fixed (yy, c, &v[3], "yy", error)
+      || !round_fixed (x0, t, &v[4], "x0", error)
+      || !round_fixed (y0, t, &v[5], "y0", error))
+    return FALSE;
+  w->xx = (int32_t) v[0];
+  w->xy = (int32_t) v[1];
+  w->yx = (int32_t) v[2];
+  w->yy = (int32_t) v[3];
+  w->x0 = v[4];
+  w->y0 = v[5];
+  return TRUE;
+}
+
+void
+mc_warp_chroma (const MCWarp * w, unsigned sub_x, unsigned sub_y,
+    MCWarp * out)
+{
+  /* twice the luma offset of a chroma sample's centre: 0 or 1 */
+  const int64_t ox2 = (1 << sub_x) - 1, oy2 = (1 << sub_y) - 1;
+  MCWarp c;
+  c.xx = w->xx;
+  c.yy = w->yy;
+  c.xy = (int32_t) (((int64_t) w->xy * (1 << sub_y)) >> sub_x);
+  c.yx = (int32_t) (((int64_t) w->yx * (1 << sub_x)) >> sub_y);
+  c.x0 = ((int64_t) w->xx * ox2 + (int64_t) w->xy * oy2 + 2 * w->x0
+      - ox2 * MC_WARP_ONE) >> (1 + sub_x);
+  c.y0 = ((int64_t) w->yx * ox2 + (int64_t) w->yy * oy2 + 2 * w->y0
+      - oy2 * MC_WARP_ONE) >> (1 + sub_y);
+  *out = c;
+}
+
+static gboolean
+check_warp (const MCWarp * w, GError ** error)
+{
+  if (!w)
+    return invalid (error, "warp", "no map");
+  const int32_t m[4] = { w->xx, w->xy, w->yx, w->yy };
+  for (int i = 0; i < 4; i++)
+    if (m[i] > MC_WARP_MAX_COEF || m[i] < -MC_WARP_MAX_COEF)
+      return invalid (error, "warp", "coefficient %d is %d/65536, past "
+          "+-16", i, m[i]);
+  if (w->x0 > MC_WARP_MAX_SHIFT || w->x0 < -MC_WARP_MAX_SHIFT
+      || w->y0 > MC_WARP_MAX_SHIFT || w->y0 < -MC_WARP_MAX_SHIFT)
+    return invalid (error, "warp", "offset past +-65536 samples");
+  return TRUE;
+}
+
+/* The plane's warp by the implementation, or by the C reference for one
+ * without its own (host planes only).  Arguments checked. */
+static gboolean
+warp_plane_impl (const MCImpl * impl, const MCPlane * in, MCPlane * out,
+    const MCWarp * w, const MCOptions * opt, GError ** error)
+{
+  if (!impl->warp_plane) {
+    if (opt->device)
+      return invalid (error, "options", "planes in device memory, but the "
+          "%s implementation has no warp of its own", impl->name);
+    impl = mc_impl_c ();
+  }
+  return impl->warp_plane (in, out, w, opt, error);
+}
+
+gboolean
+mc_warp_plane (const MCPlane * in, MCPlane * out, const MCWarp * w,
+    const MCOptions * opt, GError ** error)
+{
+  MCOptions def;
+  if (!check_plane (in, "input", error) || !check_plane (out, "output",
+          error) || !check_warp (w, error))
+    return FALSE;
+  if (in->depth != out->depth)
+    return invalid (error, "output", "%u bits, the input %u", out->depth,
+        in->depth);
+  if (overlap (in, out))
+    return invalid (error, "output", "overlaps the input");
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  return impl && warp_plane_impl (impl, in, out, w, opt, error);
+}
+
+gboolean
+mc_warp_picture (const MCPicture * in, MCPicture * out, const MCWarp * w,
+    const MCOptions * opt, GError ** error)
+{
+  MCOptions def;
+  if (!check_picture (in, "input", error)
+      || !check_picture (out, "output", error) || !check_warp (w, error))
+    return FALSE;
+  if (in->chroma != out->chroma)
+    return invalid (error, "output", "chroma %d, the input's %d",
+        out->chroma, in->chroma);
+  if (in->planes[0].depth != out->planes[0].depth)
+    return invalid (error, "output", "%u bits, the input %u",
+        out->planes[0].depth, in->planes[0].depth);
+  const unsigned n = in->chroma == MC_CHROMA_NONE ? 1 : 3;
+  for (unsigned a = 0; a < n; a++)
+    for (unsigned b = 0; b < n; b++)
+      if (overlap (&out->planes[a], &in->planes[b]))
+        return invalid (error, "output", "plane %u overlaps plane %u of the "
+            "input", a, b);
+  opt = options (opt, &def);
+  const MCImpl *impl = pick_impl (opt, error);
+  if (!impl)
+    return FALSE;
+  unsigned sx, sy;
+  chroma_sub (in->chroma, &sx, &sy);
+  for (unsigned p = 0; p < n; p++) {
+    MCWarp pw = *w;
+    if (p)
+      mc_warp_chroma (w, sx, sy, &pw);
+    if (!warp_plane_impl (impl, &in->planes[p], &out->planes[p], &pw, opt,
+            error))
+      return FALSE;
+  }
+  return TRUE;
 }

@@ -263,6 +263,18 @@ gboolean mc_denoise_picture (const MCPicture * cur,
 gboolean mc_denoise_estimate (const MCField * field, gboolean no_reference,
     unsigned width, unsigned height, unsigned depth, unsigned *sigma_q4);
 
+/* The spatial pass after temporal denoising (docs/motion-compensation.md,
+ * "The spatial pass"): out(x, y) = the rounded mean of the samples of `in`
+ * in the window of `radius` (1 .. MC_SIGMA_MAX_RADIUS) around (x, y)
+ * (inside the plane: the window is cut at the edges, not clamped) that
+ * differ from in(x, y) by at most `threshold` levels of the plane's depth
+ * (Lee's sigma filter, mc_sigma_counts()).  Threshold 0 keeps only equal
+ * samples (a copy).  Planes of one size and depth (layouts may differ),
+ * out apart from in; where opt->device says. */
+gboolean mc_sigma_filter_plane (const MCPlane * in, MCPlane * out,
+    unsigned radius, unsigned threshold, const MCOptions * opt,
+    GError ** error);
+
 /* How mc_interpolate_picture() makes the picture at t. */
 typedef enum {
   MC_INTERP_MOTION,          /* motion compensated from both sides,
@@ -344,6 +356,54 @@ gboolean mc_interpolate_fields (const MCPlane * prev, const MCPlane * next,
     const MCField * next_field, const MCField * prev_field, int num, int den,
     const MCOptions * opt, GstMotionVectorCell * from_prev,
     GstMotionVectorCell * from_next, unsigned *n_fallback, GError ** error);
+
+/* Warping (docs/motion-compensation.md, "Warping"): a plane resampled
+ * through an affine map, for stabilisation.  Output sample (x, y) reads
+ * the input at ((xx x + xy y + x0) / 2^16, (yx x + yy y + y0) / 2^16):
+ * 16.16 fixed point, the position exact in 64 bits, the sample bilinear
+ * in 1/256ths with integer weights, rounded half up, positions outside
+ * the input reading its nearest edge sample (mc_warp_rules.h).  Limits:
+ * |xx|, |xy|, |yx|, |yy| <= MC_WARP_MAX_COEF (16.0), |x0|, |y0| <=
+ * MC_WARP_MAX_SHIFT (65536 samples). */
+#define MC_WARP_ONE 65536
+#define MC_WARP_MAX_COEF (16 * MC_WARP_ONE)
+#define MC_WARP_MAX_SHIFT ((int64_t) 65536 * MC_WARP_ONE)
+typedef struct {
+  int32_t xx, xy;
+  int32_t yx, yy;
+  int64_t x0, y0;
+} MCWarp;
+
+/* *w = the map with the given coefficients (input samples per output
+ * sample, and input samples), each rounded to the nearest 1/65536, halves
+ * away from zero; FALSE with MC_ERROR_INVALID when one is not finite or
+ * past the limits above. */
+gboolean mc_warp_from_double (MCWarp * w, double xx, double xy, double yx,
+    double yy, double x0, double y0, GError ** error);
+
+/* *out = the map of a chroma plane subsampled by (sub_x, sub_y) (0 or 1
+ * each) under the luma map w, a chroma sample taken at the centre of the
+ * luma samples it covers (luma position 2^sub c + (2^sub - 1) / 2):
+ * coefficients xy << sub_y >> sub_x and yx << sub_x >> sub_y, the others
+ * as they are; the offsets (xx ox + xy oy + x0 - ox) >> sub_x, likewise
+ * for y, where ox = (2^sub_x - 1) / 2 (computed in halves, floored).  The
+ * identity stays the identity, an even luma shift a chroma shift of half
+ * as many samples. */
+void mc_warp_chroma (const MCWarp * w, unsigned sub_x, unsigned sub_y,
+    MCWarp * out);
+
+/* `out` (any size) resampled from `in` through w (in and out of one depth;
+ * layouts may differ).  `out` must not overlap `in`. */
+gboolean mc_warp_plane (const MCPlane * in, MCPlane * out, const MCWarp * w,
+    const MCOptions * opt, GError ** error);
+
+/* Every plane of `out` from the same plane of `in` through w, w the map of
+ * the luma, the chroma's from mc_warp_chroma().  Pictures of one chroma
+ * and depth (sizes may differ), planes where opt->device says
+ * (MC_DEVICE_INPUTS: in).  An implementation without a warp of its own
+ * (the fast CPU one) takes the C reference's, host planes only. */
+gboolean mc_warp_picture (const MCPicture * in, MCPicture * out,
+    const MCWarp * w, const MCOptions * opt, GError ** error);
 
 /* The C reference, always present. */
 const MCImpl *mc_impl_c (void);

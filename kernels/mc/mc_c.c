@@ -9,6 +9,7 @@
  */
 #include "mc_impl.h"
 #include "mc_rules.h"
+#include "mc_warp_rules.h"
 
 #include <string.h>
 
@@ -315,6 +316,43 @@ denoise_plane_c (const MCPlane * cur, const MCPlane * const *preds,
   return mc_run_rows (denoise_row, &job, grid->nrows, opt->threads, error);
 }
 
+/* ---- the spatial pass -------------------------------------------------- */
+
+typedef struct {
+  const MCPlane *in;
+  MCPlane *out;
+  int radius, threshold;
+} Sigma;
+
+static void
+sigma_row (gpointer data, unsigned r)
+{
+  const Sigma *job = data;
+  const int W = (int) job->in->width, H = (int) job->in->height;
+  const int y = (int) r, rad = job->radius;
+  for (int x = 0; x < W; x++) {
+    const int c = read_sample (job->in, x, y);
+    uint32_t sum = 0, n = 0;
+    for (int yy = MAX (y - rad, 0); yy <= MIN (y + rad, H - 1); yy++)
+      for (int xx = MAX (x - rad, 0); xx <= MIN (x + rad, W - 1); xx++) {
+        const int v = read_sample (job->in, xx, yy);
+        if (mc_sigma_counts (v, c, job->threshold)) {
+          sum += (uint32_t) v;
+          n++;
+        }
+      }
+    write_sample (job->out, x, y, mc_denoise_sample (sum, n));
+  }
+}
+
+static gboolean
+sigma_filter_plane_c (const MCPlane * in, MCPlane * out, unsigned radius,
+    unsigned threshold, const MCOptions * opt, GError ** error)
+{
+  Sigma job = { in, out, (int) radius, (int) threshold };
+  return mc_run_rows (sigma_row, &job, in->height, opt->threads, error);
+}
+
 /* ---- bilateral costs --------------------------------------------------- */
 
 typedef struct {
@@ -363,11 +401,58 @@ bilateral_costs_c (const MCPlane * prev, const MCPlane * next,
   return mc_run_rows (bilateral_row, &job, grid->nrows, opt->threads, error);
 }
 
+/* ---- warp ----------------------------------------------------------- */
+
+/* Rows of MC_WARP_ROWS output lines, one a job. */
+#define MC_WARP_ROWS 16
+
+typedef struct {
+  const MCPlane *in;
+  MCPlane *out;
+  const MCWarp *w;
+} Warp;
+
+static void
+warp_row (gpointer data, unsigned r)
+{
+  const Warp *job = data;
+  const MCWarp *w = job->w;
+  const int W = job->in->width, H = job->in->height;
+  const unsigned y1 = MIN ((r + 1) * MC_WARP_ROWS, job->out->height);
+  for (unsigned y = r * MC_WARP_ROWS; y < y1; y++) {
+    /* the position at x = 0, then a step of (xx, yx) a sample: the same
+     * integers as mc_warp_pos() at each x */
+    int64_t px = mc_warp_pos (w->xx, w->xy, w->x0, 0, (int) y);
+    int64_t py = mc_warp_pos (w->yx, w->yy, w->y0, 0, (int) y);
+    for (unsigned x = 0; x < job->out->width; x++) {
+      int x0, x1, y0, y1_, fx, fy;
+      mc_warp_taps (px, W, &x0, &x1, &fx);
+      mc_warp_taps (py, H, &y0, &y1_, &fy);
+      write_sample (job->out, (int) x, (int) y, mc_warp_bilinear (
+              read_sample (job->in, x0, y0), read_sample (job->in, x1, y0),
+              read_sample (job->in, x0, y1_), read_sample (job->in, x1, y1_),
+              fx, fy));
+      px += w->xx;
+      py += w->yx;
+    }
+  }
+}
+
+static gboolean
+warp_plane_c (const MCPlane * in, MCPlane * out, const MCWarp * w,
+    const MCOptions * opt, GError ** error)
+{
+  Warp job = { in, out, w };
+  return mc_run_rows (warp_row, &job, (out->height + MC_WARP_ROWS - 1)
+      / MC_WARP_ROWS, opt->threads, error);
+}
+
 const MCImpl *
 mc_impl_c (void)
 {
   static const MCImpl impl = { "c", FALSE, predict_plane_c, blend_plane_c,
-    NULL, bilateral_costs_c, denoise_plane_c
+    NULL, bilateral_costs_c, denoise_plane_c, NULL, warp_plane_c,
+    sigma_filter_plane_c
   };
   return &impl;
 }

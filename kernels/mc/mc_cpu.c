@@ -15,7 +15,7 @@ mc_cpu_table_portable (void)
 {
   static const MCImpl impl = { "cpu-portable", FALSE, predict_plane_portable,
     blend_plane_portable, interpolate_plane_portable, bilateral_costs_portable,
-    NULL, denoise_refs_portable
+    NULL, denoise_refs_portable, warp_plane_portable
   };
   return &impl;
 }

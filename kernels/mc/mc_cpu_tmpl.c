@@ -1005,10 +1005,12 @@ static gboolean
 MC_CPU_FN (denoise_refs) (const MCPlane * cur, const MCPlane * const *refs,
     const MCField * const *fields, const uint8_t * const *weights,
     unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
-    unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
+    GError ** error)
 {
   MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
   DenoiseJob dj;
+  (void) plane;
   memset (&dj, 0, sizeof dj);
   Job *job = &dj.job;
   for (unsigned i = 0; i < n_refs; i++)
@@ -1218,4 +1220,94 @@ MC_CPU_FN (interpolate_plane) (const MCPlane * prev, const MCPlane * next,
   g_free (xe);
   g_free (wx);
   return ok;
+}
+
+/* ---- warp ----------------------------------------------------------------
+ * mc_warp_rules.h row by row: the position steps by (xx, yx) a sample (the
+ * same integers as the reference's), and a sample whose four taps lie
+ * inside the plane (all but a border) reads them from one pointer with no
+ * clamping, which is mc_warp_taps() there. */
+
+#include "mc_warp_rules.h"
+
+#define WARP_ROWS 16
+
+typedef struct {
+  const MCPlane *in;
+  MCPlane *out;
+  const MCWarp *w;
+} WarpRows;
+
+static inline __attribute__((always_inline)) int
+warp_tap (const uint8_t * s, int bps, int shift, int mask)
+{
+  return bps == 1 ? *s : (*(const uint16_t *) s >> shift) & mask;
+}
+
+static inline __attribute__((always_inline)) void
+warp_rows_bps (const WarpRows * job, unsigned r, int bps)
+{
+  const MCPlane *in = job->in;
+  MCPlane *out = job->out;
+  const MCWarp *w = job->w;
+  const int W = (int) in->width, H = (int) in->height;
+  const ptrdiff_t ps = sample_step (in), st = in->stride;
+  const ptrdiff_t ops = sample_step (out);
+  const int shift = (int) in->shift, mask = (1 << in->depth) - 1;
+  const int oshift = (int) out->shift;
+  const unsigned y1 = MIN ((r + 1) * WARP_ROWS, out->height);
+  for (unsigned y = r * WARP_ROWS; y < y1; y++) {
+    int64_t px = mc_warp_pos (w->xx, w->xy, w->x0, 0, (int) y);
+    int64_t py = mc_warp_pos (w->yx, w->yy, w->y0, 0, (int) y);
+    uint8_t *o = out->data + (ptrdiff_t) y * out->stride;
+    for (unsigned x = 0; x < out->width; x++, o += ops) {
+      const int64_t ix = px >> MC_WARP_SHIFT, iy = py >> MC_WARP_SHIFT;
+      int v;
+      if (ix >= 0 && ix < W - 1 && iy >= 0 && iy < H - 1) {
+        const uint8_t *s = in->data + (ptrdiff_t) iy * st
+            + (ptrdiff_t) ix * ps;
+        const int fx = (int) ((px >> (MC_WARP_SHIFT - MC_WARP_FRAC_BITS))
+            & (MC_WARP_FRAC_ONE - 1));
+        const int fy = (int) ((py >> (MC_WARP_SHIFT - MC_WARP_FRAC_BITS))
+            & (MC_WARP_FRAC_ONE - 1));
+        v = mc_warp_bilinear (warp_tap (s, bps, shift, mask),
+            warp_tap (s + ps, bps, shift, mask),
+            warp_tap (s + st, bps, shift, mask),
+            warp_tap (s + st + ps, bps, shift, mask), fx, fy);
+      } else {
+        int x0, x1, yy0, yy1, fx, fy;
+        mc_warp_taps (px, W, &x0, &x1, &fx);
+        mc_warp_taps (py, H, &yy0, &yy1, &fy);
+        v = mc_warp_bilinear (warp_tap (sample_ptr (in, x0, yy0), bps, shift,
+                mask), warp_tap (sample_ptr (in, x1, yy0), bps, shift, mask),
+            warp_tap (sample_ptr (in, x0, yy1), bps, shift, mask),
+            warp_tap (sample_ptr (in, x1, yy1), bps, shift, mask), fx, fy);
+      }
+      if (bps == 1)
+        *o = (uint8_t) v;
+      else
+        *(uint16_t *) o = (uint16_t) (v << oshift);
+      px += w->xx;
+      py += w->yx;
+    }
+  }
+}
+
+static void
+warp_rows (gpointer data, unsigned r)
+{
+  const WarpRows *job = data;
+  if (job->in->depth > 8)
+    warp_rows_bps (job, r, 2);
+  else
+    warp_rows_bps (job, r, 1);
+}
+
+static gboolean
+MC_CPU_FN (warp_plane) (const MCPlane * in, MCPlane * out, const MCWarp * w,
+    const MCOptions * opt, GError ** error)
+{
+  WarpRows job = { in, out, w };
+  return mc_run_rows (warp_rows, &job, (out->height + WARP_ROWS - 1)
+      / WARP_ROWS, mc_cpu_threads (opt), error);
 }

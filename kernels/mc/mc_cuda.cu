@@ -55,6 +55,19 @@ mc_predict_kernel (MCSPlane ref, MCSPlane out,
       x, y, mc_s_predict (ref, BPS, cells, g, x, y, sub_x, sub_y, obmc));
 }
 
+/* One thread per output sample of a warped plane (mc_s_warp()). */
+template <int BPS>
+__global__ void
+mc_warp_kernel (MCSPlane in, MCSPlane out, MCSWarp w)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= out.width || y >= out.height)
+    return;
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_warp (in, BPS, w, x, y));
+}
+
 /* Both inputs are read before the write: out may be a or b, sample for
  * sample. */
 template <int BPS>
@@ -133,6 +146,19 @@ mc_denoise_kernel (MCSPlane cur, MCSPlane out, MCSDenoiseRefs refs, MCSGrid g,
       x, y, mc_s_denoise (cur, &refs, BPS, g, x, y, sub_x, sub_y, obmc));
 }
 
+/* One sample of the spatial pass a thread. */
+template <int BPS>
+__global__ void
+mc_sigma_kernel (MCSPlane in, MCSPlane out, int radius, int threshold)
+{
+  const int x = blockIdx.x * blockDim.x + threadIdx.x;
+  const int y = blockIdx.y * blockDim.y + threadIdx.y;
+  if (x >= in.width || y >= in.height)
+    return;
+  mc_s_write ((uint8_t *) out.data, out.stride, out.pstride, BPS, out.shift,
+      x, y, mc_s_sigma (in, BPS, x, y, radius, threshold));
+}
+
 /* The bilateral costs (mc_rules.h, mc_bi_pos()) of one cell, one CUDA
  * block a cell: thread i takes sample (i % 16, i / 16) of the cell (a
  * cell has at most 16 x 16), and for each candidate in turn the block sums
@@ -198,6 +224,10 @@ struct MCCudaSession {
   cudaStream_t stream;
   void *buf[N_BUFS];
   size_t size[N_BUFS];
+  /* page-locked staging for a denoised picture's fields and weights
+   * (uploaded asynchronously, at full speed, once a picture) */
+  void *pinned;
+  size_t pinned_size;
 };
 typedef MCCudaSession ThreadState;
 
@@ -206,6 +236,8 @@ state_release (ThreadState *st)
 {
   for (int i = 0; i < N_BUFS; i++)
     cudaFree (st->buf[i]);
+  if (st->pinned)
+    cudaFreeHost (st->pinned);
   if (st->stream)
     cudaStreamDestroy (st->stream);
   cudaGetLastError ();
@@ -591,7 +623,8 @@ static gboolean
 denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
     const MCField *const *fields, const uint8_t *const *weights,
     unsigned n_refs, size_t wstride, MCPlane *out, const MCGrid *grid,
-    unsigned sub_x, unsigned sub_y, const MCOptions *opt, GError **error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions *opt,
+    GError **error)
 {
   ThreadState *st = get_state (opt, error);
   if (!st)
@@ -617,27 +650,39 @@ denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
   /* cells of every reference, then weights of every reference */
   const size_t wbase = cbytes * n_refs;
   const size_t total = wbase + ncells * n_refs;
-  uint8_t *host = (uint8_t *) g_malloc (total);
-  for (unsigned i = 0; i < n_refs; i++) {
-    const size_t fstride = fields[i]->stride ? fields[i]->stride
-        : fields[i]->cols;
-    GstMotionVectorCell *c = (GstMotionVectorCell *) (host + cbytes * i);
-    for (unsigned r = 0; r < grid->nrows; r++) {
-      memcpy (c + (size_t) r * grid->ncols, fields[i]->cells + r * fstride,
-          grid->ncols * sizeof (GstMotionVectorCell));
-      memcpy (host + wbase + ncells * i + (size_t) r * grid->ncols,
-          weights[i] + r * wstride, grid->ncols);
-    }
-  }
+  /* the first plane of a picture uploads them; the others find them in
+   * the buffer (the calls of one picture come one after the other, and
+   * each waited for its stream) */
   uint8_t *side = (uint8_t *) get_buf (st, BUF_DN_SIDE, total, error);
-  gboolean ok = side != NULL
-      && check (cudaMemcpyAsync (side, host, total, cudaMemcpyHostToDevice,
-              stream), "upload of the fields and weights", error);
-  /* an asynchronous copy from pageable memory has read the block into
-   * staging memory when it returns, so the block may go now */
-  g_free (host);
-  if (!ok)
+  if (!side)
     return FALSE;
+  if (plane == 0) {
+    /* nothing of an earlier call (one that failed half way) still reads
+     * the staging */
+    CHECK (cudaStreamSynchronize (stream), "motion compensation on the GPU");
+    if (st->pinned_size < total) {
+      if (st->pinned)
+        cudaFreeHost (st->pinned);
+      st->pinned = NULL;
+      st->pinned_size = 0;
+      CHECK (cudaMallocHost (&st->pinned, total), "cudaMallocHost");
+      st->pinned_size = total;
+    }
+    uint8_t *host = (uint8_t *) st->pinned;
+    for (unsigned i = 0; i < n_refs; i++) {
+      const size_t fstride = fields[i]->stride ? fields[i]->stride
+        : fields[i]->cols;
+      GstMotionVectorCell *c = (GstMotionVectorCell *) (host + cbytes * i);
+      for (unsigned r = 0; r < grid->nrows; r++) {
+        memcpy (c + (size_t) r * grid->ncols, fields[i]->cells + r * fstride,
+            grid->ncols * sizeof (GstMotionVectorCell));
+        memcpy (host + wbase + ncells * i + (size_t) r * grid->ncols,
+            weights[i] + r * wstride, grid->ncols);
+      }
+    }
+    CHECK (cudaMemcpyAsync (side, host, total, cudaMemcpyHostToDevice,
+            stream), "upload of the fields and weights");
+  }
   for (unsigned i = 0; i < n_refs; i++) {
     dr.cells[i] = (const GstMotionVectorCell *) (side + cbytes * i);
     dr.weights[i] = side + wbase + ncells * i;
@@ -691,12 +736,68 @@ denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
       && finish (stream, error);
 }
 
+static gboolean
+warp_plane_cuda (const MCPlane *in, MCPlane *out, const MCWarp *w,
+    const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (opt, error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  MCSPlane din, dout;
+  const gboolean in_dev = (opt->device & MC_DEVICE_INPUTS) != 0;
+  const gboolean out_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
+  if (!dev_plane (st, stream, in, in_dev, BUF_A, TRUE, &din, error)
+      || !dev_plane (st, stream, out, out_dev, BUF_OUT, interleaved (out),
+          &dout, error))
+    return FALSE;
+  MCSWarp sw = { w->xx, w->xy, w->yx, w->yy, w->x0, w->y0 };
+  if (in->depth > 8)
+    mc_warp_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (din, dout, sw);
+  else
+    mc_warp_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>>
+        (din, dout, sw);
+  CHECK (cudaGetLastError (), "launch of the warp kernel");
+  return download (stream, out, out_dev, &dout, error)
+      && finish (stream, error);
+}
+
+static gboolean
+sigma_filter_plane_cuda (const MCPlane *in, MCPlane *out, unsigned radius,
+    unsigned threshold, const MCOptions *opt, GError **error)
+{
+  ThreadState *st = get_state (opt, error);
+  if (!st)
+    return FALSE;
+  cudaStream_t stream = opt->cuda_stream ? (cudaStream_t) opt->cuda_stream
+      : st->stream;
+  MCSPlane din, dout;
+  const gboolean in_dev = (opt->device & MC_DEVICE_INPUTS) != 0;
+  const gboolean out_dev = (opt->device & MC_DEVICE_OUTPUT) != 0;
+  if (!dev_plane (st, stream, in, in_dev, BUF_A, TRUE, &din, error)
+      || !dev_plane (st, stream, out, out_dev, BUF_OUT, interleaved (out),
+          &dout, error))
+    return FALSE;
+  if (in->depth > 8)
+    mc_sigma_kernel<2> <<<blocks_2d (out), threads_2d, 0, stream>>> (din,
+        dout, (int) radius, (int) threshold);
+  else
+    mc_sigma_kernel<1> <<<blocks_2d (out), threads_2d, 0, stream>>> (din,
+        dout, (int) radius, (int) threshold);
+  CHECK (cudaGetLastError (), "launch of the spatial kernel");
+  return download (stream, out, out_dev, &dout, error)
+      && finish (stream, error);
+}
+
 const MCImpl *
 mc_impl_cuda (GError **error)
 {
   static const MCImpl impl = { "cuda", TRUE, predict_plane_cuda,
     blend_plane_cuda, interpolate_plane_cuda, bilateral_costs_cuda, NULL,
-    denoise_refs_cuda };
+    denoise_refs_cuda, warp_plane_cuda,
+    sigma_filter_plane_cuda };
   int count = 0, device = 0;
   cudaError_t e = cudaGetDeviceCount (&count);
   if (e != cudaSuccess || count == 0) {

@@ -23,6 +23,7 @@
 #include <gst/motionvectors/gstmotionvectortypes.h>
 
 #include "mc_rules.h"
+#include "mc_warp_rules.h"
 
 /* A plane as the kernels see it: bps 1 (8-bit samples) or 2 (16-bit
  * words, the sample (word >> shift) masked to depth bits), sample (x, y)
@@ -421,6 +422,52 @@ mc_s_denoise (MCSPlane cur, const MCSDenoiseRefs * refs, int bps, MCSGrid g,
     wsum += w;
   }
   return mc_denoise_sample (sum, wsum);
+}
+
+/* ---- warp --------------------------------------------------------------- */
+
+/* A warp's map as the kernels take it (MCWarp of mc.h, the plane's own). */
+typedef struct {
+  int32_t xx, xy, yx, yy;
+  int64_t x0, y0;
+} MCSWarp;
+
+/* Output sample (x, y) of a warped plane: the source position of
+ * mc_warp_pos() at (x, y) directly (the C reference steps along the row:
+ * the same integers), the taps and weights of mc_warp_rules.h. */
+ME_INLINE int
+mc_s_warp (MCSPlane in, int bps, MCSWarp w, int x, int y)
+{
+  int x0, x1, y0, y1, fx, fy;
+  mc_warp_taps (mc_warp_pos (w.xx, w.xy, w.x0, x, y), in.width, &x0, &x1,
+      &fx);
+  mc_warp_taps (mc_warp_pos (w.yx, w.yy, w.y0, x, y), in.height, &y0, &y1,
+      &fy);
+  return mc_warp_bilinear (mc_s_read (in, bps, x0, y0),
+      mc_s_read (in, bps, x1, y0), mc_s_read (in, bps, x0, y1),
+      mc_s_read (in, bps, x1, y1), fx, fy);
+}
+
+/* Output sample (x, y) of mc_sigma_filter_plane(): the same sum and count
+ * as the C reference's, in the same order (integers: any order would do). */
+ME_INLINE int
+mc_s_sigma (MCSPlane in, int bps, int x, int y, int radius, int threshold)
+{
+  const int c = mc_s_read (in, bps, x, y);
+  const int y0 = y - radius < 0 ? 0 : y - radius;
+  const int y1 = y + radius > in.height - 1 ? in.height - 1 : y + radius;
+  const int x0 = x - radius < 0 ? 0 : x - radius;
+  const int x1 = x + radius > in.width - 1 ? in.width - 1 : x + radius;
+  uint32_t sum = 0, n = 0;
+  for (int yy = y0; yy <= y1; yy++)
+    for (int xx = x0; xx <= x1; xx++) {
+      const int v = mc_s_read (in, bps, xx, yy);
+      if (mc_sigma_counts (v, c, threshold)) {
+        sum += (uint32_t) v;
+        n++;
+      }
+    }
+  return mc_denoise_sample (sum, n);
 }
 
 #endif /* MC_CUDA_SAMPLE_H */

@@ -90,11 +90,26 @@ struct MCImpl {
    * with predict_plane and calls denoise_plane): the same samples in one
    * pass, out = cur and each refs[i] predicted with fields[i] (packed,
    * cells of `grid`) mixed by weights[i] (rows `wstride` apart), the
-   * predictions made sample by sample on the way. */
+   * predictions made sample by sample on the way.  `plane` is the
+   * picture's plane: mc_denoise_picture() calls plane 0 first and the
+   * others right after it with the same fields and weights, so that an
+   * implementation may keep what it made of them (CUDA uploads them
+   * once a picture). */
   gboolean (*denoise_refs) (const MCPlane * cur, const MCPlane * const *refs,
       const MCField * const *fields, const uint8_t * const *weights,
       unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
-      unsigned sub_x, unsigned sub_y, const MCOptions * opt,
+      unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
+      GError ** error);
+  /* Optional (NULL: the C reference's, which reads host planes only): out
+   * resampled from `in` through w, the plane's own map (mc_warp_plane();
+   * mc_warp_chroma() already applied to chroma).  One depth; sizes may
+   * differ. */
+  gboolean (*warp_plane) (const MCPlane * in, MCPlane * out,
+      const MCWarp * w, const MCOptions * opt, GError ** error);
+  /* Optional (NULL: the C reference's, host planes only):
+   * mc_sigma_filter_plane(), arguments checked. */
+  gboolean (*sigma_filter_plane) (const MCPlane * in, MCPlane * out,
+      unsigned radius, unsigned threshold, const MCOptions * opt,
       GError ** error);
 };
 

@@ -277,6 +277,22 @@ mc_denoise_weight (uint32_t cost, uint64_t level)
       / (2 * (d2 + s2)));
 }
 
+/* ---- the spatial pass ---------------------------------------------------- */
+
+/* The largest window radius of mc_sigma_filter_plane(): 7x7. */
+#define MC_SIGMA_MAX_RADIUS 3
+
+/* Lee's sigma filter: a sample of the window around c counts when it
+ * differs from c by at most the threshold t; the output is the rounded
+ * mean of those that count (c among them), mc_denoise_sample() of their
+ * sum and count with halves up.  A mean of its samples, never clipped. */
+ME_INLINE int
+mc_sigma_counts (int v, int c, int t)
+{
+  const int d = v > c ? v - c : c - v;
+  return d <= t;
+}
+
 /* ---- interpolation ------------------------------------------------------ */
 
 /* A picture at t = num / den (0 <= num <= den) between prev (t = 0) and

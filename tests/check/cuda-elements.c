@@ -71,3 +71,20 @@ cuda_elements_pad_context (GstElement * element, const gchar * pad_name)
     gst_object_unref (pad);
   return obj;
 }
+
+gboolean
+cuda_upload_takes (const gchar * format)
+{
+  GstElement *e = gst_element_factory_make ("cudaupload", NULL);
+  if (!e)
+    return FALSE;
+  GstPadTemplate *t = gst_element_class_get_pad_template
+      (GST_ELEMENT_GET_CLASS (e), "sink");
+  GstCaps *want = gst_caps_new_simple ("video/x-raw", "format",
+      G_TYPE_STRING, format, NULL);
+  const gboolean ok = t && gst_caps_can_intersect (want,
+      GST_PAD_TEMPLATE_CAPS (t));
+  gst_caps_unref (want);
+  gst_object_unref (e);
+  return ok;
+}

@@ -13,6 +13,11 @@
  * that their failure is a failure and not a missing GPU. */
 gboolean cuda_elements_usable (const gchar * element);
 
+/* Whether cudaupload takes system-memory frames of `format` (its sink
+ * template: the formats GStreamer's CUDA library converts differ between
+ * versions, GRAY16_LE among them). */
+gboolean cuda_upload_takes (const gchar * format);
+
 /* The CUDA context `element` answers a CONTEXT query with on its pad
  * `pad_name` (NULL: none), referenced. */
 GObject *cuda_elements_pad_context (GstElement * element,

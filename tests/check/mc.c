@@ -15,6 +15,7 @@
 
 #include "mc.h"
 #include "mc_rules.h"
+#include "mc_warp_rules.h"
 #include "subpel_rules.h"
 
 /* ---- planes and fields ------------------------------------------------- */
@@ -1619,6 +1620,68 @@ test_denoise_estimate (void)
   g_rand_free (rand);
 }
 
+/* mc_sigma_filter_plane(): threshold 0 copies; a step of 100 between two
+ * flat halves with a threshold under it stays a sharp step; a sample is
+ * the rounded mean of the window's samples within the threshold, by hand;
+ * flat noise of sigma 4.47 (what radius 2 leaves of sigma 10) falls
+ * under 1.75 with a 5x5 window and a threshold of 2.5 sigma (measured
+ * 1.49: 25 samples of which about 98 % count would give sigma / 5 = 0.89,
+ * but the window's samples are neighbours of the ones it is averaged
+ * with, and the output is rounded to whole levels); bad input refused. */
+static void
+test_sigma_filter (void)
+{
+  GRand *rand = g_rand_new_with_seed (37);
+  TPlane in, out;
+  tplane_init (&in, 64, 48, 8, 0);
+  tplane_init (&out, 64, 48, 8, 0);
+  fill_random (&in.p, rand);
+  GError *err = NULL;
+  g_assert_true (mc_sigma_filter_plane (&in.p, &out.p, 2, 0, NULL, &err));
+  assert_planes_equal (&out.p, &in.p);
+  for (unsigned y = 0; y < 48; y++)
+    for (unsigned x = 0; x < 64; x++)
+      set (&in.p, x, y, x < 30 ? 50 : 150);
+  g_assert_true (mc_sigma_filter_plane (&in.p, &out.p, 3, 99, NULL, &err));
+  assert_planes_equal (&out.p, &in.p);
+  /* by hand: a 3x3 window at (1, 1) of 10 20 30 / 40 50 60 / 70 80 250,
+   * threshold 30: 20 30 40 50 60 70 80 count (7 samples, 350), 10 and
+   * 250 do not: (700 + 7) / 14 = 50 */
+  static const int v[3][3] = { {10, 20, 30}, {40, 50, 60}, {70, 80, 250} };
+  for (unsigned y = 0; y < 3; y++)
+    for (unsigned x = 0; x < 3; x++)
+      set (&in.p, x, y, v[y][x]);
+  g_assert_true (mc_sigma_filter_plane (&in.p, &out.p, 1, 30, NULL, &err));
+  g_assert_cmpint (get (&out.p, 1, 1), ==, 50);
+  /* at the corner (0, 0) the window is cut: 10 20 40 50 with 10: 10 20 40
+   * count within 30 of 10 -> (140 + 3) / 6 = 23 */
+  g_assert_cmpint (get (&out.p, 0, 0), ==, 23);
+  noisy_flat (&in.p, rand, 128, 4.47);
+  g_assert_true (mc_sigma_filter_plane (&in.p, &out.p, 2, 11, NULL, &err));
+  g_assert_no_error (err);
+  const double s_out = plane_sigma (&out.p);
+  g_test_message ("flat noise sigma %.3f -> %.3f", plane_sigma (&in.p), s_out);
+  g_assert_cmpfloat (s_out, <, 1.75);
+  TPlane small;
+  tplane_init (&small, 32, 48, 8, 0);
+  g_assert_false (mc_sigma_filter_plane (&in.p, &out.p, 0, 5, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_sigma_filter_plane (&in.p, &out.p, 4, 5, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_sigma_filter_plane (&in.p, &small.p, 2, 5, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  g_assert_false (mc_sigma_filter_plane (&in.p, &in.p, 2, 5, NULL, &err));
+  g_assert_error (err, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&err);
+  tplane_clear (&small);
+  tplane_clear (&in);
+  tplane_clear (&out);
+  g_rand_free (rand);
+}
+
 /* ---- interpolation ------------------------------------------------------ */
 
 typedef struct {
@@ -2426,6 +2489,237 @@ test_interp_semi_as_planar (void)
   g_rand_free (rand);
 }
 
+/* ---- warping ----------------------------------------------------------- */
+
+static void
+warp_shift (MCWarp * w, int dx, int dy)
+{
+  w->xx = w->yy = MC_WARP_ONE;
+  w->xy = w->yx = 0;
+  w->x0 = (int64_t) dx * MC_WARP_ONE;
+  w->y0 = (int64_t) dy * MC_WARP_ONE;
+}
+
+/* The identity copies, at 8 bits and in 16-bit words with a shift. */
+static void
+test_warp_identity (void)
+{
+  GRand *rand = g_rand_new_with_seed (11);
+  const unsigned depths[] = { 8, 10, 16 }, shifts[] = { 0, 6, 0 };
+  for (unsigned i = 0; i < G_N_ELEMENTS (depths); i++) {
+    TPlane in, out;
+    tplane_init (&in, 37, 21, depths[i], shifts[i]);
+    tplane_init (&out, 37, 21, depths[i], shifts[i]);
+    fill_random (&in.p, rand);
+    MCWarp w;
+    warp_shift (&w, 0, 0);
+    GError *error = NULL;
+    g_assert_true (mc_warp_plane (&in.p, &out.p, &w, NULL, &error));
+    g_assert_no_error (error);
+    assert_planes_equal (&out.p, &in.p);
+    tplane_clear (&in);
+    tplane_clear (&out);
+  }
+  g_rand_free (rand);
+}
+
+/* An integer shift is a shifted copy whose samples past the edge repeat
+ * the edge. */
+static void
+test_warp_integer_shift (void)
+{
+  GRand *rand = g_rand_new_with_seed (12);
+  TPlane in, out;
+  tplane_init (&in, 19, 13, 8, 0);
+  tplane_init (&out, 19, 13, 8, 0);
+  fill_random (&in.p, rand);
+  const int shifts[][2] = { {3, -2}, {-5, 4}, {0, 7}, {40, -40} };
+  for (unsigned k = 0; k < G_N_ELEMENTS (shifts); k++) {
+    MCWarp w;
+    warp_shift (&w, shifts[k][0], shifts[k][1]);
+    g_assert_true (mc_warp_plane (&in.p, &out.p, &w, NULL, NULL));
+    for (int y = 0; y < 13; y++)
+      for (int x = 0; x < 19; x++)
+        g_assert_cmpint (get (&out.p, x, y), ==, get (&in.p,
+                mc_clamp (x + shifts[k][0], 19), mc_clamp (y + shifts[k][1],
+                    13)));
+  }
+  tplane_clear (&in);
+  tplane_clear (&out);
+  g_rand_free (rand);
+}
+
+/* Worked by hand: a half-sample shift across and a quarter down reads
+ * A B / C D = 10 20 / 30 40 with weights 128 x 192, 128 x 192, 128 x 64,
+ * 128 x 64 (in 1/65536): 1310720 + 32768 = 1343488, >> 16 = 20; and a
+ * quarter across, three quarters down of 0 255 / 255 0 gives
+ * (192*64*0 + 64*64*255 + 192*192*255 + 64*192*0 + 32768) >> 16 =
+ * (1044480 + 9400320 + 32768) >> 16 = 159. */
+static void
+test_warp_hand (void)
+{
+  g_assert_cmpint (mc_warp_bilinear (10, 20, 30, 40, 128, 64), ==, 20);
+  g_assert_cmpint (mc_warp_bilinear (0, 255, 255, 0, 64, 192), ==, 159);
+  /* the extremes stay in range at 16 bits */
+  g_assert_cmpint (mc_warp_bilinear (65535, 65535, 65535, 65535, 255, 255),
+      ==, 65535);
+  TPlane in, out;
+  tplane_init (&in, 4, 4, 8, 0);
+  tplane_init (&out, 4, 4, 8, 0);
+  set (&in.p, 1, 1, 10);
+  set (&in.p, 2, 1, 20);
+  set (&in.p, 1, 2, 30);
+  set (&in.p, 2, 2, 40);
+  MCWarp w;
+  warp_shift (&w, 0, 0);
+  w.x0 = MC_WARP_ONE / 2;
+  w.y0 = MC_WARP_ONE / 4;
+  g_assert_true (mc_warp_plane (&in.p, &out.p, &w, NULL, NULL));
+  /* output (1, 1) reads (1.5, 1.25) */
+  g_assert_cmpint (get (&out.p, 1, 1), ==, 20);
+  /* a quarter turn: output (x, y) reads (y, 3 - x), exact */
+  for (int y = 0; y < 4; y++)
+    for (int x = 0; x < 4; x++)
+      set (&in.p, x, y, 16 * y + x);
+  w.xx = 0;
+  w.xy = MC_WARP_ONE;
+  w.yx = -MC_WARP_ONE;
+  w.yy = 0;
+  w.x0 = 0;
+  w.y0 = 3 * (int64_t) MC_WARP_ONE;
+  g_assert_true (mc_warp_plane (&in.p, &out.p, &w, NULL, NULL));
+  for (int y = 0; y < 4; y++)
+    for (int x = 0; x < 4; x++)
+      g_assert_cmpint (get (&out.p, x, y), ==, 16 * (3 - x) + y);
+  tplane_clear (&in);
+  tplane_clear (&out);
+}
+
+/* A rotation by 7 degrees about the centre of a smooth picture, against
+ * bilinear interpolation in doubles at the exact position: within one
+ * level (the weights' 1/256 steps and the rounding). */
+static void
+test_warp_rotation (void)
+{
+  const unsigned W = 64, H = 48;
+  TPlane in, out;
+  tplane_init (&in, W, H, 8, 0);
+  tplane_init (&out, W, H, 8, 0);
+  for (unsigned y = 0; y < H; y++)
+    for (unsigned x = 0; x < W; x++)
+      set (&in.p, x, y, (int) (128 + 100 * sin (x * 0.15) * cos (y * 0.2)));
+  const double a = 7 * G_PI / 180, c = cos (a), s = sin (a);
+  const double cx = (W - 1) / 2.0, cy = (H - 1) / 2.0;
+  MCWarp w;
+  g_assert_true (mc_warp_from_double (&w, c, -s, s, c, cx - c * cx + s * cy,
+          cy - s * cx - c * cy, NULL));
+  g_assert_true (mc_warp_plane (&in.p, &out.p, &w, NULL, NULL));
+  unsigned checked = 0;
+  for (unsigned y = 0; y < H; y++)
+    for (unsigned x = 0; x < W; x++) {
+      const double px = c * x - s * y + cx - c * cx + s * cy;
+      const double py = s * x + c * y + cy - s * cx - c * cy;
+      if (px < 0 || py < 0 || px > W - 1 || py > H - 1)
+        continue;
+      const int ix = (int) floor (px), iy = (int) floor (py);
+      const double fx = px - ix, fy = py - iy;
+      const int ix1 = MIN (ix + 1, (int) W - 1), iy1 = MIN (iy + 1,
+          (int) H - 1);
+      const double v = (1 - fx) * (1 - fy) * get (&in.p, ix, iy)
+          + fx * (1 - fy) * get (&in.p, ix1, iy)
+          + (1 - fx) * fy * get (&in.p, ix, iy1)
+          + fx * fy * get (&in.p, ix1, iy1);
+      g_assert_cmpfloat (fabs (get (&out.p, x, y) - v), <=, 1.0);
+      checked++;
+    }
+  g_assert_cmpuint (checked, >, W * H / 2);
+  tplane_clear (&in);
+  tplane_clear (&out);
+}
+
+/* The chroma's map: the identity stays one, an even luma shift halves,
+ * 4:2:2's cross terms scale by the subsampling. */
+static void
+test_warp_chroma (void)
+{
+  MCWarp w, c;
+  warp_shift (&w, 0, 0);
+  mc_warp_chroma (&w, 1, 1, &c);
+  g_assert_true (c.xx == MC_WARP_ONE && c.yy == MC_WARP_ONE && !c.xy && !c.yx
+      && !c.x0 && !c.y0);
+  warp_shift (&w, 4, -6);
+  mc_warp_chroma (&w, 1, 1, &c);
+  g_assert_true (c.x0 == 2 * MC_WARP_ONE && c.y0 == -3 * MC_WARP_ONE);
+  mc_warp_chroma (&w, 1, 0, &c);
+  g_assert_true (c.x0 == 2 * MC_WARP_ONE && c.y0 == -6 * MC_WARP_ONE);
+  w.xy = 1000;
+  w.yx = -1000;
+  mc_warp_chroma (&w, 1, 0, &c);
+  g_assert_cmpint (c.xy, ==, 500);
+  g_assert_cmpint (c.yx, ==, -2000);
+  mc_warp_chroma (&w, 0, 0, &c);
+  g_assert_true (memcmp (&c, &w, sizeof c) == 0);
+  /* a zoom by 2 about the origin: chroma sample 0 (luma centre 0.5) maps
+   * to luma 1.0, chroma 0.25 */
+  w.xx = w.yy = 2 * MC_WARP_ONE;
+  w.xy = w.yx = 0;
+  w.x0 = w.y0 = 0;
+  mc_warp_chroma (&w, 1, 1, &c);
+  g_assert_cmpint (c.x0, ==, MC_WARP_ONE / 4);
+}
+
+static void
+test_warp_bad_input (void)
+{
+  TPlane in, out, deep;
+  tplane_init (&in, 8, 8, 8, 0);
+  tplane_init (&out, 8, 8, 8, 0);
+  tplane_init (&deep, 8, 8, 10, 0);
+  MCWarp w;
+  warp_shift (&w, 0, 0);
+  GError *error = NULL;
+  g_assert_false (mc_warp_plane (&in.p, &out.p, NULL, NULL, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  w.xx = MC_WARP_MAX_COEF + 1;
+  g_assert_false (mc_warp_plane (&in.p, &out.p, &w, NULL, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  warp_shift (&w, 0, 0);
+  w.y0 = MC_WARP_MAX_SHIFT + 1;
+  g_assert_false (mc_warp_plane (&in.p, &out.p, &w, NULL, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  warp_shift (&w, 0, 0);
+  g_assert_false (mc_warp_plane (&in.p, &deep.p, &w, NULL, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (mc_warp_plane (&in.p, &in.p, &w, NULL, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  MCOptions opt;
+  mc_options_init (&opt);
+  opt.device = MC_DEVICE_ALL;
+  g_assert_false (mc_warp_plane (&in.p, &out.p, &w, &opt, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (mc_warp_from_double (&w, NAN, 0, 0, 1, 0, 0, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (mc_warp_from_double (&w, 1, 0, 0, 17, 0, 0, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  /* pictures of another chroma */
+  MCPicture a = { MC_CHROMA_NONE, { in.p } }, b = { MC_CHROMA_420, { out.p,
+          out.p, out.p } };
+  g_assert_false (mc_warp_picture (&a, &b, &w, NULL, &error));
+  g_assert_error (error, MC_ERROR, MC_ERROR_INVALID);
+  g_clear_error (&error);
+  tplane_clear (&in);
+  tplane_clear (&out);
+  tplane_clear (&deep);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -2449,6 +2743,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/denoise-noise", test_denoise_noise);
   g_test_add_func ("/mc/denoise-picture", test_denoise_picture);
   g_test_add_func ("/mc/denoise-estimate", test_denoise_estimate);
+  g_test_add_func ("/mc/sigma-filter", test_sigma_filter);
   g_test_add_func ("/mc/interp-weights", test_interp_weights);
   g_test_add_func ("/mc/interp-ends", test_interp_ends);
   g_test_add_func ("/mc/interp-pan", test_interp_pan);
@@ -2462,5 +2757,11 @@ main (int argc, char **argv)
   g_test_add_func ("/mc/bi-moving-square", test_bi_moving_square);
   g_test_add_func ("/mc/bi-tie-break", test_bi_tie_break);
   g_test_add_func ("/mc/pair-fields", test_pair_fields);
+  g_test_add_func ("/mc/warp-identity", test_warp_identity);
+  g_test_add_func ("/mc/warp-integer-shift", test_warp_integer_shift);
+  g_test_add_func ("/mc/warp-hand", test_warp_hand);
+  g_test_add_func ("/mc/warp-rotation", test_warp_rotation);
+  g_test_add_func ("/mc/warp-chroma", test_warp_chroma);
+  g_test_add_func ("/mc/warp-bad-input", test_warp_bad_input);
   return g_test_run ();
 }

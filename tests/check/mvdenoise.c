@@ -523,6 +523,34 @@ GST_START_TEST (test_auto_sigma)
 
 GST_END_TEST;
 
+/* A given sigma is used as round (16 sigma) sixteenths: sigma-estimate
+ * says so (7.3 -> 117 / 16 = 7.3125), and is 0 before any frame. */
+GST_START_TEST (test_sigma_given)
+{
+  Clip c = { CLIP_PAN, 18, 7.0 };
+  GstBuffer *in[4];
+  GstHarness *h;
+  GstElement *dn;
+  gdouble est = -1;
+  guint i;
+
+  search_clip (&c, "-2,-1,+1,+2", 0, 4, in);
+  h = harness_for ("mvdenoise backend=cpu sigma=7.3", &c);
+  dn = gst_harness_find_element (h, "mvdenoise");
+  g_object_get (dn, "sigma-estimate", &est, NULL);
+  fail_unless (est == 0.0, "%f", est);
+  for (i = 0; i < 4; i++)
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+  g_object_get (dn, "sigma-estimate", &est, NULL);
+  fail_unless (est == 117 / 16.0, "%f", est);
+  gst_object_unref (dn);
+  gst_harness_teardown (h);
+  free_buffers (in, 4);
+}
+
+GST_END_TEST;
+
 /* ---- the stream -------------------------------------------------------- */
 
 /* N buffers in, N out, in order, with the input's timestamps, durations,
@@ -1221,6 +1249,7 @@ mvdenoise_suite (void)
   tcase_add_test (tc, test_pan_no_ghosting);
   tcase_add_test (tc, test_sigma0_identity);
   tcase_add_test (tc, test_auto_sigma);
+  tcase_add_test (tc, test_sigma_given);
   tcase_add_test (tc, test_counts_and_metadata);
   tcase_add_test (tc, test_holding_and_eos);
   tcase_add_test (tc, test_flushing_seek);

@@ -30,6 +30,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <math.h>
 
 #include "checkasm.h"
 #include "mc_impl.h"
@@ -1085,9 +1086,11 @@ static gboolean
 host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
     const MCField * const *fields, const uint8_t * const *weights,
     unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
-    unsigned sub_x, unsigned sub_y, const MCOptions * opt, GError ** error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
+    GError ** error)
 {
   MCSDenoiseRefs dr;
+  (void) plane;
   GstMotionVectorCell *cells[MC_DENOISE_MAX_REFS];
   guint8 *w[MC_DENOISE_MAX_REFS];
   guint16 *hp[MC_DENOISE_MAX_REFS];
@@ -1150,11 +1153,43 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
   return ok;
 }
 
+static gboolean
+host_sigma (const MCPlane * in, MCPlane * out, unsigned radius,
+    unsigned threshold, const MCOptions * opt, GError ** error)
+{
+  (void) opt;
+  (void) error;
+  const int bps = in->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, (int) mc_plane_pstride (out), bps,
+          (int) out->shift, (int) x, (int) y, mc_s_sigma (splane (in), bps,
+              (int) x, (int) y, (int) radius, (int) threshold));
+  return TRUE;
+}
+
 /* The kernels' per-sample code run on the host: predict and blend as the
  * separate kernels run them, interpolation and denoising as the fused
  * kernels do. */
+static gboolean
+host_warp (const MCPlane * in, MCPlane * out, const MCWarp * w,
+    const MCOptions * opt, GError ** error)
+{
+  (void) opt;
+  (void) error;
+  const MCSWarp sw = { w->xx, w->xy, w->yx, w->yy, w->x0, w->y0 };
+  const int bps = in->depth > 8 ? 2 : 1;
+  for (unsigned y = 0; y < out->height; y++)
+    for (unsigned x = 0; x < out->width; x++)
+      mc_s_write (out->data, out->stride, (int) mc_plane_pstride (out), bps,
+          (int) out->shift, (int) x, (int) y, mc_s_warp (splane (in), bps,
+              sw, (int) x, (int) y));
+  return TRUE;
+}
+
 static const MCImpl host_sample_impl = { "cuda-sample-on-host", FALSE,
-  host_predict, host_blend, host_interpolate, NULL, NULL, host_denoise_refs
+  host_predict, host_blend, host_interpolate, NULL, NULL, host_denoise_refs,
+  host_warp, host_sigma
 };
 
 /* ---- bilateral costs ------------------------------------------------------ */
@@ -1477,6 +1512,87 @@ check_dnpic_case (const MCImpl * impl, Mem mem, unsigned threads,
   return ok;
 }
 
+/* One random mc_sigma_filter_plane(): a plane of random layout, depth
+ * and samples (noise or a ramp), radius 1 .. 3, a threshold from 0 (a
+ * copy) to past the depth's range; `impl` (planes where `mem` says)
+ * against the C reference on one thread, outputs poisoned alike. */
+static gboolean
+check_sigma_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
+    const char *label)
+{
+  unsigned depth, shift;
+  random_format (&depth, &shift);
+  const unsigned bps = depth > 8 ? 2 : 1;
+  const unsigned w = n == 0 ? 640 : random_side (), h = n == 0 ? 360
+      : random_side ();
+  const unsigned radius = RAND (1, MC_SIGMA_MAX_RADIUS);
+  const unsigned maxv = (1u << depth) - 1;
+  const unsigned tk = RAND (0, 3);
+  const unsigned threshold = tk == 0 ? 0 : tk == 1 ? MIN (maxv + RAND (0, 9), 65535)
+      : (unsigned) RAND (1, (int) MAX (maxv / 8, 1));
+  Buf in, out, want;
+  dn_buf_init (&in, w, h, depth, shift, bps * RAND (1, 3));
+  buf_fill (&in);
+  dn_buf_init (&out, w, h, depth, RAND (0, 1) ? shift : 0, bps * RAND (1,
+          3));
+  buf_twin (&want, &out);
+  buf_poison (&out, 0x3c);
+  buf_poison (&want, 0x3c);
+  MCOptions opt;
+  mc_options_init (&opt);
+  GError *err = NULL;
+  gboolean ok = mc_sigma_filter_plane (&in.p, &want.p, radius, threshold,
+      &opt, &err);
+  char what[160];
+  g_snprintf (what, sizeof what, "sigma case %u: %ux%u, %u bits shift %u, "
+      "radius %u, threshold %u", n, w, h, depth, shift, radius, threshold);
+  if (!ok)
+    printf ("  %s: %s: the reference failed: %s\n", label, what,
+        err->message);
+  guint8 *din = NULL, *dout = NULL;
+  MCPlane pin = in.p, pout = out.p;
+  opt.impl = impl;
+  opt.threads = threads;
+  opt.device = mem_flags[mem];
+  if (ok && (opt.device & MC_DEVICE_INPUTS)) {
+    din = to_device (&in, &err);
+    ok = din != NULL;
+    if (ok)
+      pin.data = dev_data (din, &in);
+  }
+  if (ok && (opt.device & MC_DEVICE_OUTPUT)) {
+    dout = to_device (&out, &err);
+    ok = dout != NULL;
+    if (ok)
+      pout.data = dev_data (dout, &out);
+  }
+  if (ok) {
+    ok = mc_sigma_filter_plane (&pin, &pout, radius, threshold, &opt, &err);
+    if (!ok)
+      printf ("  %s: %s: %s\n", label, what, err->message);
+  }
+  if (ok && dout)
+    ok = mc_cuda_copy (out.buf, dout, out.size, &err);
+  ok = ok && same_bytes (&want, &out, what, label);
+  g_clear_error (&err);
+  mc_cuda_free (din);
+  mc_cuda_free (dout);
+  buf_free (&in);
+  buf_free (&out);
+  buf_free (&want);
+  return ok;
+}
+
+static gboolean
+check_sigma_cases (const MCImpl * impl, Mem mem, unsigned threads,
+    unsigned count, const char *label)
+{
+  for (unsigned n = 0; n < count; n++)
+    if (!check_sigma_case (impl, mem, threads, n, label))
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 check_dnpic_cases (const MCImpl * impl, Mem mem, unsigned threads,
     unsigned count, const char *label)
@@ -1493,6 +1609,141 @@ check_denoise_cases (const MCImpl * impl, unsigned threads, unsigned count,
 {
   for (unsigned n = 0; n < count; n++)
     if (!check_denoise_case (impl, threads, n, label))
+      return FALSE;
+  return TRUE;
+}
+
+/* ---- warps ---------------------------------------------------------------- */
+
+/* A random map: near the identity (a stabiliser's: small rotation, zoom
+ * and shift, sub-sample everywhere), the identity or an integer shift
+ * (fractions 0), or anything within the limits (far outside the input,
+ * mirrored, sheared). */
+static void
+random_warp (MCWarp * w, unsigned width, unsigned height)
+{
+  switch (RAND (0, 5)) {
+    case 0:
+      w->xx = w->yy = MC_WARP_ONE;
+      w->xy = w->yx = 0;
+      w->x0 = (int64_t) RAND (-8, 8) * MC_WARP_ONE;
+      w->y0 = (int64_t) RAND (-8, 8) * MC_WARP_ONE;
+      break;
+    case 1:{
+      /* anywhere the limits reach */
+      w->xx = RAND (-MC_WARP_MAX_COEF, MC_WARP_MAX_COEF);
+      w->xy = RAND (-MC_WARP_MAX_COEF, MC_WARP_MAX_COEF);
+      w->yx = RAND (-MC_WARP_MAX_COEF, MC_WARP_MAX_COEF);
+      w->yy = RAND (-MC_WARP_MAX_COEF, MC_WARP_MAX_COEF);
+      const int64_t big = MC_WARP_MAX_SHIFT;
+      w->x0 = RAND (0, 1) ? (int64_t) RAND (-65536, 65536) * 65536
+          + RAND (0, 65535) : RAND (0, 1) ? big : -big;
+      w->y0 = (int64_t) RAND (-65536, 65536) * 65536 + RAND (0, 65535);
+      break;
+    }
+    default:{
+      /* a similarity about the centre, as a stabiliser makes */
+      const double a = (RAND (-2000, 2000) / 1000.0) * G_PI / 180.0 * 5;
+      const double z = 1.0 + RAND (-150, 150) / 1000.0;
+      const double c = cos (a) * z, sn = sin (a) * z;
+      const double cx = width / 2.0, cy = height / 2.0;
+      const double dx = RAND (-4000, 4000) / 1000.0;
+      const double dy = RAND (-4000, 4000) / 1000.0;
+      mc_warp_from_double (w, c, -sn, sn, c, cx - c * cx + sn * cy + dx,
+          cy - sn * cx - c * cy + dy, NULL);
+      break;
+    }
+  }
+}
+
+/* One random picture warped by the reference (C, one thread) and by
+ * `impl` with its planes where `mem` says: every plane, every byte. */
+static gboolean
+check_warp_case (const MCImpl * impl, Mem mem, unsigned threads, unsigned n,
+    const char *label)
+{
+  unsigned depth, shift;
+  random_format (&depth, &shift);
+  const MCChroma chroma = (MCChroma) RAND (0, 3);
+  const unsigned w = random_side (), h = random_side ();
+  /* the output mostly the input's size, now and then another */
+  const unsigned ow = RAND (0, 3) ? w : random_side ();
+  const unsigned oh = RAND (0, 3) ? h : random_side ();
+  Pic in, shape;
+  Layout lay, olay;
+  layout_random (&lay, chroma, (LayoutKind) RAND (0, 2));
+  pic_init (&in, chroma, w, h, depth, shift, &lay);
+  /* the output's plane sizes */
+  shape.np = in.np;
+  for (unsigned i = 0; i < in.np; i++) {
+    shape.pw[i] = i ? (ow + in.sx) >> in.sx : ow;
+    shape.ph[i] = i ? (oh + in.sy) >> in.sy : oh;
+  }
+  MCWarp wp;
+  random_warp (&wp, w, h);
+  MCOptions ref_opt, opt;
+  mc_options_init (&ref_opt);
+  opt = ref_opt;
+  opt.impl = impl;
+  opt.threads = threads;
+  opt.device = mem_flags[mem];
+  const unsigned oshift = depth == 8 ? 0 : RAND (0, 16 - depth);
+  Buf want[3], got[3];
+  layout_random (&olay, chroma, (LayoutKind) RAND (0, 2));
+  layout_alloc (want, &olay, in.np, shape.pw, shape.ph, depth, oshift, 0x5a);
+  pic_twin (got, want, in.np);
+  char what[256];
+  g_snprintf (what, sizeof what, "warp case %u: %ux%u to %ux%u %s, %s to "
+      "%s, %u bits shift %u, map (%d %d %d %d) + (%" G_GINT64_FORMAT " %"
+      G_GINT64_FORMAT ")/65536", n, w, h, ow, oh, chroma_names[chroma],
+      layout_names[lay.kind], layout_names[olay.kind], depth, shift, wp.xx,
+      wp.xy, wp.yx, wp.yy, wp.x0, wp.y0);
+  GError *error = NULL;
+  MCPicture pi, po;
+  pic_of (&pi, chroma, in.ref, in.np);
+  pic_of (&po, chroma, want, in.np);
+  gboolean ok = mc_warp_picture (&pi, &po, &wp, &ref_opt, &error);
+  if (!ok)
+    printf ("  %s: %s: the reference failed: %s\n", label, what,
+        error->message);
+  guint8 *din[3] = { NULL }, *dout[3] = { NULL };
+  pic_of (&po, chroma, got, in.np);
+  if (ok && (opt.device & MC_DEVICE_INPUTS))
+    ok = pic_to_device (in.ref, in.np, &pi, din, &error);
+  if (ok && (opt.device & MC_DEVICE_OUTPUT))
+    ok = pic_to_device (got, in.np, &po, dout, &error);
+  if (ok) {
+    ok = mc_warp_picture (&pi, &po, &wp, &opt, &error);
+    if (!ok)
+      printf ("  %s: %s: %s\n", label, what, error->message);
+  }
+  for (unsigned i = 0; ok && dout[0] && i < in.np; i++)
+    if (dout[i])
+      ok = mc_cuda_copy (got[i].buf, dout[i], got[i].size, &error);
+  for (unsigned i = 0; ok && i < in.np; i++) {
+    char pw[300];
+    g_snprintf (pw, sizeof pw, "%s, plane %u", what, i);
+    ok = same_bytes (&want[i], &got[i], pw, label);
+  }
+  g_clear_error (&error);
+  for (unsigned i = 0; i < 3; i++) {
+    mc_cuda_free (din[i]);
+    mc_cuda_free (dout[i]);
+  }
+  for (unsigned i = 0; i < in.np; i++) {
+    buf_free (&want[i]);
+    buf_free (&got[i]);
+  }
+  pic_free (&in);
+  return ok;
+}
+
+static gboolean
+check_warp_cases (const MCImpl * impl, Mem mem, unsigned threads,
+    unsigned count, const char *label)
+{
+  for (unsigned n = 0; n < count; n++)
+    if (!check_warp_case (impl, mem, threads, n, label))
       return FALSE;
   return TRUE;
 }
@@ -1549,6 +1800,10 @@ checkasm_check_mc (const char *which)
             "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
         checkasm_report (label, check_dnpic_cases (impl, MEM_HOST, t,
                 t == 1 ? 120 : 30, label));
+        g_snprintf (label, sizeof label, "mc warp %s, %u thread%s, vs c",
+            impl->name, t, t > 1 ? "s" : "");
+        checkasm_report (label, check_warp_cases (impl, MEM_HOST, t,
+                t == 1 ? 300 : 60, label));
       }
     }
     /* the best level is one of them */
@@ -1601,10 +1856,26 @@ checkasm_check_mc (const char *which)
         "mc denoise picture, kernels' code on host vs c");
     checkasm_report (label, check_dnpic_cases (&host_sample_impl, MEM_HOST,
             1, 40, label));
+    g_snprintf (label, sizeof label,
+        "mc sigma filter, kernels' code on host vs c");
+    checkasm_report (label, check_sigma_cases (&host_sample_impl, MEM_HOST,
+            1, 60, label));
+    g_snprintf (label, sizeof label, "mc sigma filter c, 3 threads, vs c");
+    checkasm_report (label, check_sigma_cases (mc_impl_c (), MEM_HOST, 3, 40,
+            label));
     g_snprintf (label, sizeof label, "mc denoise picture c, 3 threads, "
         "vs c");
     checkasm_report (label, check_dnpic_cases (mc_impl_c (), MEM_HOST, 3, 30,
             label));
+    for (unsigned i = 0; i < G_N_ELEMENTS (threads); i++) {
+      g_snprintf (label, sizeof label, "mc warp c, %u threads, vs c",
+          threads[i]);
+      checkasm_report (label, check_warp_cases (mc_impl_c (), MEM_HOST,
+              threads[i], 60, label));
+    }
+    g_snprintf (label, sizeof label, "mc warp, kernels' code on host vs c");
+    checkasm_report (label, check_warp_cases (&host_sample_impl, MEM_HOST, 1,
+            150, label));
   }
   if (want_cuda) {
     GError *error = NULL;
@@ -1627,6 +1898,11 @@ checkasm_check_mc (const char *which)
               ? 150 : m == MEM_DEVICE ? 60 : 40, label));
     }
     for (Mem m = MEM_HOST; m <= MEM_OUT; m++) {
+      g_snprintf (label, sizeof label, "mc sigma filter cuda, %s planes, "
+          "vs c", mem_names[m]);
+      checkasm_report (label, check_sigma_cases (cuda, m, 1, 60, label));
+    }
+    for (Mem m = MEM_HOST; m <= MEM_OUT; m++) {
       g_snprintf (label, sizeof label, "mc denoise picture cuda, %s planes, "
           "vs c", mem_names[m]);
       checkasm_report (label, check_dnpic_cases (cuda, m, 1, m == MEM_HOST
@@ -1636,6 +1912,12 @@ checkasm_check_mc (const char *which)
       g_snprintf (label, sizeof label, "mc bilateral costs cuda, %s planes, "
           "vs c", m == MEM_HOST ? "host" : "device");
       checkasm_report (label, check_bi_cases (cuda, m, 1, 150, label));
+    }
+    for (Mem m = MEM_HOST; m <= MEM_OUT; m++) {
+      g_snprintf (label, sizeof label, "mc warp cuda, %s planes, vs c",
+          mem_names[m]);
+      checkasm_report (label, check_warp_cases (cuda, m, 1, m == MEM_HOST
+              ? 200 : 60, label));
     }
     checkasm_report ("mc cuda, bad input", check_cuda_errors (cuda));
   }
