@@ -25,9 +25,9 @@ Methods, every one reading the noisy raw I420 and writing raw I420:
               best combined PSNR is kept and run on every clip.  bm3d is
               slow: it runs on the first BM3D_FRAMES frames of each clip
               only, and is left out of "best peer".
-  mvd-rR-sS   gpumotionest backend=cpu references=(R=1: -1,+1; R=2:
-              -2,-1,+1,+2) MVD_SEARCH ! mvdenoise backend=cpu sigma=S
-              radius=R, S the true sigma
+  mvd-rR-sS   gpumotionest backend=cpu references=-R,...,-1,+1,...,+R
+              MVD_SEARCH ! mvdenoise backend=cpu sigma=S radius=R (R 1
+              and 2 unless --radius says), S the true sigma
               or -1 (the element's own estimate), through gst-launch-1.0
               with the plugins of --build.  Skipped, with a message, when
               the build has no mvdenoise.
@@ -96,6 +96,7 @@ CLIPS = {
     "tree": ("usr/share/doc/opencv-doc/examples/data/tree.avi", 0, 40),
 }
 SIGMAS = (5, 10, 20)
+RADII = (1, 2)
 TUNE_CLIP = "vtest"
 TUNE_FRAMES = 20
 BM3D_FRAMES = 10
@@ -288,7 +289,7 @@ def ffmpeg_filter(src, out, w, h, n, graph):
 
 
 def mvd_pipeline(src, out, w, h, radius, sigma):
-    refs = "-1,+1" if radius == 1 else "-2,-1,+1,+2"
+    refs = ",".join(f"{d:+d}" for d in range(-radius, radius + 1) if d)
     return (f"filesrc location={src} ! rawvideoparse format=i420 "
             f"width={w} height={h} framerate=25/1 ! gpumotionest "
             f"backend=cpu references={refs} {MVD_SEARCH} ! mvdenoise "
@@ -371,6 +372,18 @@ class Bench:
         if not self.ours:
             print(f"denoise-quality: {why}", file=sys.stderr)
         self.why_not_ours = why
+        # the plugins' bytes: a rebuilt element is measured again
+        self.ours_id = None
+        if self.ours:
+            h = hashlib.sha1()
+            for so in ("mvdenoise/libgstmvdenoise.so",
+                       "gpumotionest/libgstgpumotionest.so",
+                       "motionvectors/libgstmotionvectors-1.0.so"):
+                f = os.path.join(self.build, "gst", so)
+                if os.path.exists(f):
+                    with open(f, "rb") as fh:
+                        h.update(fh.read())
+            self.ours_id = h.hexdigest()[:16]
 
     def log(self, msg):
         print(msg, file=sys.stderr, flush=True)
@@ -411,7 +424,9 @@ class Bench:
         src = self.noisy(clip, sigma, self.frames_of(clip)) \
             if sigma else cpath
         key = self.cache.key(clip, CLIPS[clip][1], self.frames_of(clip), n,
-                             sigma, method, graph, encode)
+                             sigma, method, graph, encode,
+                             *([self.ours_id, MVD_SEARCH]
+                               if method == "mvdenoise" else []))
         hit = self.cache.get(key)
         if hit:
             return hit
@@ -496,7 +511,7 @@ class Bench:
 
     def ours_variants(self, sigma):
         return [(f"mvd-r{r}-s{'auto' if s < 0 else s}", (r, s))
-                for r in (1, 2) for s in (sigma, -1)]
+                for r in (self.args.radius or RADII) for s in (sigma, -1)]
 
     def clips(self, tuned, sigmas):
         res = {}
@@ -574,7 +589,8 @@ class Bench:
                 g.write(f.read(fs * n))
             for label, (r_, s) in self.ours_variants(10):
                 key = self.cache.key("speed", clip, n, "mvdenoise", r_, s,
-                                     os.cpu_count())
+                                     os.cpu_count(), self.ours_id,
+                                     MVD_SEARCH)
                 r = (None if self.args.remeasure_speed else
                      self.cache.get(key))
                 if not r:
@@ -721,6 +737,8 @@ def run(args):
            "bm3d_frames": BM3D_FRAMES}
     if not b.ours:
         res["ours_skipped"] = b.why_not_ours
+    else:
+        res["mvdenoise"] = {"plugins_sha1": b.ours_id, "search": MVD_SEARCH}
     try:
         t0 = time.monotonic()
         res["tuning"] = b.tune(sigmas)
@@ -758,6 +776,9 @@ def main():
     r.add_argument("--clip", action="append", choices=list(CLIPS))
     r.add_argument("--sigma", action="append", type=int)
     r.add_argument("--frames", type=int)
+    r.add_argument("--radius", action="append", type=int,
+                   choices=(1, 2, 3, 4), help="mvdenoise's radius (several "
+                   "allowed; default 1 and 2)")
     r.add_argument("--skip-speed", action="store_true")
     r.add_argument("--skip-grain", action="store_true")
     r.add_argument("--remeasure-speed", action="store_true",
