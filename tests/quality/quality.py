@@ -2,7 +2,7 @@
 """The quality suite: what the vectors are worth, held to committed figures.
 
     quality.py check --build BUILD [--method M ...] [--backend cpu]
-               [--cases search|interpolate]
+               [--cases search|interpolate|denoise]
                [--clips DIR] [--cache DIR] [--baselines FILE]
     quality.py update ...       (the same arguments: rewrite the baselines
                                  of the cases run with what they give now)
@@ -52,6 +52,20 @@ to the full rate, and the rebuilt frames scored against the dropped ones:
 ipsnr: the luma PSNR of each rebuilt frame against the dropped original,
 the mean over the frames (tests/bench/interp-quality.py's PSNR Y).
 
+`--cases denoise` runs the denoising cases: the luma of a real clip with
+Gaussian noise of sigma 10 added (8-bit levels, rounded and clipped, a
+fixed seed), through `gpumotionest references=-2,-1,+1,+2 summary=true
+partitions=16x16+8x8 method=predictive subpel=half ! mvdenoise radius=2`
+with the true sigma (sigma10) and with its own estimate (auto):
+
+  denoise-vtest  frames 60..75 of vtest.avi (768x576)      dpsnr
+  denoise-tree   pictures 0..16 of tree.avi (320x240)      dpsnr
+
+dpsnr: the luma PSNR of each output frame against the clean one, the mean
+over the frames (tests/bench/denoise-quality.py's PSNR Y).  A case also
+fails when its output is not at least 2 dB closer to the clean clip than
+the noisy input was, or has not one frame out for each frame in.
+
 The baselines file holds one line a figure: the case, the figure, the
 baseline and its tolerance.  `check` fails when a figure is worse than its
 baseline by more than the tolerance, and also when it is better by more:
@@ -91,6 +105,7 @@ FIGURES = {
     "found": ("higher", 0, "cuts"),
     "false": ("lower", 0, "cuts"),
     "ipsnr": ("higher", 0.03, "dB"),
+    "dpsnr": ("higher", 0.03, "dB"),
 }
 
 # The interpolation cases: the search settings of tests/bench/
@@ -106,6 +121,17 @@ INTERP_SETTINGS = {"whole": "subpel=none metric=sad",
 INTERP_PLAN = {"full": ("whole", "quarter-sad"),
                "hierarchical": ("whole", "quarter-sad"),
                "predictive": ("half-qp48",)}
+
+# The denoising cases: one search (the fast CPU method, half-pel
+# predictions, 8x8 blocks besides 16x16: mvdenoise weighs on the finer grid
+# when the fields have it), mvdenoise radius 2 with the true sigma and with
+# its own estimate.
+DENOISE_METHODS = ("predictive",)
+DENOISE_SEARCH = "subpel=half partitions=16x16+8x8"
+DENOISE_SIGMA = 10
+DENOISE_SETTINGS = {"sigma10": f"sigma={DENOISE_SIGMA}", "auto": "sigma=-1"}
+# the least a case's output must gain over its noisy input, in dB
+DENOISE_MIN_GAIN = 2.0
 
 PHOTO_PATHS = (
     "/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg",
@@ -390,6 +416,64 @@ def run_interpolate(frames, props, work, build, backend):
     return got
 
 
+def add_noise(frames, sigma, seed):
+    """frames plus white Gaussian noise of sigma levels, rounded and
+    clipped to 0..255 (numpy's PCG64 from seed)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    n = rng.standard_normal(frames.shape) * sigma
+    return np.clip(np.rint(frames + n), 0, 255).astype(np.uint8)
+
+
+def run_denoise(frames, props, work, build, backend):
+    """GRAY8 frames through gpumotionest references=-2,-1,+1,+2
+    summary=true ! mvdenoise radius=2 PROPS (props: the search's, then
+    '!', then mvdenoise's); the output frames, one for each input."""
+    n, h, w = frames.shape
+    search, dn = props.split("!")
+    raw = os.path.join(work, "denoise-in.raw")
+    out = os.path.join(work, "denoise-out.raw")
+    np.ascontiguousarray(frames).tofile(raw)
+    pipe = (f"filesrc location={raw} ! rawvideoparse format=gray8 "
+            f"width={w} height={h} framerate=25/1 frame-size={w * h} "
+            f"plane-strides=<{w}> ! gpumotionest backend={backend} "
+            f"references=-2,-1,+1,+2 summary=true {search} ! "
+            f"mvdenoise backend={backend} radius=2 {dn} ! "
+            f"filesink location={out}")
+    r = subprocess.run(["gst-launch-1.0", "-q"] + pipe.split(),
+                       env=mq.gst_env(build, work), capture_output=True,
+                       text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"quality: the pipeline failed:\n  {pipe}\n"
+                         f"{r.stdout}{r.stderr}")
+    got = np.fromfile(out, np.uint8)
+    if got.size != frames.size:
+        raise SystemExit(f"quality: mvdenoise gave {got.size} bytes from "
+                         f"{n} {w}x{h} frames ({frames.size} bytes): a "
+                         "frame lost or added")
+    return got.reshape(frames.shape)
+
+
+def mean_psnr(clean, got):
+    """The mean over the frames of the luma PSNR of got against clean."""
+    out = []
+    for a, b in zip(clean, got):
+        d = b.astype(np.float64) - a
+        m = float((d * d).mean())
+        out.append(99.0 if m == 0 else 10 * np.log10(255.0 ** 2 / m))
+    return float(np.mean(out))
+
+
+def denoise_verdict(clean, noisy, got, min_gain=DENOISE_MIN_GAIN):
+    """(dpsnr, '' or why the output is refused): it must be min_gain dB
+    closer to the clean frames than the noisy input."""
+    p_in, p_out = mean_psnr(clean, noisy), mean_psnr(clean, got)
+    if p_out < p_in + min_gain:
+        return p_out, (f"the output is {p_out:.2f} dB from the clean clip "
+                       f"and the noisy input {p_in:.2f} dB: less than "
+                       f"{min_gain} dB gained")
+    return p_out, ""
+
+
 def rebuilt_psnr(frames, got):
     """The mean over the dropped frames (1, 3, ...) of the luma PSNR of
     the frame rebuilt at its time."""
@@ -554,6 +638,23 @@ def case_interp(inp, kind, props, ctx):
     return {"ipsnr": rebuilt_psnr(frames, got)}
 
 
+def case_denoise(inp, kind, props, ctx):
+    clean = {"denoise-vtest": inp.vtest, "denoise-tree": inp.tree}[kind]()
+    noisy = add_noise(clean, DENOISE_SIGMA,
+                      seed={"denoise-vtest": 1, "denoise-tree": 2}[kind])
+    got = run_denoise(noisy, props, **ctx)
+    p, why = denoise_verdict(clean, noisy, got)
+    if why:
+        raise SystemExit(f"quality: {kind}: {why}")
+    return {"dpsnr": p}
+
+
+DENOISE_CONTENTS = {
+    "denoise-vtest": case_denoise,
+    "denoise-tree": case_denoise,
+}
+
+
 INTERP_CONTENTS = {
     "interp-vtest": case_interp,
     "interp-phone": case_interp,
@@ -584,6 +685,15 @@ def interp_cases(methods):
                 yield content, method, setting
 
 
+def denoise_cases(methods):
+    for content in DENOISE_CONTENTS:
+        for method in methods:
+            if method not in DENOISE_METHODS:
+                continue
+            for setting in DENOISE_SETTINGS:
+                yield content, method, setting
+
+
 def cases(methods):
     for content in CONTENTS:
         for method in methods:
@@ -597,7 +707,7 @@ def cases(methods):
 # Baselines
 # ---------------------------------------------------------------------------
 
-ORDER = list(CONTENTS) + list(INTERP_CONTENTS)
+ORDER = list(CONTENTS) + list(INTERP_CONTENTS) + list(DENOISE_CONTENTS)
 
 
 def read_baselines(path):
@@ -634,7 +744,8 @@ def write_baselines(path, base):
 
 def fmt(fig, v):
     return f"{v:.0f}" if fig in ("found", "false") else (
-        f"{v:.3f}" if fig in ("psnr", "bits", "ipsnr") else f"{v:.2f}")
+        f"{v:.3f}" if fig in ("psnr", "bits", "ipsnr", "dpsnr")
+        else f"{v:.2f}")
 
 
 def judge(fig, base, tol, now):
@@ -698,6 +809,23 @@ def selftest():
                (judge("ipsnr", 33.0, 0.03, 32.96), "dropped"),
                (judge("ipsnr", 33.0, 0.03, 33.04), "improved"),
                (judge("ipsnr", 33.0, 0.03, 33.03), "")]
+    # denoising: the noise added has the sigma asked (a flat grey picture,
+    # nothing clipped), a clean output scores 99 and passes, the noisy
+    # input itself (no gain) and a picture one level off everywhere when
+    # the input was already closer are refused, and dpsnr moves are caught
+    flat = np.full((4, 64, 64), 128, np.uint8)
+    noisy = add_noise(flat, 10, seed=1)
+    sd = float((noisy.astype(np.float64) - 128).std())
+    off1 = flat + np.uint8(1)
+    checks += [(abs(sd - 10) < 0.1, True),
+               (np.array_equal(noisy, add_noise(flat, 10, seed=1)), True),
+               (denoise_verdict(flat, noisy, flat), (99.0, "")),
+               (bool(denoise_verdict(flat, noisy, noisy)[1]), True),
+               (round(denoise_verdict(flat, noisy, off1)[0], 3), 48.131),
+               (bool(denoise_verdict(flat, off1, off1)[1]), True),
+               (judge("dpsnr", 33.0, 0.03, 32.96), "dropped"),
+               (judge("dpsnr", 33.0, 0.03, 33.04), "improved"),
+               (judge("dpsnr", 33.0, 0.03, 32.97), "")]
     bad = [f"check {i}: got {got}, expected {want}"
            for i, (got, want) in enumerate(checks) if got != want]
     for b in bad:
@@ -714,27 +842,41 @@ def main():
     ap.add_argument("--build")
     ap.add_argument("--method", action="append", choices=METHODS)
     ap.add_argument("--content", action="append", choices=ORDER)
-    ap.add_argument("--cases", choices=("search", "interpolate"),
-                    default="search", help="the search cases (the default) "
-                    "or the interpolation cases (full and hierarchical)")
+    ap.add_argument("--cases", choices=("search", "interpolate", "denoise"),
+                    default="search", help="the search cases (the default), "
+                    "the interpolation cases (full, hierarchical and "
+                    "predictive) or the denoising cases (predictive)")
     ap.add_argument("--backend", default="cpu")
     ap.add_argument("--clips", default=os.path.join(HERE, "clips"))
     ap.add_argument("--cache")
     ap.add_argument("--baselines", default=os.path.join(HERE,
                                                         "baselines.txt"))
     a = ap.parse_args()
-    # --content naming interpolation cases alone implies --cases interpolate
-    interp = a.cases == "interpolate" or bool(
-        a.content and all(c in INTERP_CONTENTS for c in a.content))
-    methods = a.method or list(INTERP_METHODS if interp else METHODS)
-    table = INTERP_CONTENTS if interp else CONTENTS
-    settings = INTERP_SETTINGS if interp else SUBPELS
-    todo = [c for c in (interp_cases if interp else cases)(methods)
+    # --content naming interpolation (denoising) cases alone implies
+    # --cases interpolate (denoise)
+    kind = a.cases
+    for k, t in (("interpolate", INTERP_CONTENTS),
+                 ("denoise", DENOISE_CONTENTS)):
+        if a.content and all(c in t for c in a.content):
+            kind = k
+    interp = kind == "interpolate"
+    denoise = kind == "denoise"
+    methods = a.method or list(INTERP_METHODS if interp else
+                               DENOISE_METHODS if denoise else METHODS)
+    table = (INTERP_CONTENTS if interp else DENOISE_CONTENTS if denoise
+             else CONTENTS)
+    settings = (INTERP_SETTINGS if interp else
+                {k: f"{DENOISE_SEARCH} ! {v}"
+                 for k, v in DENOISE_SETTINGS.items()} if denoise
+                else SUBPELS)
+    todo = [c for c in (interp_cases if interp else denoise_cases if denoise
+                        else cases)(methods)
             if not a.content or c[0] in a.content]
     if a.command in ("check", "update") and not todo:
         ap.error("no case to run (the interpolation cases run under "
                  f"{', '.join(INTERP_METHODS)} only, and with --cases "
-                 "interpolate)")
+                 "interpolate; the denoising cases under "
+                 f"{', '.join(DENOISE_METHODS)}, with --cases denoise)")
     if a.command == "selftest":
         return selftest()
     if a.command == "list":
@@ -799,7 +941,8 @@ def main():
             # the other set's lines are not this run's; a line of neither
             # (a content removed or misspelt) is the search run's to flag
             mine = content in table or (
-                not interp and content not in INTERP_CONTENTS)
+                kind == "search" and content not in INTERP_CONTENTS
+                and content not in DENOISE_CONTENTS)
             if mine and method in methods and (name, fig) not in given:
                 failures.append(f"{name} {fig}: baseline for a case this "
                                 "suite no longer runs; remove its line")
