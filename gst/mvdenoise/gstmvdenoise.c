@@ -23,12 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <gst/video/gstvideopool.h>
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
 #include "mc.h"
 #include "gstmotionestcuda.h"
 #include "gstmcframe.h"
+#include "gstmcbackend.h"
+#include "gstmcoutput.h"
 #include "gstmvdenoise.h"
 #include "gstmvdenoisedevice.h"
 #include "gstmvdenoisespatial.h"
@@ -74,6 +75,13 @@ enum
 #define DEFAULT_SPATIAL 2.0
 #define MAX_RADIUS 4            /* 2 x 4 references: MC_DENOISE_MAX_REFS */
 #define DEFAULT_BACKEND GST_MV_DENOISE_BACKEND_AUTO
+/* the property's values as the common backend code reads them */
+G_STATIC_ASSERT ((gint) GST_MV_DENOISE_BACKEND_AUTO
+    == (gint) GST_MC_BACKEND_AUTO);
+G_STATIC_ASSERT ((gint) GST_MV_DENOISE_BACKEND_CPU
+    == (gint) GST_MC_BACKEND_CPU);
+G_STATIC_ASSERT ((gint) GST_MV_DENOISE_BACKEND_CUDA
+    == (gint) GST_MC_BACKEND_CUDA);
 #define DEFAULT_THREADS 0
 /* sigma 255 in sixteenths: under mc's largest (4095) */
 #define MAX_SIGMA_Q4 (255 * 16)
@@ -99,9 +107,7 @@ struct _GstMvDenoise
   gdouble sigma_estimate;
   guint radius;
   gdouble spatial;
-  GstMvDenoiseBackend backend;
   guint threads;
-  gboolean backend_changed;
   gint fps_n, fps_d;            /* for the latency query */
 
   /* streaming state, under the stream lock */
@@ -119,11 +125,8 @@ struct _GstMvDenoise
   GstCaps *caps;
   gboolean cuda_caps;
   GstObject *cuda_ctx;          /* under the object lock */
-  MCCudaSession *mc_session;
-  GstObject *session_ctx;
-  const MCImpl *impl;
-  gboolean impl_is_cuda;
-  gboolean impl_resolved;
+  GstMcBackend mc;              /* requested, changed: under the object
+                                 * lock (the backend property) */
   guint64 n_frames, n_refs;
 };
 
@@ -157,66 +160,18 @@ GST_ELEMENT_REGISTER_DEFINE (mvdenoise, "mvdenoise", GST_RANK_NONE,
 
 /* ---- CUDA context, session, pools ---------------------------------------- */
 
+/* The frames' CUDA context, referenced (NULL: none). */
 static GstObject *
 cuda_ctx_ref (GstMvDenoise * self)
 {
-  GstObject *ctx = NULL;
-
-  GST_OBJECT_LOCK (self);
-  if (self->cuda_ctx)
-    ctx = gst_object_ref (self->cuda_ctx);
-  GST_OBJECT_UNLOCK (self);
-  return ctx;
-}
-
-/* Frees the CUDA backend's session in the context it was made in. */
-static void
-drop_session (GstMvDenoise * self)
-{
-  if (self->mc_session && gst_motion_est_cuda_push (self->session_ctx)) {
-    mc_cuda_session_free (self->mc_session);
-    gst_motion_est_cuda_pop (self->session_ctx);
-  }
-  self->mc_session = NULL;
-  gst_clear_object (&self->session_ctx);
-}
-
-/* The session in @ctx (current), made on first use there. */
-static MCCudaSession *
-session_for (GstMvDenoise * self, GstObject * ctx, GError ** error)
-{
-  if (self->mc_session && self->session_ctx == ctx)
-    return self->mc_session;
-  drop_session (self);
-  self->mc_session = mc_cuda_session_new (error);
-  if (self->mc_session)
-    self->session_ctx = gst_object_ref (ctx);
-  return self->mc_session;
+  return gst_mc_cuda_context_ref (GST_OBJECT (self), &self->cuda_ctx);
 }
 
 static void
 drop_pool (GstMvDenoise * self)
 {
   gst_clear_buffer (&self->spatial_tmp);
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_object_unref (self->pool);
-    self->pool = NULL;
-  }
-}
-
-static gboolean
-configure_pool (GstBufferPool * pool, GstCaps * caps, guint size, guint min,
-    guint max)
-{
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  return gst_buffer_pool_set_config (pool, config)
-      && gst_buffer_pool_set_active (pool, TRUE);
+  gst_mc_output_drop_pool (&self->pool);
 }
 
 /* Frames in CUDA memory go out in a CUDA pool of the frames' context. */
@@ -224,92 +179,23 @@ static gboolean
 setup_cuda_pool (GstMvDenoise * self)
 {
   GstObject *ctx = cuda_ctx_ref (self);
-  GstBufferPool *pool = gst_motion_est_cuda_pool_new (ctx, self->caps,
-      self->info.size);
+  gboolean ok;
 
+  gst_clear_buffer (&self->spatial_tmp);
+  ok = gst_mc_output_setup_cuda_pool (&self->pool, ctx, self->caps,
+      self->info.size);
   gst_clear_object (&ctx);
-  drop_pool (self);
-  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
-    gst_clear_object (&pool);
-    return FALSE;
-  }
-  self->pool = pool;
-  return TRUE;
+  return ok;
 }
 
 static gboolean
 setup_pool (GstMvDenoise * self)
 {
-  GstQuery *query;
-  GstBufferPool *pool = NULL;
-  guint size = self->info.size, min = 2, max = 0;
-
   if (self->cuda_caps)
     return setup_cuda_pool (self);
-  query = gst_query_new_allocation (self->caps, TRUE);
-  if (gst_pad_peer_query (self->srcpad, query)
-      && gst_query_get_n_allocation_pools (query) > 0) {
-    guint psize;
-
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &psize, &min, &max);
-    size = MAX (size, psize);
-  }
-  gst_query_unref (query);
-  drop_pool (self);
-  if (pool && !configure_pool (pool, self->caps, size, min, max)) {
-    GST_DEBUG_OBJECT (self, "downstream's pool refused: one of our own");
-    gst_object_unref (pool);
-    pool = NULL;
-  }
-  if (!pool) {
-    pool = gst_video_buffer_pool_new ();
-    if (!configure_pool (pool, self->caps, self->info.size, 2, 0)) {
-      gst_object_unref (pool);
-      return FALSE;
-    }
-  }
-  self->pool = pool;
-  return TRUE;
-}
-
-static const MCImpl *
-resolve_backend (GstMvDenoise * self, GError ** error)
-{
-  GstMvDenoiseBackend backend;
-
-  GST_OBJECT_LOCK (self);
-  backend = self->backend;
-  if (self->backend_changed) {
-    self->impl_resolved = FALSE;
-    self->backend_changed = FALSE;
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (self->impl_resolved)
-    return self->impl;
-
-  self->impl_is_cuda = FALSE;
-  if (backend == GST_MV_DENOISE_BACKEND_CPU) {
-    self->impl = mc_impl_cpu ();
-  } else {
-    GError *err = NULL;
-    const MCImpl *cuda = mc_impl_cuda (&err);
-
-    if (cuda) {
-      self->impl = cuda;
-      self->impl_is_cuda = TRUE;
-    } else if (backend == GST_MV_DENOISE_BACKEND_CUDA) {
-      g_propagate_error (error, err);
-      return NULL;
-    } else {
-      GST_INFO_OBJECT (self, "CUDA unusable (%s): the CPU",
-          err ? err->message : "?");
-      g_clear_error (&err);
-      self->impl = mc_impl_cpu ();
-    }
-  }
-  GST_INFO_OBJECT (self, "backend: %s", self->impl_is_cuda ? "cuda" : "cpu");
-  self->impl_resolved = TRUE;
-  return self->impl;
+  gst_clear_buffer (&self->spatial_tmp);
+  return gst_mc_output_setup_pool (&self->pool, self->srcpad, self->caps,
+      self->info.size, GST_CAT_DEFAULT);
 }
 
 /* ---- the noise level ----------------------------------------------------- */
@@ -714,17 +600,20 @@ output_frame (GstMvDenoise * self, Held * h)
   if (!ok)
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
         ("could not make the frames' CUDA context current"));
-  opt.impl = ok ? resolve_backend (self, &err) : NULL;
+  opt.impl = ok ? gst_mc_backend_resolve (&self->mc, GST_OBJECT (self),
+      &err) : NULL;
   if (ok && !opt.impl) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("backend=cuda: %s", err ? err->message : "CUDA unusable"), (NULL));
     g_clear_error (&err);
     ok = FALSE;
   }
-  on_device = ok && self->impl_is_cuda && ctx;
+  on_device = ok && self->mc.is_cuda && ctx;
   /* the backend's stream and buffers belong to the frames' context, which
    * may go before this thread does: a session of ours */
-  if (on_device && !(opt.cuda_session = session_for (self, ctx, &err))) {
+  if (on_device
+      && !(opt.cuda_session = gst_mc_backend_session (&self->mc, ctx,
+              &err))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
         ("CUDA session: %s", err ? err->message : "?"));
     g_clear_error (&err);
@@ -741,7 +630,7 @@ output_frame (GstMvDenoise * self, Held * h)
       rp[i] = &pics[i];
     }
     opt.device = f.device;
-    if (self->impl_is_cuda && !on_device)
+    if (self->mc.is_cuda && !on_device)
       opt.device = inputs_to_device (&f, h->buf, n ? refs : &h->buf,
           MAX (n, 1), &cp, pics);
     ok = mc_denoise_picture (&cp, rp, w.fp, wp, MAX (n, 1), &op, &opt, &err);
@@ -751,7 +640,7 @@ output_frame (GstMvDenoise * self, Held * h)
       gst_mc_extra_from_frame (&f.cur, &cp, &is_alpha);
       for (i = 0; i < MAX (n, 1); i++)
         gst_mc_extra_from_frame (&f.refs[i], &pics[i], &is_alpha);
-      if (self->impl_is_cuda && !on_device)
+      if (self->mc.is_cuda && !on_device)
         opt.device = inputs_to_device (&f, h->buf, n ? refs : &h->buf,
             MAX (n, 1), &cp, pics);
       ok = mc_denoise_picture (&cp, rp, w.fp, is_alpha ? wp : zp, MAX (n, 1),
@@ -911,7 +800,7 @@ follow_frames_context (GstMvDenoise * self, GstBuffer * buf)
         ("could not move to the CUDA context of the frames"));
     return FALSE;
   }
-  self->impl_resolved = FALSE;
+  self->mc.resolved = FALSE;
   return TRUE;
 }
 
@@ -1149,7 +1038,7 @@ gst_mv_denoise_change_state (GstElement * element, GstStateChange transition)
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     reset (self);
     self->have_caps = FALSE;
-    self->impl_resolved = FALSE;
+    self->mc.resolved = FALSE;
     self->checked_fields = FALSE;
     self->warned_no_summary = FALSE;
     self->scene = 0;
@@ -1163,7 +1052,7 @@ gst_mv_denoise_change_state (GstElement * element, GstStateChange transition)
     self->have_caps = FALSE;
     self->cuda_caps = FALSE;
     drop_pool (self);
-    drop_session (self);
+    gst_mc_backend_drop_session (&self->mc);
     gst_caps_replace (&self->caps, NULL);
   }
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
@@ -1198,8 +1087,7 @@ gst_mv_denoise_set_property (GObject * object, guint prop_id,
       self->radius = g_value_get_uint (value);
       break;
     case PROP_BACKEND:
-      self->backend = g_value_get_enum (value);
-      self->backend_changed = TRUE;
+      gst_mc_backend_request (&self->mc, g_value_get_enum (value));
       break;
     case PROP_THREADS:
       self->threads = g_value_get_uint (value);
@@ -1232,7 +1120,7 @@ gst_mv_denoise_get_property (GObject * object, guint prop_id, GValue * value,
       g_value_set_uint (value, self->radius);
       break;
     case PROP_BACKEND:
-      g_value_set_enum (value, self->backend);
+      g_value_set_enum (value, self->mc.requested);
       break;
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
@@ -1256,7 +1144,7 @@ gst_mv_denoise_finalize (GObject * object)
   if (self->pool)
     gst_object_unref (self->pool);
   gst_caps_replace (&self->caps, NULL);
-  drop_session (self);
+  gst_mc_backend_drop_session (&self->mc);
   gst_clear_object (&self->cuda_ctx);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1342,7 +1230,7 @@ gst_mv_denoise_init (GstMvDenoise * self)
   self->sigma = DEFAULT_SIGMA;
   self->radius = DEFAULT_RADIUS;
   self->spatial = DEFAULT_SPATIAL;
-  self->backend = DEFAULT_BACKEND;
+  gst_mc_backend_init (&self->mc, GST_CAT_DEFAULT, DEFAULT_BACKEND);
   self->threads = DEFAULT_THREADS;
   g_queue_init (&self->held);
 }

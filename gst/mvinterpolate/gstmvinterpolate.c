@@ -18,12 +18,13 @@
 #include <math.h>
 #include <string.h>
 
-#include <gst/video/gstvideopool.h>
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
 #include "mc.h"
 #include "gstmotionestcuda.h"
 #include "gstmcframe.h"
+#include "gstmcbackend.h"
+#include "gstmcoutput.h"
 #include "gstmvinterpolate.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_interpolate_debug);
@@ -78,6 +79,13 @@ enum
 };
 
 #define DEFAULT_BACKEND GST_MV_INTERPOLATE_BACKEND_AUTO
+/* the property's values as the common backend code reads them */
+G_STATIC_ASSERT ((gint) GST_MV_INTERPOLATE_BACKEND_AUTO
+    == (gint) GST_MC_BACKEND_AUTO);
+G_STATIC_ASSERT ((gint) GST_MV_INTERPOLATE_BACKEND_CPU
+    == (gint) GST_MC_BACKEND_CPU);
+G_STATIC_ASSERT ((gint) GST_MV_INTERPOLATE_BACKEND_CUDA
+    == (gint) GST_MC_BACKEND_CUDA);
 #define DEFAULT_THREADS 0
 #define DEFAULT_CUT_MODE GST_MV_INTERPOLATE_CUT_REPEAT
 #define DEFAULT_PAIRING GST_MV_INTERPOLATE_PAIRING_BILATERAL
@@ -90,11 +98,9 @@ struct _GstMvInterpolate
   GstPad *srcpad;
 
   /* properties, under the object lock */
-  GstMvInterpolateBackend backend;
   guint threads;
   GstMvInterpolateCutMode cut_mode;
   GstMvInterpolatePairing pairing;
-  gboolean backend_changed;
   gint in_fps_n, in_fps_d;      /* for the latency query */
 
   /* streaming state, under the stream lock */
@@ -114,12 +120,8 @@ struct _GstMvInterpolate
   gboolean cuda_caps;           /* memory:CUDAMemory on both pads */
   GstObject *cuda_ctx;          /* the frames' GstCudaContext (CUDA caps),
                                  * under the object lock */
-  MCCudaSession *mc_session;    /* the CUDA backend's state in ... */
-  GstObject *session_ctx;       /* ... this context, held so that the
-                                 * session can always be freed in it */
-  const MCImpl *impl;
-  gboolean impl_is_cuda;
-  gboolean impl_resolved;
+  GstMcBackend mc;              /* requested, changed: under the object
+                                 * lock (the backend property) */
   guint64 n_interpolated;
   guint64 n_fallback_blocks;
 };
@@ -356,68 +358,11 @@ query_other_side (GstMvInterpolate * self, GstPad * pad, GstCaps * filter)
   return res;
 }
 
-static gboolean
-configure_pool (GstBufferPool * pool, GstCaps * caps, guint size, guint min,
-    guint max)
-{
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  return gst_buffer_pool_set_config (pool, config)
-      && gst_buffer_pool_set_active (pool, TRUE);
-}
-
 /* The frames' CUDA context, referenced (NULL: none). */
 static GstObject *
 cuda_ctx_ref (GstMvInterpolate * self)
 {
-  GstObject *ctx = NULL;
-
-  GST_OBJECT_LOCK (self);
-  if (self->cuda_ctx)
-    ctx = gst_object_ref (self->cuda_ctx);
-  GST_OBJECT_UNLOCK (self);
-  return ctx;
-}
-
-/* Frees the CUDA backend's session in the context it was made in (held
- * by us, so still alive). */
-static void
-drop_session (GstMvInterpolate * self)
-{
-  if (self->mc_session && gst_motion_est_cuda_push (self->session_ctx)) {
-    mc_cuda_session_free (self->mc_session);
-    gst_motion_est_cuda_pop (self->session_ctx);
-  }
-  self->mc_session = NULL;
-  gst_clear_object (&self->session_ctx);
-}
-
-/* The CUDA backend's session in @ctx (current), made on first use there;
- * NULL with @error on failure. */
-static MCCudaSession *
-session_for (GstMvInterpolate * self, GstObject * ctx, GError ** error)
-{
-  if (self->mc_session && self->session_ctx == ctx)
-    return self->mc_session;
-  drop_session (self);
-  self->mc_session = mc_cuda_session_new (error);
-  if (self->mc_session)
-    self->session_ctx = gst_object_ref (ctx);
-  return self->mc_session;
-}
-
-static void
-drop_pool (GstMvInterpolate * self)
-{
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_object_unref (self->pool);
-    self->pool = NULL;
-  }
+  return gst_mc_cuda_context_ref (GST_OBJECT (self), &self->cuda_ctx);
 }
 
 /* Frames in CUDA memory go out in a CUDA pool of the frames' context, so
@@ -427,96 +372,24 @@ static gboolean
 setup_cuda_pool (GstMvInterpolate * self, GstCaps * caps)
 {
   GstObject *ctx = cuda_ctx_ref (self);
-  GstBufferPool *pool = gst_motion_est_cuda_pool_new (ctx, caps,
-      self->out_info.size);
+  gboolean ok;
 
+  ok = gst_mc_output_setup_cuda_pool (&self->pool, ctx, caps,
+      self->out_info.size);
   gst_clear_object (&ctx);
-  drop_pool (self);
-  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
-    gst_clear_object (&pool);
-    return FALSE;
-  }
-  self->pool = pool;
-  return TRUE;
+  return ok;
 }
 
 static gboolean
 setup_pool (GstMvInterpolate * self, GstCaps * caps)
 {
-  GstQuery *query;
-  GstBufferPool *pool = NULL;
-  guint size = self->out_info.size, min = 2, max = 0;
-
   if (self->cuda_caps)
     return setup_cuda_pool (self, caps);
-  query = gst_query_new_allocation (caps, TRUE);
-  if (gst_pad_peer_query (self->srcpad, query)
-      && gst_query_get_n_allocation_pools (query) > 0) {
-    guint psize;
-
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &psize, &min, &max);
-    size = MAX (size, psize);
-  }
-  gst_query_unref (query);
-  drop_pool (self);
-
-  if (pool && !configure_pool (pool, caps, size, min, max)) {
-    GST_DEBUG_OBJECT (self, "downstream's pool refused: one of our own");
-    gst_object_unref (pool);
-    pool = NULL;
-  }
-  if (!pool) {
-    pool = gst_video_buffer_pool_new ();
-    if (!configure_pool (pool, caps, self->out_info.size, 2, 0)) {
-      gst_object_unref (pool);
-      return FALSE;
-    }
-  }
-  self->pool = pool;
-  return TRUE;
+  return gst_mc_output_setup_pool (&self->pool, self->srcpad, caps,
+      self->out_info.size, GST_CAT_DEFAULT);
 }
 
 /* ---- output -------------------------------------------------------------- */
-
-static const MCImpl *
-resolve_backend (GstMvInterpolate * self, GError ** error)
-{
-  GstMvInterpolateBackend backend;
-
-  GST_OBJECT_LOCK (self);
-  backend = self->backend;
-  if (self->backend_changed) {
-    self->impl_resolved = FALSE;
-    self->backend_changed = FALSE;
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (self->impl_resolved)
-    return self->impl;
-
-  self->impl_is_cuda = FALSE;
-  if (backend == GST_MV_INTERPOLATE_BACKEND_CPU) {
-    self->impl = mc_impl_cpu ();
-  } else {
-    GError *err = NULL;
-    const MCImpl *cuda = mc_impl_cuda (&err);
-
-    if (cuda) {
-      self->impl = cuda;
-      self->impl_is_cuda = TRUE;
-    } else if (backend == GST_MV_INTERPOLATE_BACKEND_CUDA) {
-      g_propagate_error (error, err);
-      return NULL;
-    } else {
-      GST_INFO_OBJECT (self, "CUDA unusable (%s): the CPU",
-          err ? err->message : "?");
-      g_clear_error (&err);
-      self->impl = mc_impl_cpu ();
-    }
-  }
-  GST_INFO_OBJECT (self, "backend: %s", self->impl_is_cuda ? "cuda" : "cpu");
-  self->impl_resolved = TRUE;
-  return self->impl;
-}
 
 /* How the pair is made: motion from both fields (their shape in *shape),
  * or the cut mode when the fields do not join the two frames or the
@@ -668,11 +541,13 @@ push_frame (GstMvInterpolate * self, GstBuffer * prev, GstBuffer * next)
         ("could not make the frames' CUDA context current"));
     return GST_FLOW_ERROR;
   }
-  opt.impl = resolve_backend (self, &err);
-  on_device = opt.impl && self->impl_is_cuda && ctx;
+  opt.impl = gst_mc_backend_resolve (&self->mc, GST_OBJECT (self), &err);
+  on_device = opt.impl && self->mc.is_cuda && ctx;
   /* the backend's stream and buffers belong to the frames' context, which
    * may go before this thread does: a session of ours, not the thread's */
-  if (on_device && !(opt.cuda_session = session_for (self, ctx, &err))) {
+  if (on_device
+      && !(opt.cuda_session = gst_mc_backend_session (&self->mc, ctx,
+              &err))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
         ("CUDA session: %s", err ? err->message : "?"));
     g_clear_error (&err);
@@ -897,7 +772,7 @@ follow_frames_context (GstMvInterpolate * self, GstBuffer * buf)
     return FALSE;
   }
   /* the backend's state belongs to a context: look again */
-  self->impl_resolved = FALSE;
+  self->mc.resolved = FALSE;
   return TRUE;
 }
 
@@ -1218,7 +1093,7 @@ gst_mv_interpolate_change_state (GstElement * element,
     gst_segment_init (&self->segment, GST_FORMAT_TIME);
     self->base = 0;
     self->have_caps = FALSE;
-    self->impl_resolved = FALSE;
+    self->mc.resolved = FALSE;
     self->warned_no_summary = FALSE;
     self->n_interpolated = 0;
     self->n_fallback_blocks = 0;
@@ -1231,8 +1106,8 @@ gst_mv_interpolate_change_state (GstElement * element,
     reset (self);
     self->have_caps = FALSE;
     self->cuda_caps = FALSE;
-    drop_pool (self);
-    drop_session (self);
+    gst_mc_output_drop_pool (&self->pool);
+    gst_mc_backend_drop_session (&self->mc);
     gst_caps_replace (&self->out_caps, NULL);
   }
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
@@ -1263,8 +1138,7 @@ gst_mv_interpolate_set_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_BACKEND:
-      self->backend = g_value_get_enum (value);
-      self->backend_changed = TRUE;
+      gst_mc_backend_request (&self->mc, g_value_get_enum (value));
       break;
     case PROP_THREADS:
       self->threads = g_value_get_uint (value);
@@ -1291,7 +1165,7 @@ gst_mv_interpolate_get_property (GObject * object, guint prop_id,
   GST_OBJECT_LOCK (self);
   switch (prop_id) {
     case PROP_BACKEND:
-      g_value_set_enum (value, self->backend);
+      g_value_set_enum (value, self->mc.requested);
       break;
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
@@ -1318,7 +1192,7 @@ gst_mv_interpolate_finalize (GObject * object)
   if (self->pool)
     gst_object_unref (self->pool);
   gst_caps_replace (&self->out_caps, NULL);
-  drop_session (self);
+  gst_mc_backend_drop_session (&self->mc);
   gst_clear_object (&self->cuda_ctx);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1390,7 +1264,7 @@ gst_mv_interpolate_init (GstMvInterpolate * self)
   gst_pad_use_fixed_caps (self->srcpad);
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 
-  self->backend = DEFAULT_BACKEND;
+  gst_mc_backend_init (&self->mc, GST_CAT_DEFAULT, DEFAULT_BACKEND);
   self->threads = DEFAULT_THREADS;
   self->cut_mode = DEFAULT_CUT_MODE;
   self->pairing = DEFAULT_PAIRING;

@@ -24,12 +24,13 @@
 #include <math.h>
 #include <string.h>
 
-#include <gst/video/gstvideopool.h>
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
 #include "mc.h"
 #include "gstmotionestcuda.h"
 #include "gstmcframe.h"
+#include "gstmcbackend.h"
+#include "gstmcoutput.h"
 #include "gstmvstabilize.h"
 #include "stabpath.h"
 
@@ -84,6 +85,13 @@ enum
 #define DEFAULT_MAX_ZOOM 1.25
 #define DEFAULT_MIN_AGREEMENT 0.2
 #define DEFAULT_BACKEND GST_MV_STABILIZE_BACKEND_AUTO
+/* the property's values as the common backend code reads them */
+G_STATIC_ASSERT ((gint) GST_MV_STABILIZE_BACKEND_AUTO
+    == (gint) GST_MC_BACKEND_AUTO);
+G_STATIC_ASSERT ((gint) GST_MV_STABILIZE_BACKEND_CPU
+    == (gint) GST_MC_BACKEND_CPU);
+G_STATIC_ASSERT ((gint) GST_MV_STABILIZE_BACKEND_CUDA
+    == (gint) GST_MC_BACKEND_CUDA);
 #define DEFAULT_THREADS 0
 
 struct _GstMvStabilize
@@ -97,9 +105,7 @@ struct _GstMvStabilize
   guint lookahead;
   gdouble max_zoom;
   gdouble min_agreement;
-  GstMvStabilizeBackend backend;
   guint threads;
-  gboolean backend_changed;
   gint fps_n, fps_d;            /* for the latency query */
 
   /* streaming state, under the stream lock */
@@ -112,11 +118,8 @@ struct _GstMvStabilize
   GstCaps *caps;
   gboolean cuda_caps;
   GstObject *cuda_ctx;          /* under the object lock */
-  MCCudaSession *mc_session;
-  GstObject *session_ctx;
-  const MCImpl *impl;
-  gboolean impl_is_cuda;
-  gboolean impl_resolved;
+  GstMcBackend mc;              /* requested, changed: under the object
+                                 * lock (the backend property) */
   guint64 n_frames, n_corrected, n_cuts;
 };
 
@@ -195,154 +198,32 @@ add_correction_meta (GstBuffer * buf, const StabOutput * o, const double m[6])
 
 /* ---- CUDA context, session, pools ---------------------------------------- */
 
+/* The frames' CUDA context, referenced (NULL: none). */
 static GstObject *
 cuda_ctx_ref (GstMvStabilize * self)
 {
-  GstObject *ctx = NULL;
-
-  GST_OBJECT_LOCK (self);
-  if (self->cuda_ctx)
-    ctx = gst_object_ref (self->cuda_ctx);
-  GST_OBJECT_UNLOCK (self);
-  return ctx;
-}
-
-static void
-drop_session (GstMvStabilize * self)
-{
-  if (self->mc_session && gst_motion_est_cuda_push (self->session_ctx)) {
-    mc_cuda_session_free (self->mc_session);
-    gst_motion_est_cuda_pop (self->session_ctx);
-  }
-  self->mc_session = NULL;
-  gst_clear_object (&self->session_ctx);
-}
-
-static MCCudaSession *
-session_for (GstMvStabilize * self, GstObject * ctx, GError ** error)
-{
-  if (self->mc_session && self->session_ctx == ctx)
-    return self->mc_session;
-  drop_session (self);
-  self->mc_session = mc_cuda_session_new (error);
-  if (self->mc_session)
-    self->session_ctx = gst_object_ref (ctx);
-  return self->mc_session;
-}
-
-static void
-drop_pool (GstMvStabilize * self)
-{
-  if (self->pool) {
-    gst_buffer_pool_set_active (self->pool, FALSE);
-    gst_object_unref (self->pool);
-    self->pool = NULL;
-  }
-}
-
-static gboolean
-configure_pool (GstBufferPool * pool, GstCaps * caps, guint size, guint min,
-    guint max)
-{
-  GstStructure *config = gst_buffer_pool_get_config (pool);
-
-  gst_buffer_pool_config_set_params (config, caps, size, min, max);
-  if (gst_buffer_pool_has_option (pool, GST_BUFFER_POOL_OPTION_VIDEO_META))
-    gst_buffer_pool_config_add_option (config,
-        GST_BUFFER_POOL_OPTION_VIDEO_META);
-  return gst_buffer_pool_set_config (pool, config)
-      && gst_buffer_pool_set_active (pool, TRUE);
+  return gst_mc_cuda_context_ref (GST_OBJECT (self), &self->cuda_ctx);
 }
 
 static gboolean
 setup_cuda_pool (GstMvStabilize * self)
 {
   GstObject *ctx = cuda_ctx_ref (self);
-  GstBufferPool *pool = gst_motion_est_cuda_pool_new (ctx, self->caps,
-      self->info.size);
+  gboolean ok;
 
+  ok = gst_mc_output_setup_cuda_pool (&self->pool, ctx, self->caps,
+      self->info.size);
   gst_clear_object (&ctx);
-  drop_pool (self);
-  if (!pool || !gst_buffer_pool_set_active (pool, TRUE)) {
-    gst_clear_object (&pool);
-    return FALSE;
-  }
-  self->pool = pool;
-  return TRUE;
+  return ok;
 }
 
 static gboolean
 setup_pool (GstMvStabilize * self)
 {
-  GstQuery *query;
-  GstBufferPool *pool = NULL;
-  guint size = self->info.size, min = 2, max = 0;
-
   if (self->cuda_caps)
     return setup_cuda_pool (self);
-  query = gst_query_new_allocation (self->caps, TRUE);
-  if (gst_pad_peer_query (self->srcpad, query)
-      && gst_query_get_n_allocation_pools (query) > 0) {
-    guint psize;
-
-    gst_query_parse_nth_allocation_pool (query, 0, &pool, &psize, &min, &max);
-    size = MAX (size, psize);
-  }
-  gst_query_unref (query);
-  drop_pool (self);
-  if (pool && !configure_pool (pool, self->caps, size, min, max)) {
-    gst_object_unref (pool);
-    pool = NULL;
-  }
-  if (!pool) {
-    pool = gst_video_buffer_pool_new ();
-    if (!configure_pool (pool, self->caps, self->info.size, 2, 0)) {
-      gst_object_unref (pool);
-      return FALSE;
-    }
-  }
-  self->pool = pool;
-  return TRUE;
-}
-
-static const MCImpl *
-resolve_backend (GstMvStabilize * self, GError ** error)
-{
-  GstMvStabilizeBackend backend;
-
-  GST_OBJECT_LOCK (self);
-  backend = self->backend;
-  if (self->backend_changed) {
-    self->impl_resolved = FALSE;
-    self->backend_changed = FALSE;
-  }
-  GST_OBJECT_UNLOCK (self);
-  if (self->impl_resolved)
-    return self->impl;
-
-  self->impl_is_cuda = FALSE;
-  if (backend == GST_MV_STABILIZE_BACKEND_CPU) {
-    self->impl = mc_impl_cpu ();
-  } else {
-    GError *err = NULL;
-    const MCImpl *cuda = mc_impl_cuda (&err);
-
-    if (cuda) {
-      self->impl = cuda;
-      self->impl_is_cuda = TRUE;
-    } else if (backend == GST_MV_STABILIZE_BACKEND_CUDA) {
-      g_propagate_error (error, err);
-      return NULL;
-    } else {
-      GST_INFO_OBJECT (self, "CUDA unusable (%s): the CPU",
-          err ? err->message : "?");
-      g_clear_error (&err);
-      self->impl = mc_impl_cpu ();
-    }
-  }
-  GST_INFO_OBJECT (self, "backend: %s", self->impl_is_cuda ? "cuda" : "cpu");
-  self->impl_resolved = TRUE;
-  return self->impl;
+  return gst_mc_output_setup_pool (&self->pool, self->srcpad, self->caps,
+      self->info.size, GST_CAT_DEFAULT);
 }
 
 /* ---- the path ------------------------------------------------------------ */
@@ -470,15 +351,18 @@ warp_frame (GstMvStabilize * self, GstBuffer * in, GstBuffer * out,
   if (!ok)
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
         ("could not make the frames' CUDA context current"));
-  opt.impl = ok ? resolve_backend (self, &err) : NULL;
+  opt.impl = ok ? gst_mc_backend_resolve (&self->mc, GST_OBJECT (self),
+      &err) : NULL;
   if (ok && !opt.impl) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED,
         ("backend=cuda: %s", err ? err->message : "CUDA unusable"), (NULL));
     g_clear_error (&err);
     ok = FALSE;
   }
-  on_device = ok && self->impl_is_cuda && ctx;
-  if (on_device && !(opt.cuda_session = session_for (self, ctx, &err))) {
+  on_device = ok && self->mc.is_cuda && ctx;
+  if (on_device
+      && !(opt.cuda_session = gst_mc_backend_session (&self->mc, ctx,
+              &err))) {
     GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
         ("CUDA session: %s", err ? err->message : "?"));
     g_clear_error (&err);
@@ -663,7 +547,7 @@ follow_frames_context (GstMvStabilize * self, GstBuffer * buf)
         ("could not move to the CUDA context of the frames"));
     return FALSE;
   }
-  self->impl_resolved = FALSE;
+  self->mc.resolved = FALSE;
   return TRUE;
 }
 
@@ -879,7 +763,7 @@ gst_mv_stabilize_change_state (GstElement * element,
   if (transition == GST_STATE_CHANGE_READY_TO_PAUSED) {
     self->have_caps = FALSE;
     reset (self);
-    self->impl_resolved = FALSE;
+    self->mc.resolved = FALSE;
     self->n_frames = self->n_corrected = self->n_cuts = 0;
   }
   ret = GST_ELEMENT_CLASS (parent_class)->change_state (element, transition);
@@ -890,8 +774,8 @@ gst_mv_stabilize_change_state (GstElement * element,
     self->have_caps = FALSE;
     reset (self);
     self->cuda_caps = FALSE;
-    drop_pool (self);
-    drop_session (self);
+    gst_mc_output_drop_pool (&self->pool);
+    gst_mc_backend_drop_session (&self->mc);
     gst_caps_replace (&self->caps, NULL);
   }
   if (transition == GST_STATE_CHANGE_READY_TO_NULL) {
@@ -929,8 +813,7 @@ gst_mv_stabilize_set_property (GObject * object, guint prop_id,
       self->min_agreement = g_value_get_double (value);
       break;
     case PROP_BACKEND:
-      self->backend = g_value_get_enum (value);
-      self->backend_changed = TRUE;
+      gst_mc_backend_request (&self->mc, g_value_get_enum (value));
       break;
     case PROP_THREADS:
       self->threads = g_value_get_uint (value);
@@ -960,7 +843,7 @@ gst_mv_stabilize_get_property (GObject * object, guint prop_id,
       g_value_set_double (value, self->min_agreement);
       break;
     case PROP_BACKEND:
-      g_value_set_enum (value, self->backend);
+      g_value_set_enum (value, self->mc.requested);
       break;
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
@@ -982,7 +865,7 @@ gst_mv_stabilize_finalize (GObject * object)
   if (self->pool)
     gst_object_unref (self->pool);
   gst_caps_replace (&self->caps, NULL);
-  drop_session (self);
+  gst_mc_backend_drop_session (&self->mc);
   gst_clear_object (&self->cuda_ctx);
   G_OBJECT_CLASS (parent_class)->finalize (object);
 }
@@ -1065,7 +948,7 @@ gst_mv_stabilize_init (GstMvStabilize * self)
   self->lookahead = DEFAULT_LOOKAHEAD;
   self->max_zoom = DEFAULT_MAX_ZOOM;
   self->min_agreement = DEFAULT_MIN_AGREEMENT;
-  self->backend = DEFAULT_BACKEND;
+  gst_mc_backend_init (&self->mc, GST_CAT_DEFAULT, DEFAULT_BACKEND);
   self->threads = DEFAULT_THREADS;
   g_queue_init (&self->held);
 }
