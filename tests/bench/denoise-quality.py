@@ -552,7 +552,7 @@ class Bench:
             rows[peer] = self.run_one(clip, 0, peer, t["chosen"], t["graph"],
                                       n, True)
         if self.ours:
-            for r in (1, 2):
+            for r in (self.args.radius or RADII):
                 rows[f"mvd-r{r}-sauto"] = self.run_one(
                     clip, 0, "mvdenoise", f"mvd-r{r}-sauto", [r, -1], n, True)
         return {"estimates": est, "clip": clip, "frames": n,
