@@ -31,6 +31,7 @@
 #include "gstmcframe.h"
 #include "gstmvdenoise.h"
 #include "gstmvdenoisedevice.h"
+#include "gstmvdenoisespatial.h"
 #include "gstmvdenoisefields.h"
 #include "gstmvdenoiselevel.h"
 
@@ -65,10 +66,12 @@ enum
   PROP_RADIUS,
   PROP_BACKEND,
   PROP_THREADS,
+  PROP_SPATIAL,
 };
 
 #define DEFAULT_SIGMA (-1.0)
 #define DEFAULT_RADIUS 2
+#define DEFAULT_SPATIAL 2.0
 #define MAX_RADIUS 4            /* 2 x 4 references: MC_DENOISE_MAX_REFS */
 #define DEFAULT_BACKEND GST_MV_DENOISE_BACKEND_AUTO
 #define DEFAULT_THREADS 0
@@ -95,6 +98,7 @@ struct _GstMvDenoise
   gdouble sigma;
   gdouble sigma_estimate;
   guint radius;
+  gdouble spatial;
   GstMvDenoiseBackend backend;
   guint threads;
   gboolean backend_changed;
@@ -110,6 +114,8 @@ struct _GstMvDenoise
   gboolean checked_fields;      /* the first frame's fields were looked at */
   gboolean warned_no_summary;
   GstBufferPool *pool;
+  GstBuffer *spatial_tmp;       /* system memory: the temporal mix before
+                                 * the spatial pass, kept between frames */
   GstCaps *caps;
   gboolean cuda_caps;
   GstObject *cuda_ctx;          /* under the object lock */
@@ -191,6 +197,7 @@ session_for (GstMvDenoise * self, GstObject * ctx, GError ** error)
 static void
 drop_pool (GstMvDenoise * self)
 {
+  gst_clear_buffer (&self->spatial_tmp);
   if (self->pool) {
     gst_buffer_pool_set_active (self->pool, FALSE);
     gst_object_unref (self->pool);
@@ -518,6 +525,72 @@ inputs_to_device (const Frames * f, GstBuffer * cur, GstBuffer ** refs,
   return MC_DEVICE_INPUTS;
 }
 
+/* Where the temporal mix goes before the spatial pass: a buffer of the
+ * CUDA pool in CUDA memory (frames stay on the device; that pool has no
+ * limit), else a buffer of the element's own, kept between frames (not
+ * one of downstream's pool, whose limit a second buffer could reach). */
+static GstBuffer *
+spatial_tmp (GstMvDenoise * self)
+{
+  GstBuffer *b = NULL;
+
+  if (self->cuda_caps)
+    return gst_buffer_pool_acquire_buffer (self->pool, &b, NULL)
+        == GST_FLOW_OK ? b : NULL;
+  /* taken from the element while in use (one reference: writable), given
+   * back by spatial_tmp_done() */
+  b = self->spatial_tmp;
+  self->spatial_tmp = NULL;
+  if (b && gst_buffer_get_size (b) < self->info.size)
+    gst_clear_buffer (&b);
+  return b ? b : gst_buffer_new_allocate (NULL, self->info.size, NULL);
+}
+
+static void
+spatial_tmp_done (GstMvDenoise * self, GstBuffer * b)
+{
+  if (!b)
+    return;
+  if (self->cuda_caps || self->spatial_tmp)
+    gst_buffer_unref (b);
+  else
+    self->spatial_tmp = b;
+}
+
+/* The spatial pass from the mix in @f's output (@tmp) to @out: each
+ * picture of the frame (the colour; alpha with the same threshold, an x
+ * byte copied) through gst_mv_denoise_spatial(). */
+static gboolean
+spatial_pass (GstMvDenoise * self, const Frames * f, GstBuffer * out,
+    GstObject * ctx, gboolean on_device, guint threshold,
+    const MCOptions * base, GError ** err)
+{
+  const GstMapFlags oflags = on_device
+      ? gst_motion_est_cuda_map_flags (out, ctx) : 0;
+  GstVideoFrame of;
+  MCPicture in, op;
+  MCOptions opt = *base;
+  gboolean ok, is_alpha;
+
+  if (!gst_video_frame_map (&of, &self->info, out, GST_MAP_WRITE | oflags)) {
+    g_set_error (err, MC_ERROR, MC_ERROR_INVALID, "could not map the "
+        "output frame");
+    return FALSE;
+  }
+  opt.device = (MCDevice) ((f->device & MC_DEVICE_OUTPUT ? MC_DEVICE_INPUTS
+          : 0) | (oflags ? MC_DEVICE_OUTPUT : 0));
+  gst_mc_picture_from_frame (&f->out, &in);
+  gst_mc_picture_from_frame (&of, &op);
+  ok = gst_mv_denoise_spatial (&in, &op, threshold, &opt, err);
+  if (ok && gst_mc_extra_from_frame (&of, &op, &is_alpha)) {
+    gst_mc_extra_from_frame (&f->out, &in, &is_alpha);
+    ok = gst_mv_denoise_spatial (&in, &op, is_alpha ? threshold : 0, &opt,
+        err);
+  }
+  gst_video_frame_unmap (&of);
+  return ok;
+}
+
 /* Output frame @h from the held frames: denoised with its references, or,
  * without any, the frame itself (through the library, so that the
  * samples stay on the device when they are there: one reference, itself,
@@ -536,7 +609,9 @@ output_frame (GstMvDenoise * self, Held * h)
   GstObject *ctx;
   GError *err = NULL;
   GstFlowReturn ret;
-  guint radius, n, i, depth, q4;
+  guint radius, n, i, depth, q4, threshold;
+  gdouble spatial;
+  GstBuffer *tmp = NULL;
   gint shape = -1;
   gboolean ok, on_device;
   const guint width = GST_VIDEO_INFO_WIDTH (&self->info);
@@ -615,6 +690,18 @@ output_frame (GstMvDenoise * self, Held * h)
     weights_clear (&w);
     return ret;
   }
+  /* with a spatial pass, the mix goes to a buffer of its own first */
+  GST_OBJECT_LOCK (self);
+  spatial = self->spatial;
+  GST_OBJECT_UNLOCK (self);
+  threshold = gst_mv_denoise_spatial_threshold (spatial, q4, depth, n);
+  if (threshold && !(tmp = spatial_tmp (self))) {
+    weights_clear (&w);
+    gst_buffer_unref (out);
+    GST_ELEMENT_ERROR (self, RESOURCE, FAILED, (NULL),
+        ("no buffer for the spatial pass"));
+    return GST_FLOW_ERROR;
+  }
 
   mc_options_init (&opt);
   GST_OBJECT_LOCK (self);
@@ -644,7 +731,7 @@ output_frame (GstMvDenoise * self, Held * h)
     ok = FALSE;
   }
   if (ok && (ok = frames_map (self, &f, h->buf, n ? refs : &h->buf, MAX (n,
-                  1), out, ctx, on_device))) {
+                  1), tmp ? tmp : out, ctx, on_device))) {
     gboolean is_alpha;
 
     gst_mc_picture_from_frame (&f.cur, &cp);
@@ -670,6 +757,9 @@ output_frame (GstMvDenoise * self, Held * h)
       ok = mc_denoise_picture (&cp, rp, w.fp, is_alpha ? wp : zp, MAX (n, 1),
           &op, &opt, &err);
     }
+    if (ok && tmp)
+      ok = spatial_pass (self, &f, out, ctx, on_device, threshold, &opt,
+          &err);
     if (!ok) {
       GST_ELEMENT_ERROR (self, STREAM, FAILED,
           ("Denoising failed: %s", err ? err->message : "?"), (NULL));
@@ -679,6 +769,7 @@ output_frame (GstMvDenoise * self, Held * h)
   }
   gst_motion_est_cuda_pop (ctx);
   gst_clear_object (&ctx);
+  spatial_tmp_done (self, tmp);
   weights_clear (&w);
   if (!ok) {
     gst_buffer_unref (out);
@@ -686,8 +777,9 @@ output_frame (GstMvDenoise * self, Held * h)
   }
   self->n_frames++;
   self->n_refs += n;
-  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u references, sigma %.2f",
-      GST_TIME_ARGS (GST_BUFFER_PTS (h->buf)), n, q4 / 16.0);
+  GST_LOG_OBJECT (self, "%" GST_TIME_FORMAT ": %u references, sigma %.2f, "
+      "spatial threshold %u", GST_TIME_ARGS (GST_BUFFER_PTS (h->buf)), n,
+      q4 / 16.0, threshold);
 
   /* the input's timestamps, flags and metas (the fields among them) */
   gst_buffer_copy_into (out, h->buf, GST_BUFFER_COPY_FLAGS
@@ -1112,6 +1204,9 @@ gst_mv_denoise_set_property (GObject * object, guint prop_id,
     case PROP_THREADS:
       self->threads = g_value_get_uint (value);
       break;
+    case PROP_SPATIAL:
+      self->spatial = g_value_get_double (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -1141,6 +1236,9 @@ gst_mv_denoise_get_property (GObject * object, guint prop_id, GValue * value,
       break;
     case PROP_THREADS:
       g_value_set_uint (value, self->threads);
+      break;
+    case PROP_SPATIAL:
+      g_value_set_double (value, self->spatial);
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -1202,6 +1300,12 @@ gst_mv_denoise_class_init (GstMvDenoiseClass * klass)
           "thread alone)", 0, 64, DEFAULT_THREADS,
           G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
 
+  g_object_class_install_property (gobject_class, PROP_SPATIAL,
+      g_param_spec_double ("spatial", "Spatial strength",
+          "The spatial pass after the temporal mix: the threshold of its "
+          "5x5 sigma filter in units of the noise the mix leaves (sigma / "
+          "sqrt (references + 1)); 0: no spatial pass", 0.0, 8.0,
+          DEFAULT_SPATIAL, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
@@ -1237,6 +1341,7 @@ gst_mv_denoise_init (GstMvDenoise * self)
 
   self->sigma = DEFAULT_SIGMA;
   self->radius = DEFAULT_RADIUS;
+  self->spatial = DEFAULT_SPATIAL;
   self->backend = DEFAULT_BACKEND;
   self->threads = DEFAULT_THREADS;
   g_queue_init (&self->held);

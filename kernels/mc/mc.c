@@ -591,7 +591,7 @@ mc_denoise_picture (const MCPicture * cur, const MCPicture * const *refs,
           p ? sy : 0, &grid, error)
           && impl->denoise_refs (&cur->planes[p], rp, fields, weights,
           n_refs, fields[0]->cols, &out->planes[p], &grid, p ? sx : 0,
-          p ? sy : 0, p, opt, error);
+          p ? sy : 0, p, p == n - 1, opt, error);
     } else {
       ok = denoise_composed (&cur->planes[p], rp, fields, weights, n_refs,
           &out->planes[p], p ? sx : 0, p ? sy : 0, &temps, opt, error);
@@ -683,9 +683,11 @@ mc_denoise_estimate (const MCField * field, gboolean no_reference,
 
 /* ---- the spatial pass --------------------------------------------------- */
 
-gboolean
-mc_sigma_filter_plane (const MCPlane * in, MCPlane * out, unsigned radius,
-    unsigned threshold, const MCOptions * opt, GError ** error)
+/* One plane of the spatial pass; `last` as the table's (FALSE only for the
+ * planes of a picture before its last). */
+static gboolean
+sigma_plane (const MCPlane * in, MCPlane * out, unsigned radius,
+    unsigned threshold, gboolean last, const MCOptions * opt, GError ** error)
 {
   MCOptions def;
   if (!check_plane (in, "input", error) || !check_plane (out, "output", error)
@@ -708,7 +710,39 @@ mc_sigma_filter_plane (const MCPlane * in, MCPlane * out, unsigned radius,
           "%s implementation has no spatial pass of its own", impl->name);
     impl = mc_impl_c ();
   }
-  return impl->sigma_filter_plane (in, out, radius, threshold, opt, error);
+  return impl->sigma_filter_plane (in, out, radius, threshold, last, opt,
+      error);
+}
+
+gboolean
+mc_sigma_filter_plane (const MCPlane * in, MCPlane * out, unsigned radius,
+    unsigned threshold, const MCOptions * opt, GError ** error)
+{
+  return sigma_plane (in, out, radius, threshold, TRUE, opt, error);
+}
+
+gboolean
+mc_sigma_filter_picture (const MCPicture * in, MCPicture * out,
+    unsigned radius, unsigned threshold, const MCOptions * opt,
+    GError ** error)
+{
+  if (!check_picture (in, "input", error)
+      || !check_picture (out, "output", error))
+    return FALSE;
+  if (out->chroma != in->chroma)
+    return invalid (error, "output", "chroma %d, not the input's %d",
+        out->chroma, in->chroma);
+  const unsigned n = in->chroma == MC_CHROMA_NONE ? 1 : 3;
+  for (unsigned i = 0; i < n; i++)
+    for (unsigned j = 0; j < n; j++)
+      if (overlap (&out->planes[i], &in->planes[j]))
+        return invalid (error, "output", "plane %u overlaps a plane of the "
+            "input", i);
+  for (unsigned i = 0; i < n; i++)
+    if (!sigma_plane (&in->planes[i], &out->planes[i], radius, threshold,
+            i == n - 1, opt, error))
+      return FALSE;
+  return TRUE;
 }
 
 /* ---- bilateral costs ---------------------------------------------------- */

@@ -275,6 +275,13 @@ gboolean mc_sigma_filter_plane (const MCPlane * in, MCPlane * out,
     unsigned radius, unsigned threshold, const MCOptions * opt,
     GError ** error);
 
+/* Every plane of `in` through mc_sigma_filter_plane() into `out`
+ * (pictures of one size and chroma; out overlaps no plane of in); on a GPU
+ * one wait for the whole picture. */
+gboolean mc_sigma_filter_picture (const MCPicture * in, MCPicture * out,
+    unsigned radius, unsigned threshold, const MCOptions * opt,
+    GError ** error);
+
 /* How mc_interpolate_picture() makes the picture at t. */
 typedef enum {
   MC_INTERP_MOTION,          /* motion compensated from both sides,

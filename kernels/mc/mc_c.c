@@ -347,8 +347,9 @@ sigma_row (gpointer data, unsigned r)
 
 static gboolean
 sigma_filter_plane_c (const MCPlane * in, MCPlane * out, unsigned radius,
-    unsigned threshold, const MCOptions * opt, GError ** error)
+    unsigned threshold, gboolean last, const MCOptions * opt, GError ** error)
 {
+  (void) last;
   Sigma job = { in, out, (int) radius, (int) threshold };
   return mc_run_rows (sigma_row, &job, in->height, opt->threads, error);
 }

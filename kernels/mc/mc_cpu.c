@@ -15,7 +15,8 @@ mc_cpu_table_portable (void)
 {
   static const MCImpl impl = { "cpu-portable", FALSE, predict_plane_portable,
     blend_plane_portable, interpolate_plane_portable, bilateral_costs_portable,
-    NULL, denoise_refs_portable, warp_plane_portable
+    NULL, denoise_refs_portable, warp_plane_portable,
+    sigma_filter_plane_portable
   };
   return &impl;
 }

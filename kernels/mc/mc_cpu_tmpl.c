@@ -1005,12 +1005,13 @@ static gboolean
 MC_CPU_FN (denoise_refs) (const MCPlane * cur, const MCPlane * const *refs,
     const MCField * const *fields, const uint8_t * const *weights,
     unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
-    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
-    GError ** error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, gboolean last,
+    const MCOptions * opt, GError ** error)
 {
   MCCpuWin *wx = g_new (MCCpuWin, grid->ncols + grid->nrows);
   DenoiseJob dj;
   (void) plane;
+  (void) last;
   memset (&dj, 0, sizeof dj);
   Job *job = &dj.job;
   for (unsigned i = 0; i < n_refs; i++)
@@ -1310,4 +1311,74 @@ MC_CPU_FN (warp_plane) (const MCPlane * in, MCPlane * out, const MCWarp * w,
   WarpRows job = { in, out, w };
   return mc_run_rows (warp_rows, &job, (out->height + WARP_ROWS - 1)
       / WARP_ROWS, mc_cpu_threads (opt), error);
+}
+
+/* ---- the spatial pass ------------------------------------------------------
+ * A row at a time: the window's 2 radius + 1 rows widened to int32 with
+ * `radius` samples of padding each side, and the rows past the plane's
+ * edges, filled with a value no sample is within any threshold of (the
+ * C reference's cut window: such samples never count); then every
+ * offset of the window compared and summed across the whole row, in lanes
+ * the compiler vectorizes, and the mean divided as denoise_div() does. */
+
+#define SIGMA_OUTSIDE (-(1 << 20))
+
+typedef struct {
+  const MCPlane *in;
+  MCPlane *out;
+  int radius, threshold;
+} SigmaJob;
+
+static void
+sigma_row (gpointer data, unsigned r)
+{
+  const SigmaJob *job = data;
+  const int W = (int) job->in->width, H = (int) job->in->height;
+  const int rad = job->radius, t = job->threshold, y = (int) r;
+  const int pw = W + 2 * rad, nr = 2 * rad + 1;
+  int32_t *rows = g_new (int32_t, (size_t) nr * pw);
+  uint16_t *line = g_new (uint16_t, W);
+  uint32_t *sum = g_new0 (uint32_t, 2 * (size_t) W);
+  uint32_t *cnt = sum + W;
+  int32_t *v = g_new (int32_t, W);
+  for (int k = 0; k < nr; k++) {
+    int32_t *row = rows + (size_t) k * pw;
+    const int yy = y - rad + k;
+    for (int x = 0; x < pw; x++)
+      row[x] = SIGMA_OUTSIDE;
+    if (yy < 0 || yy >= H)
+      continue;
+    load_row (job->in, 0, yy, W, line);
+    for (int x = 0; x < W; x++)
+      row[rad + x] = line[x];
+  }
+  const int32_t *c = rows + (size_t) rad * pw + rad;
+  for (int k = 0; k < nr; k++)
+    for (int dx = 0; dx < nr; dx++) {
+      const int32_t *restrict s = rows + (size_t) k * pw + dx;
+      for (int x = 0; x < W; x++) {
+        const int32_t d = s[x] - c[x];
+        const uint32_t m = (uint32_t) (d <= t && d >= -t);
+        sum[x] += m * (uint32_t) s[x];
+        cnt[x] += m;
+      }
+    }
+  for (int x = 0; x < W; x++)
+    v[x] = denoise_div (sum[x], cnt[x]);
+  store_row (job->out, 0, y, W, v);
+  g_free (v);
+  g_free (sum);
+  g_free (line);
+  g_free (rows);
+}
+
+static gboolean
+MC_CPU_FN (sigma_filter_plane) (const MCPlane * in, MCPlane * out,
+    unsigned radius, unsigned threshold, gboolean last,
+    const MCOptions * opt, GError ** error)
+{
+  SigmaJob job = { in, out, (int) radius, (int) threshold };
+  (void) last;
+  return mc_run_rows (sigma_row, &job, in->height, mc_cpu_threads (opt),
+      error);
 }

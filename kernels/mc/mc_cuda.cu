@@ -419,6 +419,20 @@ finish (cudaStream_t stream, GError **error)
   return TRUE;
 }
 
+/* finish(), but a plane of a picture before its last whose output is
+ * device memory is not waited for: the next plane's work follows it on
+ * the same stream, and the last plane's call waits for all. */
+static gboolean
+finish_plane (cudaStream_t stream, gboolean out_device, gboolean last,
+    GError **error)
+{
+  if (!last && out_device) {
+    CHECK (cudaGetLastError (), "kernel launch");
+    return TRUE;
+  }
+  return finish (stream, error);
+}
+
 static MCSGrid
 dev_grid (const MCGrid *g)
 {
@@ -623,8 +637,8 @@ static gboolean
 denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
     const MCField *const *fields, const uint8_t *const *weights,
     unsigned n_refs, size_t wstride, MCPlane *out, const MCGrid *grid,
-    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions *opt,
-    GError **error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, gboolean last,
+    const MCOptions *opt, GError **error)
 {
   ThreadState *st = get_state (opt, error);
   if (!st)
@@ -733,7 +747,7 @@ denoise_refs_cuda (const MCPlane *cur, const MCPlane *const *refs,
         opt->obmc ? 1 : 0);
   CHECK (cudaGetLastError (), "launch of the denoising kernel");
   return download (stream, out, dout_dev, &dout, error)
-      && finish (stream, error);
+      && finish_plane (stream, dout_dev, last, error);
 }
 
 static gboolean
@@ -766,7 +780,7 @@ warp_plane_cuda (const MCPlane *in, MCPlane *out, const MCWarp *w,
 
 static gboolean
 sigma_filter_plane_cuda (const MCPlane *in, MCPlane *out, unsigned radius,
-    unsigned threshold, const MCOptions *opt, GError **error)
+    unsigned threshold, gboolean last, const MCOptions *opt, GError **error)
 {
   ThreadState *st = get_state (opt, error);
   if (!st)
@@ -788,7 +802,7 @@ sigma_filter_plane_cuda (const MCPlane *in, MCPlane *out, unsigned radius,
         dout, (int) radius, (int) threshold);
   CHECK (cudaGetLastError (), "launch of the spatial kernel");
   return download (stream, out, out_dev, &dout, error)
-      && finish (stream, error);
+      && finish_plane (stream, out_dev, last, error);
 }
 
 const MCImpl *

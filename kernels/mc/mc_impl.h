@@ -94,12 +94,14 @@ struct MCImpl {
    * picture's plane: mc_denoise_picture() calls plane 0 first and the
    * others right after it with the same fields and weights, so that an
    * implementation may keep what it made of them (CUDA uploads them
-   * once a picture). */
+   * once a picture).  `last`: the picture's last plane; before it an
+   * implementation writing device memory need not wait for its work (the
+   * next call's follows it on the same stream). */
   gboolean (*denoise_refs) (const MCPlane * cur, const MCPlane * const *refs,
       const MCField * const *fields, const uint8_t * const *weights,
       unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
-      unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
-      GError ** error);
+      unsigned sub_x, unsigned sub_y, unsigned plane, gboolean last,
+      const MCOptions * opt, GError ** error);
   /* Optional (NULL: the C reference's, which reads host planes only): out
    * resampled from `in` through w, the plane's own map (mc_warp_plane();
    * mc_warp_chroma() already applied to chroma).  One depth; sizes may
@@ -107,10 +109,11 @@ struct MCImpl {
   gboolean (*warp_plane) (const MCPlane * in, MCPlane * out,
       const MCWarp * w, const MCOptions * opt, GError ** error);
   /* Optional (NULL: the C reference's, host planes only):
-   * mc_sigma_filter_plane(), arguments checked. */
+   * mc_sigma_filter_plane(), arguments checked; `last` as for
+   * denoise_refs (FALSE only for a picture's planes before its last). */
   gboolean (*sigma_filter_plane) (const MCPlane * in, MCPlane * out,
-      unsigned radius, unsigned threshold, const MCOptions * opt,
-      GError ** error);
+      unsigned radius, unsigned threshold, gboolean last,
+      const MCOptions * opt, GError ** error);
 };
 
 /* row (job, r) for r = 0 .. n - 1, on `threads` threads (the calling one

@@ -1086,11 +1086,12 @@ static gboolean
 host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
     const MCField * const *fields, const uint8_t * const *weights,
     unsigned n_refs, size_t wstride, MCPlane * out, const MCGrid * grid,
-    unsigned sub_x, unsigned sub_y, unsigned plane, const MCOptions * opt,
-    GError ** error)
+    unsigned sub_x, unsigned sub_y, unsigned plane, gboolean last,
+    const MCOptions * opt, GError ** error)
 {
   MCSDenoiseRefs dr;
   (void) plane;
+  (void) last;
   GstMotionVectorCell *cells[MC_DENOISE_MAX_REFS];
   guint8 *w[MC_DENOISE_MAX_REFS];
   guint16 *hp[MC_DENOISE_MAX_REFS];
@@ -1155,8 +1156,10 @@ host_denoise_refs (const MCPlane * cur, const MCPlane * const *refs,
 
 static gboolean
 host_sigma (const MCPlane * in, MCPlane * out, unsigned radius,
-    unsigned threshold, const MCOptions * opt, GError ** error)
+    unsigned threshold, gboolean last, const MCOptions * opt,
+    GError ** error)
 {
+  (void) last;
   (void) opt;
   (void) error;
   const int bps = in->depth > 8 ? 2 : 1;
@@ -1799,6 +1802,10 @@ checkasm_check_mc (const char *which)
         g_snprintf (label, sizeof label, "mc denoise picture %s, %u "
             "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
         checkasm_report (label, check_dnpic_cases (impl, MEM_HOST, t,
+                t == 1 ? 120 : 30, label));
+        g_snprintf (label, sizeof label, "mc sigma filter %s, %u "
+            "thread%s, vs c", impl->name, t, t > 1 ? "s" : "");
+        checkasm_report (label, check_sigma_cases (impl, MEM_HOST, t,
                 t == 1 ? 120 : 30, label));
         g_snprintf (label, sizeof label, "mc warp %s, %u thread%s, vs c",
             impl->name, t, t > 1 ? "s" : "");

@@ -12,7 +12,8 @@ mc_cpu_table_avx2 (void)
 {
   static const MCImpl impl = { "cpu-avx2", FALSE, predict_plane_avx2,
     blend_plane_avx2, interpolate_plane_avx2, bilateral_costs_avx2,
-    NULL, denoise_refs_avx2, warp_plane_avx2
+    NULL, denoise_refs_avx2, warp_plane_avx2,
+    sigma_filter_plane_avx2
   };
   return &impl;
 }
