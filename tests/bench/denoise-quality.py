@@ -109,11 +109,11 @@ FF_THREADS = ["-threads", "2", "-filter_threads", "2",
               "-filter_complex_threads", "2"]
 FF_TIMEOUT = 1800
 # gpumotionest's search in front of mvdenoise: predictive (the fast CPU
-# method), half-pel predictions, and the 8x8 partition besides 16x16
-# (mvdenoise weighs references on the 8x8 grid when the fields have it,
-# which keeps a moving edge from ghosting); summary=true gives mvdenoise
-# the scene-cut flags it never averages across.  Not tuned here.
-MVD_SEARCH = "method=predictive subpel=half partitions=16x16+8x8 summary=true"
+# method) at quarter pel on 16x16 blocks, the search the quality suite's
+# denoising cases use; summary=true gives mvdenoise the scene-cut flags it
+# never averages across.  mvdenoise runs with its defaults besides sigma
+# and radius (its spatial pass included).  Not tuned here.
+MVD_SEARCH = "method=predictive subpel=quarter summary=true"
 # the peers whose best is "the best peer" (bm3d runs on fewer frames)
 BEST_OF = ("hqdn3d", "atadenoise", "fftdnoiz", "nlmeans")
 PEERS = ("hqdn3d", "atadenoise", "fftdnoiz", "nlmeans", "bm3d")
@@ -552,7 +552,7 @@ class Bench:
             rows[peer] = self.run_one(clip, 0, peer, t["chosen"], t["graph"],
                                       n, True)
         if self.ours:
-            for r in (1, 2):
+            for r in (self.args.radius or RADII):
                 rows[f"mvd-r{r}-sauto"] = self.run_one(
                     clip, 0, "mvdenoise", f"mvd-r{r}-sauto", [r, -1], n, True)
         return {"estimates": est, "clip": clip, "frames": n,
