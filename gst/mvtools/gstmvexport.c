@@ -29,12 +29,19 @@
  * summary is written too: a "summary" object (JSON), or, in CSV, instead
  * of the blocks, one row per field.  Off by default, so that the files of
  * existing pipelines stay byte for byte as they were.
+ *
+ * A buffer that carries mvstabilize's correction (the custom meta
+ * "GstMvStabilizeMeta", looked up by name: no link to that plugin) gets
+ * it on every line of the frame in JSON, a "stabilization" object of the
+ * structure's fields; in CSV only with stabilization=true, as fixed
+ * columns after the last ones, empty on frames without the meta.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,6 +57,10 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_export_debug);
 #define DEFAULT_FORMAT GST_MV_EXPORT_FORMAT_JSONL
 #define DEFAULT_PARTITIONS GST_MOTION_VECTOR_PARTITIONS_ALL
 #define DEFAULT_SUMMARY FALSE
+#define DEFAULT_STABILIZATION FALSE
+
+/* mvstabilize's correction meta, by name (docs/stabilization.md) */
+#define STABILIZE_META_NAME "GstMvStabilizeMeta"
 
 enum
 {
@@ -58,6 +69,7 @@ enum
   PROP_FORMAT,
   PROP_PARTITIONS,
   PROP_SUMMARY,
+  PROP_STABILIZATION,
 };
 
 struct _GstMvExport
@@ -69,6 +81,7 @@ struct _GstMvExport
   GstMvExportFormat format;
   GstMotionVectorPartitionFlags partitions;
   gboolean summary;
+  gboolean stabilization;
 
   /* streaming state */
   FILE *file;
@@ -78,8 +91,12 @@ struct _GstMvExport
   GstMvExportFormat open_format;
   GstMotionVectorPartitionFlags open_partitions;
   gboolean open_summary;
+  gboolean open_stabilization;
   guint64 frame;                /* buffers seen since start, with or without meta */
   GString *text;                /* one frame's text, reused */
+  GString *stab;                /* the frame's correction as text, reused:
+                                 * the JSON key or the CSV cells, each with
+                                 * its leading comma; empty without one */
 };
 
 static GstStaticPadTemplate sink_template = GST_STATIC_PAD_TEMPLATE ("sink",
@@ -209,7 +226,7 @@ append_clock_time (GString * s, GstClockTime t, const gchar * none)
 static void
 format_jsonl (GString * s, const GstMotionVectorMeta * meta,
     GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts,
-    gboolean with_summary)
+    gboolean with_summary, const GString * stab)
 {
   GstMotionVectorSummary sum;
   guint p, i, mb_cols, mb_rows, ref_cols, ref_rows;
@@ -301,6 +318,7 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
   }
   if (with_summary && gst_motion_vector_meta_get_summary (meta, &sum))
     mv_summary_append_json (s, &sum);
+  g_string_append_len (s, stab->str, stab->len);
   g_string_append (s, "}\n");
 }
 
@@ -345,7 +363,7 @@ csv_decision (GstBuffer * buf, CsvDecision * dec)
 static void
 format_csv (GString * s, const GstMotionVectorMeta * meta,
     GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts,
-    const CsvDecision * dec)
+    const CsvDecision * dec, const GString * stab)
 {
   guint p, c, r, mb_cols, ref_cols = 0;
   gchar shape[8];
@@ -420,9 +438,173 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
         append_int (s, meta->ref_distance);
         g_string_append_c (s, ',');
         append_int (s, meta->view);
+        g_string_append_len (s, stab->str, stab->len);
         g_string_append_c (s, '\n');
       }
     }
+  }
+}
+
+/* ---- mvstabilize's correction ------------------------------------------ */
+
+/* The fields of the correction meta, in the order of the CSV's columns,
+ * each named "stab_" and the field's name with '_' for '-'. */
+static const gchar *const stab_fields[] = {
+  "frame", "corrected", "segment-start", "dx", "dy", "angle", "scale",
+  "crop", "xx", "xy", "yx", "yy", "x0", "y0", "raw-x", "raw-y",
+  "raw-angle", "raw-log-scale", "smooth-x", "smooth-y", "smooth-angle",
+  "smooth-log-scale",
+};
+
+/* Appends the header's columns of the correction, each after a comma. */
+static void
+append_stab_header (GString * s)
+{
+  guint i;
+
+  for (i = 0; i < G_N_ELEMENTS (stab_fields); i++) {
+    const gchar *c;
+
+    g_string_append (s, ",stab_");
+    for (c = stab_fields[i]; *c; c++)
+      g_string_append_c (s, *c == '-' ? '_' : *c);
+  }
+}
+
+static void
+append_double (GString * s, gdouble v, const gchar * not_finite)
+{
+  gchar buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  if (isfinite (v))
+    g_string_append (s, g_ascii_dtostr (buf, sizeof (buf), v));
+  else
+    g_string_append (s, not_finite);
+}
+
+/* Appends @v as a JSON number or boolean; FALSE (nothing appended) when
+ * it is neither (a string, or any other type). */
+static gboolean
+append_number (GString * s, const GValue * v, const gchar * not_finite,
+    gboolean json)
+{
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (v))) {
+    case G_TYPE_BOOLEAN:
+      if (json)
+        g_string_append (s, g_value_get_boolean (v) ? "true" : "false");
+      else
+        g_string_append_c (s, g_value_get_boolean (v) ? '1' : '0');
+      return TRUE;
+    case G_TYPE_INT:
+      append_int (s, g_value_get_int (v));
+      return TRUE;
+    case G_TYPE_UINT:
+      append_digits (s, g_value_get_uint (v), FALSE);
+      return TRUE;
+    case G_TYPE_LONG:
+      append_int (s, g_value_get_long (v));
+      return TRUE;
+    case G_TYPE_ULONG:
+      append_digits (s, g_value_get_ulong (v), FALSE);
+      return TRUE;
+    case G_TYPE_INT64:
+      append_int (s, g_value_get_int64 (v));
+      return TRUE;
+    case G_TYPE_UINT64:
+      append_digits (s, g_value_get_uint64 (v), FALSE);
+      return TRUE;
+    case G_TYPE_FLOAT:
+      append_double (s, g_value_get_float (v), not_finite);
+      return TRUE;
+    case G_TYPE_DOUBLE:
+      append_double (s, g_value_get_double (v), not_finite);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+/* Appends @str as a JSON string, quoted and escaped. */
+static void
+append_json_string (GString * s, const gchar * str)
+{
+  const guchar *c;
+
+  g_string_append_c (s, '"');
+  for (c = (const guchar *) str; *c; c++) {
+    if (*c == '"' || *c == '\\') {
+      g_string_append_c (s, '\\');
+      g_string_append_c (s, *c);
+    } else if (*c < 0x20) {
+      g_string_append_printf (s, "\\u%04x", *c);
+    } else {
+      g_string_append_c (s, *c);
+    }
+  }
+  g_string_append_c (s, '"');
+}
+
+static gboolean
+append_json_field (GQuark field, const GValue * v, gpointer user_data)
+{
+  GString *s = user_data;
+
+  if (s->str[s->len - 1] != '{')
+    g_string_append_c (s, ',');
+  append_json_string (s, g_quark_to_string (field));
+  g_string_append_c (s, ':');
+  if (!append_number (s, v, "null", TRUE)) {
+    /* not a number: a string, its text; anything else, serialised */
+    if (G_VALUE_HOLDS_STRING (v)) {
+      const gchar *str = g_value_get_string (v);
+
+      if (str)
+        append_json_string (s, str);
+      else
+        g_string_append (s, "null");
+    } else {
+      gchar *str = gst_value_serialize (v);
+
+      if (str)
+        append_json_string (s, str);
+      else
+        g_string_append (s, "null");
+      g_free (str);
+    }
+  }
+  return TRUE;
+}
+
+/* @buf's correction as text in @stab (emptied first): for JSON the
+ * "stabilization" key with every field of the structure, for CSV the
+ * cells of stab_fields (a missing or non-numeric field: an empty cell;
+ * without the meta, every cell empty).  Nothing for CSV without
+ * stabilization=true, nor for JSON without the meta. */
+static void
+stab_text (GstMvExport * self, GstBuffer * buf, GString * stab)
+{
+  GstCustomMeta *meta =
+      gst_buffer_get_custom_meta (buf, STABILIZE_META_NAME);
+  const GstStructure *st = meta ? gst_custom_meta_get_structure (meta) : NULL;
+  guint i;
+
+  g_string_truncate (stab, 0);
+  if (self->open_format == GST_MV_EXPORT_FORMAT_JSONL) {
+    if (!st)
+      return;
+    g_string_append (stab, ",\"stabilization\":{");
+    gst_structure_foreach (st, append_json_field, stab);
+    g_string_append_c (stab, '}');
+    return;
+  }
+  if (!self->open_stabilization)
+    return;
+  for (i = 0; i < G_N_ELEMENTS (stab_fields); i++) {
+    const GValue *v = st ? gst_structure_get_value (st, stab_fields[i]) : NULL;
+
+    g_string_append_c (stab, ',');
+    if (v)
+      append_number (stab, v, "", FALSE);
   }
 }
 
@@ -500,6 +682,7 @@ gst_mv_export_start (GstBaseTransform * trans)
   self->open_format = self->format;
   self->open_partitions = self->partitions;
   self->open_summary = self->summary;
+  self->open_stabilization = self->stabilization;
   GST_OBJECT_UNLOCK (self);
 
   if (!location || !*location) {
@@ -526,6 +709,12 @@ gst_mv_export_start (GstBaseTransform * trans)
   if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
     g_string_append (self->text, self->open_summary ? mv_summary_csv_header
         : csv_header);
+    if (self->open_stabilization) {
+      /* the correction's columns after the last ones */
+      g_string_truncate (self->text, self->text->len - 1);
+      append_stab_header (self->text);
+      g_string_append_c (self->text, '\n');
+    }
     if (!write_text (self))
       return FALSE;
   }
@@ -591,14 +780,22 @@ append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
 
   if (self->open_format == GST_MV_EXPORT_FORMAT_CSV && self->open_summary) {
     /* one row per field that has a summary */
-    if (gst_motion_vector_meta_get_summary (meta, &sum))
+    if (gst_motion_vector_meta_get_summary (meta, &sum)) {
       mv_summary_append_csv (self->text, &sum, frame, pts,
           meta->ref_distance);
+      if (self->stab->len) {
+        /* the row's cells of the correction before its newline */
+        g_string_truncate (self->text, self->text->len - 1);
+        g_string_append_len (self->text, self->stab->str, self->stab->len);
+        g_string_append_c (self->text, '\n');
+      }
+    }
   } else if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
-    format_csv (self->text, meta, self->open_partitions, frame, pts, dec);
+    format_csv (self->text, meta, self->open_partitions, frame, pts, dec,
+        self->stab);
   } else {
     format_jsonl (self->text, meta, self->open_partitions, frame, pts,
-        self->open_summary);
+        self->open_summary, self->stab);
   }
 }
 
@@ -625,6 +822,7 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
   g_string_truncate (self->text, 0);
   with_dec = self->open_format == GST_MV_EXPORT_FORMAT_CSV
       && csv_decision (buf, &dec);
+  stab_text (self, buf, self->stab);
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_MOTION_VECTOR_META_API_TYPE)))
     append_field (self, (const GstMotionVectorMeta *) m, index++, frame,
@@ -653,6 +851,9 @@ gst_mv_export_set_property (GObject * object, guint prop_id,
     case PROP_SUMMARY:
       self->summary = g_value_get_boolean (value);
       break;
+    case PROP_STABILIZATION:
+      self->stabilization = g_value_get_boolean (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -680,6 +881,9 @@ gst_mv_export_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_SUMMARY:
       g_value_set_boolean (value, self->summary);
       break;
+    case PROP_STABILIZATION:
+      g_value_set_boolean (value, self->stabilization);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -697,6 +901,7 @@ gst_mv_export_finalize (GObject * object)
   g_free (self->open_location);
   g_free (self->location);
   g_string_free (self->text, TRUE);
+  g_string_free (self->stab, TRUE);
   G_OBJECT_CLASS (gst_mv_export_parent_class)->finalize (object);
 }
 
@@ -731,6 +936,12 @@ gst_mv_export_class_init (GstMvExportClass * klass)
           "Write each field's motion summary: a \"summary\" object in JSON "
           "Lines; in CSV one row per field instead of the blocks",
           DEFAULT_SUMMARY, flags));
+  g_object_class_install_property (gobject_class, PROP_STABILIZATION,
+      g_param_spec_boolean ("stabilization", "Stabilization",
+          "CSV: write mvstabilize's correction (GstMvStabilizeMeta) in "
+          "fixed columns after the last ones, empty on frames without it "
+          "(JSON Lines write it whenever a frame has it)",
+          DEFAULT_STABILIZATION, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
@@ -754,6 +965,8 @@ gst_mv_export_init (GstMvExport * self)
   self->format = DEFAULT_FORMAT;
   self->partitions = DEFAULT_PARTITIONS;
   self->summary = DEFAULT_SUMMARY;
+  self->stabilization = DEFAULT_STABILIZATION;
   self->text = g_string_sized_new (4096);
+  self->stab = g_string_sized_new (512);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);
 }

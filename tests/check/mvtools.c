@@ -1805,6 +1805,105 @@ GST_START_TEST (test_export_csv)
 
 GST_END_TEST;
 
+/* mvstabilize's correction meta, made here as mvstabilize makes it (a
+ * custom meta of that name; registered here unless it already is). */
+static void
+add_stab_meta (GstBuffer * buf)
+{
+  static const gchar *tags[] = { NULL };
+  GstCustomMeta *meta;
+
+  if (!gst_meta_get_info ("GstMvStabilizeMeta"))
+    gst_meta_register_custom ("GstMvStabilizeMeta", tags, NULL, NULL, NULL);
+  meta = gst_buffer_add_custom_meta (buf, "GstMvStabilizeMeta");
+  fail_unless (meta != NULL);
+  gst_structure_set (gst_custom_meta_get_structure (meta),
+      "frame", G_TYPE_UINT64, G_GUINT64_CONSTANT (7),
+      "corrected", G_TYPE_BOOLEAN, TRUE,
+      "dx", G_TYPE_DOUBLE, 1.5, "raw-x", G_TYPE_DOUBLE, -0.25, NULL);
+}
+
+/* Two frames, the first with a correction, the second without. */
+static gchar *
+export_stab (const gchar * format)
+{
+  GstVideoInfo info;
+  GstBuffer *bufs[2];
+
+  for (guint i = 0; i < 2; i++) {
+    bufs[i] = make_grey_buffer (GST_VIDEO_FORMAT_I420, &info);
+    GST_BUFFER_PTS (bufs[i]) = i * 33333333;
+    add_meta (bufs[i], GST_MOTION_VECTOR_PARTITIONS_16X16,
+        GST_MOTION_VECTOR_PARTITION_16X16, 1, 1, -32, 0, 77)->ref_pts = 0;
+  }
+  add_stab_meta (bufs[0]);
+  return export_buffers (format, bufs, 2);
+}
+
+GST_START_TEST (test_export_stabilization_jsonl)
+{
+  gchar *text = export_stab ("jsonl");
+  gchar **lines = g_strsplit (text, "\n", -1);
+
+  fail_unless_equals_int (g_strv_length (lines), 3);
+  /* the structure's fields, in its order, numbers as numbers, last */
+  fail_unless (g_str_has_suffix (lines[0], "]}],\"stabilization\":"
+          "{\"frame\":7,\"corrected\":true,\"dx\":1.5,\"raw-x\":-0.25}}"),
+      "%s", lines[0]);
+  fail_unless (strstr (lines[1], "stabilization") == NULL, "%s", lines[1]);
+  fail_unless (g_str_has_suffix (lines[1], "]}]}"), "%s", lines[1]);
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_export_stabilization_csv)
+{
+  gchar *text = export_stab ("csv stabilization=true");
+  gchar **lines = g_strsplit (text, "\n", -1);
+  guint i;
+
+  fail_unless_equals_string (lines[0], "frame,pts,shape,col,row,x,y,w,h,"
+      "mv_x,mv_y,cost,pred_x,pred_y,mvd_x,mvd_y,chosen,ref_distance,view,"
+      "stab_frame,stab_corrected,stab_segment_start,stab_dx,stab_dy,"
+      "stab_angle,stab_scale,stab_crop,stab_xx,stab_xy,stab_yx,stab_yy,"
+      "stab_x0,stab_y0,stab_raw_x,stab_raw_y,stab_raw_angle,"
+      "stab_raw_log_scale,stab_smooth_x,stab_smooth_y,stab_smooth_angle,"
+      "stab_smooth_log_scale");
+  fail_unless_equals_int (g_strv_length (lines), 1 + 2 * 16 + 1);
+  for (i = 1; i <= 32; i++) {
+    /* every row of the first frame: its correction, missing fields
+     * empty; of the second: 22 empty cells */
+    if (i <= 16)
+      fail_unless (g_str_has_suffix (lines[i], ",-1,0,7,1,,1.5,,,,,,,,,,,"
+              "-0.25,,,,,,,"), "%s", lines[i]);
+    else
+      fail_unless (g_str_has_suffix (lines[i], ",-1,0,,,,,,,,,,,,,,,,,,,,,,"),
+          "%s", lines[i]);
+    /* the same 19 + 22 columns on every row */
+    {
+      gchar **cells = g_strsplit (lines[i], ",", -1);
+
+      fail_unless_equals_int (g_strv_length (cells), 19 + 22);
+      g_strfreev (cells);
+    }
+  }
+  g_strfreev (lines);
+  g_free (text);
+
+  /* without the property the columns stay as they were */
+  text = export_stab ("csv");
+  lines = g_strsplit (text, "\n", -1);
+  fail_unless (g_str_has_suffix (lines[0], ",ref_distance,view"), "%s",
+      lines[0]);
+  fail_unless (g_str_has_suffix (lines[1], ",,-1,0"), "%s", lines[1]);
+  g_strfreev (lines);
+  g_free (text);
+}
+
+GST_END_TEST;
+
 GST_START_TEST (test_export_unwritable)
 {
   const gchar *path = "/nonexistent-mvexport-dir/out.jsonl";
@@ -3545,6 +3644,8 @@ mvtools_suite (void)
   tcase_add_test (tc, test_export_several_refs_summary_csv);
   tcase_add_test (tc, test_export_several_refs_inconsistent);
   tcase_add_test (tc, test_export_csv);
+  tcase_add_test (tc, test_export_stabilization_jsonl);
+  tcase_add_test (tc, test_export_stabilization_csv);
   tcase_add_test (tc, test_export_large_times);
   tcase_add_test (tc, test_export_unwritable);
   tcase_add_test (tc, test_export_inconsistent_meta);
