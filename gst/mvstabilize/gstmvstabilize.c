@@ -4,7 +4,8 @@
  * against the previous frame carrying its summary (gpumotionest
  * summary=true): a similarity model of the camera's motion.  The models
  * are composed into the camera path and smoothed over a window of
- * `lookahead` frames each side (stabpath.c); frame t goes out once frame
+ * `lookahead` frames each side (or those lookahead-time makes at the
+ * caps' frame rate; stabpath.c); frame t goes out once frame
  * t + lookahead has arrived, warped by mc_warp_picture() onto the
  * smoothed path and zoomed just enough to hide the borders, with the
  * correction as a custom meta (GST_MV_STABILIZE_META_NAME).
@@ -75,6 +76,7 @@ enum
 {
   PROP_0,
   PROP_LOOKAHEAD,
+  PROP_LOOKAHEAD_TIME,
   PROP_MAX_ZOOM,
   PROP_MIN_AGREEMENT,
   PROP_BACKEND,
@@ -82,6 +84,7 @@ enum
 };
 
 #define DEFAULT_LOOKAHEAD 30
+#define DEFAULT_LOOKAHEAD_TIME 0
 #define DEFAULT_MAX_ZOOM 1.25
 #define DEFAULT_MIN_AGREEMENT 0.2
 #define DEFAULT_BACKEND GST_MV_STABILIZE_BACKEND_AUTO
@@ -103,10 +106,15 @@ struct _GstMvStabilize
 
   /* properties, under the object lock */
   guint lookahead;
+  guint64 lookahead_time;       /* ns, 0: lookahead in frames */
   gdouble max_zoom;
   gdouble min_agreement;
   guint threads;
   gint fps_n, fps_d;            /* for the latency query */
+  guint lookahead_used;         /* frames the path holds, for the latency
+                                 * query: from lookahead-time and the
+                                 * frame rate, or lookahead */
+  gboolean lookahead_decided;   /* lookahead_used is that of a path */
 
   /* streaming state, under the stream lock */
   gboolean have_caps;
@@ -228,8 +236,35 @@ setup_pool (GstMvStabilize * self)
 
 /* ---- the path ------------------------------------------------------------ */
 
+/* The frames to hold: lookahead-time at the caps' frame rate, rounded, 1
+ * to STAB_PATH_MAX_LOOKAHEAD; lookahead when lookahead-time is 0 or the
+ * frame rate is variable (or unknown).  Under the object lock. */
+static guint
+lookahead_frames (GstMvStabilize * self)
+{
+  guint64 n;
+
+  if (self->lookahead_time == 0)
+    return self->lookahead;
+  if (self->fps_n <= 0 || self->fps_d <= 0) {
+    GST_INFO_OBJECT (self, "variable frame rate (%d/%d): lookahead-time %"
+        GST_TIME_FORMAT " cannot be counted in frames, lookahead=%u used",
+        self->fps_n, self->fps_d, GST_TIME_ARGS (self->lookahead_time),
+        self->lookahead);
+    return self->lookahead;
+  }
+  n = gst_util_uint64_scale_round (self->lookahead_time, self->fps_n,
+      (guint64) self->fps_d * GST_SECOND);
+  n = CLAMP (n, 1, STAB_PATH_MAX_LOOKAHEAD);
+  GST_DEBUG_OBJECT (self, "lookahead-time %" GST_TIME_FORMAT " at %d/%d: %"
+      G_GUINT64_FORMAT " frames", GST_TIME_ARGS (self->lookahead_time),
+      self->fps_n, self->fps_d, n);
+  return (guint) n;
+}
+
 /* A new path with the properties' values (at the start, and after every
- * break: a lookahead set while playing takes effect there). */
+ * break: a lookahead or lookahead-time set while playing takes effect
+ * there; the frame rate is the caps'). */
 static void
 new_path (GstMvStabilize * self)
 {
@@ -238,10 +273,15 @@ new_path (GstMvStabilize * self)
 
   stab_path_free (self->path);
   self->path = NULL;
-  if (!self->have_caps)
+  if (!self->have_caps) {
+    GST_OBJECT_LOCK (self);
+    self->lookahead_decided = FALSE;
+    GST_OBJECT_UNLOCK (self);
     return;
+  }
   GST_OBJECT_LOCK (self);
-  lookahead = self->lookahead;
+  lookahead = self->lookahead_used = lookahead_frames (self);
+  self->lookahead_decided = TRUE;
   max_zoom = self->max_zoom;
   GST_OBJECT_UNLOCK (self);
   self->path = stab_path_new (GST_VIDEO_INFO_WIDTH (&self->info),
@@ -723,7 +763,10 @@ gst_mv_stabilize_src_query (GstPad * pad, GstObject * parent,
       GST_OBJECT_LOCK (self);
       n = self->fps_n;
       d = self->fps_d;
-      lookahead = self->lookahead;
+      /* what the path holds (before caps there is no frame rate, and
+       * nothing is added) */
+      lookahead = self->lookahead_decided ? self->lookahead_used
+          : self->lookahead;
       GST_OBJECT_UNLOCK (self);
       /* frame t waits for t + lookahead */
       if (n > 0 && d > 0)
@@ -806,6 +849,9 @@ gst_mv_stabilize_set_property (GObject * object, guint prop_id,
     case PROP_LOOKAHEAD:
       self->lookahead = g_value_get_uint (value);
       break;
+    case PROP_LOOKAHEAD_TIME:
+      self->lookahead_time = g_value_get_uint64 (value);
+      break;
     case PROP_MAX_ZOOM:
       self->max_zoom = g_value_get_double (value);
       break;
@@ -835,6 +881,9 @@ gst_mv_stabilize_get_property (GObject * object, guint prop_id,
   switch (prop_id) {
     case PROP_LOOKAHEAD:
       g_value_set_uint (value, self->lookahead);
+      break;
+    case PROP_LOOKAHEAD_TIME:
+      g_value_set_uint64 (value, self->lookahead_time);
       break;
     case PROP_MAX_ZOOM:
       g_value_set_double (value, self->max_zoom);
@@ -890,6 +939,14 @@ gst_mv_stabilize_class_init (GstMvStabilizeClass * klass)
           "smoothed over that many frames each side; a change takes "
           "effect at the next break)", 0, STAB_PATH_MAX_LOOKAHEAD,
           DEFAULT_LOOKAHEAD, G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
+  g_object_class_install_property (gobject_class, PROP_LOOKAHEAD_TIME,
+      g_param_spec_uint64 ("lookahead-time", "Lookahead time",
+          "The lookahead as a time in ns (0: lookahead in frames is used): "
+          "that time at the caps' frame rate, rounded, 1 to "
+          G_STRINGIFY (STAB_PATH_MAX_LOOKAHEAD) " frames; with a variable "
+          "frame rate lookahead is used (a change takes effect at the next "
+          "break)", 0, G_MAXUINT64, DEFAULT_LOOKAHEAD_TIME,
+          G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS));
   g_object_class_install_property (gobject_class, PROP_MAX_ZOOM,
       g_param_spec_double ("max-zoom", "Largest zoom",
           "The largest zoom used to hide the borders a correction uncovers "
@@ -946,6 +1003,7 @@ gst_mv_stabilize_init (GstMvStabilize * self)
   gst_element_add_pad (GST_ELEMENT (self), self->srcpad);
 
   self->lookahead = DEFAULT_LOOKAHEAD;
+  self->lookahead_time = DEFAULT_LOOKAHEAD_TIME;
   self->max_zoom = DEFAULT_MAX_ZOOM;
   self->min_agreement = DEFAULT_MIN_AGREEMENT;
   gst_mc_backend_init (&self->mc, GST_CAT_DEFAULT, DEFAULT_BACKEND);

@@ -604,6 +604,76 @@ GST_START_TEST (test_latency)
 
 GST_END_TEST;
 
+/* lookahead-time: 500 ms at 30/1 holds 15 frames (whatever lookahead
+ * says), reported as 15 frame durations of latency; 1 ns still holds 1
+ * frame, and a time past the largest lookahead holds 300. */
+GST_START_TEST (test_lookahead_time)
+{
+  GstBuffer **in = small_clip (20, 3);
+  GstHarness *h = stab_harness ("mvstabilize backend=cpu lookahead=3 "
+      "lookahead-time=500000000");
+  guint i;
+
+  gst_harness_set_upstream_latency (h, 10 * GST_MSECOND);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h),
+      10 * GST_MSECOND + gst_util_uint64_scale (GST_SECOND, 15, FPS));
+  for (i = 0; i < 20; i++) {
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+    /* the first goes out with the 16th frame */
+    fail_unless_equals_int (gst_harness_buffers_received (h),
+        i + 1 > 15 ? i + 1 - 15 : 0);
+  }
+  gst_harness_teardown (h);
+
+  h = stab_harness ("mvstabilize backend=cpu lookahead=3 lookahead-time=1");
+  gst_harness_set_upstream_latency (h, 0);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h),
+      gst_util_uint64_scale (GST_SECOND, 1, FPS));
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[0])),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 0);
+  fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[1])),
+      GST_FLOW_OK);
+  fail_unless_equals_int (gst_harness_buffers_received (h), 1);
+  gst_harness_teardown (h);
+
+  h = stab_harness ("mvstabilize lookahead-time=3600000000000");
+  gst_harness_set_upstream_latency (h, 0);
+  fail_unless_equals_uint64 (gst_harness_query_latency (h),
+      gst_util_uint64_scale (GST_SECOND, 300, FPS));
+  gst_harness_teardown (h);
+  free_buffers (in, 20);
+}
+
+GST_END_TEST;
+
+/* A variable frame rate (0/1): lookahead-time cannot be counted in
+ * frames, lookahead is held instead. */
+GST_START_TEST (test_lookahead_time_variable_rate)
+{
+  GstBuffer **in = small_clip (8, 5);
+  GstHarness *h = stab_harness ("mvstabilize backend=cpu lookahead=4 "
+      "lookahead-time=500000000");
+  GstVideoInfo info;
+  guint i;
+
+  gst_video_info_set_format (&info, GST_VIDEO_FORMAT_I420, 96, 64);
+  GST_VIDEO_INFO_FPS_N (&info) = 0;
+  GST_VIDEO_INFO_FPS_D (&info) = 1;
+  gst_harness_set_src_caps (h, gst_video_info_to_caps (&info));
+  for (i = 0; i < 8; i++) {
+    fail_unless_equals_int (gst_harness_push (h, gst_buffer_ref (in[i])),
+        GST_FLOW_OK);
+    fail_unless_equals_int (gst_harness_buffers_received (h),
+        i + 1 > 4 ? i + 1 - 4 : 0);
+  }
+  gst_harness_teardown (h);
+  free_buffers (in, 8);
+}
+
+GST_END_TEST;
+
 /* Every kind of layout goes through (planar, semi-planar, packed, RGB,
  * 16-bit): the frames out, each with its meta, the same size. */
 GST_START_TEST (test_formats)
@@ -680,6 +750,8 @@ mvstabilize_suite (void)
   tcase_add_test (tc, test_caps_change);
   tcase_add_test (tc, test_no_summary);
   tcase_add_test (tc, test_latency);
+  tcase_add_test (tc, test_lookahead_time);
+  tcase_add_test (tc, test_lookahead_time_variable_rate);
   tcase_add_test (tc, test_formats);
   return s;
 }
