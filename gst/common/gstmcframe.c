@@ -202,3 +202,19 @@ gst_mc_check_layout (GstBuffer * buf, const GstVideoInfo * info,
   gst_motion_est_cuda_pop (flags ? cuda_ctx : NULL);
   return ok;
 }
+
+gboolean
+gst_mc_check_frame (GstElement * element, GstBuffer * buf,
+    const GstVideoInfo * info, gboolean cuda_caps, GstObject * cuda_ctx)
+{
+  GError *err = NULL;
+
+  if (gst_mc_check_layout (buf, info, cuda_caps, cuda_ctx, &err))
+    return TRUE;
+  GST_ELEMENT_ERROR (element, STREAM, FORMAT, ("The frame at %"
+          GST_TIME_FORMAT " does not fit its buffer: %s",
+          GST_TIME_ARGS (GST_BUFFER_PTS (buf)), err ? err->message : "?"),
+      (NULL));
+  g_clear_error (&err);
+  return FALSE;
+}

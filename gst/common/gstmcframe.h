@@ -68,6 +68,12 @@ void gst_mc_field_from_meta (const GstMotionVectorMeta * meta, gint shape,
 gboolean gst_mc_check_layout (GstBuffer * buf, const GstVideoInfo * info,
     gboolean cuda_caps, GstObject * cuda_ctx, GError ** error);
 
+/* gst_mc_check_layout() for an element that takes frames: on FALSE it has
+ * posted the error every consumer of fields posts for a short frame
+ * (STREAM FORMAT, "The frame at PTS does not fit its buffer: ..."). */
+gboolean gst_mc_check_frame (GstElement * element, GstBuffer * buf,
+    const GstVideoInfo * info, gboolean cuda_caps, GstObject * cuda_ctx);
+
 G_END_DECLS
 
 #endif /* GST_MC_FRAME_H */

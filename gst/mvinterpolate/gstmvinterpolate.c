@@ -736,19 +736,11 @@ check_meta (GstMvInterpolate * self, GstBuffer * buf, gint distance)
 static gboolean
 check_layout (GstMvInterpolate * self, GstBuffer * buf)
 {
-  GError *err = NULL;
   GstObject *ctx = cuda_ctx_ref (self);
-  gboolean ok = gst_mc_check_layout (buf, &self->in_info, self->cuda_caps,
-      ctx, &err);
+  gboolean ok = gst_mc_check_frame (GST_ELEMENT (self), buf, &self->in_info,
+      self->cuda_caps, ctx);
 
   gst_clear_object (&ctx);
-  if (!ok) {
-    GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("The frame at %" GST_TIME_FORMAT
-            " does not fit its buffer: %s",
-            GST_TIME_ARGS (GST_BUFFER_PTS (buf)), err ? err->message : "?"),
-        (NULL));
-    g_clear_error (&err);
-  }
   return ok;
 }
 
