@@ -18,42 +18,30 @@
 
 #include "gstmotionvectormeta.h"
 #include "summary-private.h"
+#include "summary-rules.h"
 
-/* Units inside this file:
- *   positions  d = (dx, dy): block centre minus frame centre, in half
- *              pixels of the meta's frame (integers for every block)
- *   vectors    quarter pixels, as the cells
- *   model      t: 1/256 quarter pixel; k, r: 2^-24 quarter pixel per half
- *              pixel, for v(d) = t + k d + r (-dy, dx)
- *   costs      per pixel in 1/256 (a 16x16 cell's cost as it is)
- * The model lives, in these units, in the summary's private words, so that
- * gst_motion_vector_summary_moving_blocks() classifies with the very
- * numbers the shares were counted with. */
-#define T_ONE 256
-#define K_SHIFT 24
+/* The model lives, in the units of summary-rules.h, in the summary's
+ * private words, so that gst_motion_vector_summary_moving_blocks()
+ * classifies with the very numbers the shares were counted with. */
 #define PRIV_TX 0
 #define PRIV_TY 1
 #define PRIV_K 2
 #define PRIV_R 3
 #define PRIV_MEDIAN 4
 
-/* A block is unmatched when its cost per pixel exceeds
- * UNMATCHED_FACTOR x the frame's median plus UNMATCHED_LEVELS grey levels:
- * its best match explains the block no better than an unrelated one. */
-#define UNMATCHED_FACTOR 4
-#define UNMATCHED_LEVELS 16
+#define T_ONE MVS_T_ONE
+#define K_SHIFT MVS_K_SHIFT
+
+G_STATIC_ASSERT (MVS_MOVING_THRESHOLD
+    == GST_MOTION_VECTOR_SUMMARY_MOVING_THRESHOLD);
+
 /* The noise floor of the scene change score, in grey levels per pixel: a
  * rise from 0.5 to 1.5 levels is noise, not a cut. */
 #define SCENE_FLOOR_LEVELS 4
-/* Fewest inliers that fit zoom and rotation. */
-#define MIN_SIMILARITY_BLOCKS 8
 
-typedef struct {
-  gint32 dx, dy;                /* half pixels from the frame centre */
-  gint16 vx, vy;                /* quarter pixels */
-  guint32 cost : 31;            /* per pixel, 1/256 */
-  guint32 counted : 1;
-} Block;
+typedef MvsBlock Block;
+typedef MvsModel Model;
+typedef MvsSums Sums;
 
 /* Per-frame working memory: the blocks, 2 x 64-bit words and a byte per
  * block.
@@ -108,38 +96,10 @@ work_release (gpointer mem, gsize n)
     g_free (mem);
 }
 
-typedef struct {
-  gint64 tx, ty;                /* 1/256 quarter pixel */
-  gint64 k, r;                  /* 2^-24 quarter pixel per half pixel */
-} Model;
-
-/* ---- integer helpers ------------------------------------------------------ */
-
-/* @num / @den rounded to the nearest, halves away from zero; @den > 0. */
-static gint64
-div_round (gint64 num, gint64 den)
-{
-  gint64 mag = (ABS (num) * 2 + den) / (2 * den);
-
-  return num < 0 ? -mag : mag;
-}
-
 static gint64
 clamp_i32 (gint64 v)
 {
   return CLAMP (v, G_MININT32, G_MAXINT32);
-}
-
-/* @v rounded to the nearest integer (halves away from zero) and clamped
- * to 32 bits, in doubles first so that no conversion overflows; NaN (a
- * degenerate fit of a meta no producer makes) gives 0. */
-static gint64
-round_i32 (gdouble v)
-{
-  if (!(v == v))
-    return 0;
-  v = CLAMP (v, (gdouble) G_MININT32, (gdouble) G_MAXINT32);
-  return (gint64) (v + (v < 0 ? -0.5 : 0.5));
 }
 
 /* The element of rank @k (0-based) of @a[0..n-1], which it reorders: a
@@ -192,53 +152,6 @@ median (gint64 * a, gsize n)
   return select_rank (a, n, (n - 1) / 2);
 }
 
-/* @v / 2^@shift rounded to the nearest, halves up.  Right shifts of
- * negative values are arithmetic on every compiler the project builds
- * with (GCC and Clang define them so). */
-static inline gint64
-shift_round (gint64 v, guint shift)
-{
-  return (v + ((gint64) 1 << (shift - 1))) >> shift;
-}
-
-/* The model's vector at @b, in 1/256 quarter pixel. */
-static inline void
-model_at (const Model * m, const Block * b, gint64 * px, gint64 * py)
-{
-  *px = m->tx + shift_round (m->k * b->dx - m->r * b->dy, K_SHIFT - 8);
-  *py = m->ty + shift_round (m->k * b->dy + m->r * b->dx, K_SHIFT - 8);
-}
-
-/* Whether @b's vector lies within the moving threshold of the model. */
-static inline gboolean
-agrees (const Model * m, const Block * b)
-{
-  const gint64 lim = (gint64) GST_MOTION_VECTOR_SUMMARY_MOVING_THRESHOLD
-      * T_ONE;
-  gint64 px, py;
-
-  model_at (m, b, &px, &py);
-  return ABS ((gint64) b->vx * T_ONE - px) <= lim
-      && ABS ((gint64) b->vy * T_ONE - py) <= lim;
-}
-
-/* One 8-bit grey level in the units of the meta's costs: costs of samples
- * of d bits are 2^(d - 8) times those of the same picture at 8 bits
- * (docs/high-bit-depth.md), so the levels below scale with them. */
-static guint32
-grey_level (const GstMotionVectorMeta * meta)
-{
-  return meta->bit_depth > 8 && meta->bit_depth <= 16
-      ? 1u << (meta->bit_depth - 8) : 1u;
-}
-
-static gboolean
-unmatched (const Block * b, guint32 median_cost, guint32 level)
-{
-  return (guint64) b->cost > (guint64) UNMATCHED_FACTOR * median_cost
-      + (guint64) UNMATCHED_LEVELS * level * T_ONE;
-}
-
 /* Positions are in half pixels of the meta's frame: up to 2^17 keeps
  * every product below in 64 bits.  gpumotionest writes at most 8192; a
  * scaler may have made the meta larger. */
@@ -262,43 +175,32 @@ coarsest (GstMotionVectorPartitionFlags partitions)
   return GST_MOTION_VECTOR_PARTITION_16X16;
 }
 
-/* One Block per cell of shape @p, raster order; @meta is consistent.
- * Positions are in the meta's frame (a scaled meta's vectors are in its
- * own size); the counted blocks are those whose centre lies in the frame,
- * and the first column and row, so that a frame smaller than a block
- * still has one. */
+/* The geometry of @meta's grid @p (summary-rules.h). */
+static void
+geometry (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
+    MvsGeometry * g)
+{
+  mvs_geometry_init (g, meta->grids[p].cols, meta->grids[p].rows,
+      gst_motion_vector_partition_width (p),
+      gst_motion_vector_partition_height (p), meta->analysis_width,
+      meta->analysis_height, meta->width, meta->height, meta->bit_depth);
+}
+
+/* One Block per cell of shape @p, raster order; @meta is consistent. */
 static void
 read_blocks (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
-    Block * blocks)
+    const MvsGeometry * g, Block * blocks)
 {
-  guint cols, rows, c, r;
   const GstMotionVectorCell *cells =
-      gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
-  guint pw = gst_motion_vector_partition_width (p);
-  guint ph = gst_motion_vector_partition_height (p);
-  guint64 aw = meta->analysis_width, ah = meta->analysis_height;
-  gboolean scaled = meta->width != aw || meta->height != ah;
-  /* pw * ph = 2^area_shift pixels; a cost per pixel in 1/256 */
-  guint area_shift = g_bit_storage (pw * ph) - 1;
+      gst_motion_vector_meta_get_grid (meta, p, NULL, NULL);
+  guint c, r;
   Block *b = blocks;
 
-  for (r = 0; r < rows; r++) {
-    guint64 cy2 = 2 * (guint64) r * ph + ph;    /* twice the centre */
-    gint32 dy = scaled ? (gint32) div_round (cy2 * meta->height, ah)
-        - (gint32) meta->height : (gint32) cy2 - (gint32) ah;
+  for (r = 0; r < g->rows; r++) {
+    for (c = 0; c < g->cols; c++, b++) {
+      const GstMotionVectorCell *cell = &cells[(gsize) r * g->cols + c];
 
-    for (c = 0; c < cols; c++, b++) {
-      const GstMotionVectorCell *cell = &cells[(gsize) r * cols + c];
-      guint64 cx2 = 2 * (guint64) c * pw + pw;
-
-      b->dx = scaled ? (gint32) div_round (cx2 * meta->width, aw)
-          - (gint32) meta->width : (gint32) cx2 - (gint32) aw;
-      b->dy = dy;
-      b->vx = cell->mv_x;
-      b->vy = cell->mv_y;
-      b->cost = (guint32) MIN (((guint64) cell->cost << 8) >> area_shift,
-          G_MAXINT32 / UNMATCHED_FACTOR);
-      b->counted = (c == 0 || cx2 < 2 * aw) && (r == 0 || cy2 < 2 * ah);
+      *b = mvs_read_block (g, c, r, cell->mv_x, cell->mv_y, cell->cost);
     }
   }
 }
@@ -310,16 +212,15 @@ read_blocks (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
  * residual onto d and onto d turned a quarter; t again with them.  Blocks
  * nearer the centre than a quarter of the half-diagonal say too little
  * about zoom and rotation and are left out of those medians.  The medians
- * read every step-th block (raster order, at least MEDIAN_SAMPLE of
+ * read every step-th block (raster order, at least MVS_MEDIAN_SAMPLE of
  * them): a start for the least squares, which read every block, and the
  * same breakdown point (half the sample) at a quarter of the cost at
  * 1080p. */
-#define MEDIAN_SAMPLE 2048
 static gboolean
 median_model (const Block * b, guint n, gint64 far2, Model * m,
     gint64 * scratch)
 {
-  guint step = MAX (n / MEDIAN_SAMPLE, 1), i, j, n_far;
+  guint step = MAX (n / MVS_MEDIAN_SAMPLE, 1), i, j, n_far;
   gint64 *sx = scratch, *sy = scratch + n;
 
   memset (m, 0, sizeof (*m));
@@ -330,47 +231,22 @@ median_model (const Block * b, guint n, gint64 far2, Model * m,
   m->tx = median (sx, j);
   m->ty = median (sy, j);
 
-  /* k_i = (res . d) / |d|^2, r_i = (d x res) / |d|^2 */
-  for (n_far = 0, i = 0; i < n; i += step) {
-    const Block *bl = &b[i];
-    gint64 d2 = (gint64) bl->dx * bl->dx + (gint64) bl->dy * bl->dy;
-    gint64 rx = (gint64) bl->vx * T_ONE - m->tx;
-    gint64 ry = (gint64) bl->vy * T_ONE - m->ty;
-
-    if (d2 < far2 || d2 == 0)
-      continue;
-    /* |res| < 2^25, |d| < 2^18: exact in doubles; one IEEE division
-     * each, cheaper than a 64-bit integer one, and truncated alike
-     * everywhere */
-    sx[n_far] = (gint64) ((gdouble) (rx * bl->dx + ry * bl->dy)
-        * (1 << (K_SHIFT - 8)) / (gdouble) d2);
-    sy[n_far] = (gint64) ((gdouble) (ry * bl->dx - rx * bl->dy)
-        * (1 << (K_SHIFT - 8)) / (gdouble) d2);
-    n_far++;
-  }
-  if (n_far < MIN_SIMILARITY_BLOCKS)
+  for (n_far = 0, i = 0; i < n; i += step)
+    if (mvs_far_projection (&b[i], m->tx, m->ty, far2, &sx[n_far],
+            &sy[n_far]))
+      n_far++;
+  if (n_far < MVS_MIN_SIMILARITY_BLOCKS)
     return FALSE;
   m->k = median (sx, n_far);
   m->r = median (sy, n_far);
 
   /* t again, with the linear part */
-  for (j = 0, i = 0; i < n; i += step, j++) {
-    gint64 px, py;
-
-    model_at (m, &b[i], &px, &py);
-    sx[j] = (gint64) b[i].vx * T_ONE - (px - m->tx);
-    sy[j] = (gint64) b[i].vy * T_ONE - (py - m->ty);
-  }
+  for (j = 0, i = 0; i < n; i += step, j++)
+    mvs_translation_vote (m, &b[i], &sx[j], &sy[j]);
   m->tx = median (sx, j);
   m->ty = median (sy, j);
   return TRUE;
 }
-
-/* The sums of the least squares, exact 64-bit integers: at most 2^22
- * blocks of products below 2^35. */
-typedef struct {
-  gint64 cnt, sdx, sdy, svx, svy, sdd, sdv, scr;
-} Sums;
 
 /* The sums over the blocks that agree with @m, and each block's agreement
  * in @agree (1 or 0).  Returns whether any block's agreement differs from
@@ -383,60 +259,108 @@ gather (const Block * b, guint n, const Model * m, Sums * s, guint8 * agree)
 
   memset (s, 0, sizeof (*s));
   for (i = 0; i < n; i++) {
-    const Block *bl = &b[i];
-    guint8 a = agrees (m, bl);
+    guint8 a = mvs_agrees (m, &b[i]);
 
     changed |= a ^ agree[i];
     agree[i] = a;
-    if (!a)
-      continue;
-    s->cnt++;
-    s->sdx += bl->dx;
-    s->sdy += bl->dy;
-    s->svx += bl->vx;
-    s->svy += bl->vy;
-    s->sdd += (gint64) bl->dx * bl->dx + (gint64) bl->dy * bl->dy;
-    s->sdv += (gint64) bl->dx * bl->vx + (gint64) bl->dy * bl->vy;
-    s->scr += (gint64) bl->dx * bl->vy - (gint64) bl->dy * bl->vx;
+    if (a)
+      mvs_sums_add (s, &b[i]);
   }
   return changed != 0;
 }
 
-/* The least-squares model of the sums @s, into @m: a handful of IEEE
- * operations on exact integers.  The similarity only when @similarity
- * and the blocks are enough and spread enough (*@fitted_similarity says
- * which); returns FALSE (and leaves @m) with fewer than 3 blocks. */
-static gboolean
-solve (const Sums * s, gboolean similarity, gint64 spread2, Model * m,
-    gboolean * fitted_similarity)
+/* The reduction of @meta's grid @p to its core: the cost level, the
+ * robust fit (medians, then least squares over the blocks that agree
+ * with them, twice) and the counts.  What the CUDA backend computes on
+ * the device (kernels/cuda/me_cuda_summary.cu), step for step. */
+static void
+compute_core (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
+    MvsCore * core)
 {
-  gdouble N, cdd, cdv, ccr, k = 0, r = 0, tx, ty;
+  MvsGeometry g;
+  Block *b;
+  gpointer work;
+  gint64 *scratch;
+  guint n_all, n = 0, n_matched = 0, n_agree = 0, i;
+  guint64 cost_sum = 0;
+  gint64 med;
+  Model m;
+  gboolean agree_valid;
+  gint similarity, fitted;
+  guint8 *agree;
+  Sums sums;
+  gint pass;
 
-  if (s->cnt < 3)
-    return FALSE;
+  geometry (meta, p, &g);
+  n_all = g.cols * g.rows;
+  work = work_get (n_all);
+  b = work;
+  scratch = (gint64 *) (b + n_all);
+  agree = (guint8 *) (scratch + 2 * (gsize) n_all);
+  read_blocks (meta, p, &g, b);
 
-  N = (gdouble) s->cnt;
-  cdd = (gdouble) s->sdd - ((gdouble) s->sdx * s->sdx
-      + (gdouble) s->sdy * s->sdy) / N;
-  *fitted_similarity = similarity && s->cnt >= MIN_SIMILARITY_BLOCKS
-      && cdd >= (gdouble) spread2 * N && cdd > 0;
-  if (*fitted_similarity) {
-    cdv = (gdouble) s->sdv - ((gdouble) s->sdx * s->svx
-        + (gdouble) s->sdy * s->svy) / N;
-    ccr = (gdouble) s->scr - ((gdouble) s->sdx * s->svy
-        - (gdouble) s->sdy * s->svx) / N;
-    k = cdv / cdd;
-    r = ccr / cdd;
+  /* the cost level: sum and median per pixel of the counted blocks,
+   * which are moved to the front */
+  for (i = 0; i < n_all; i++) {
+    if (!b[i].counted)
+      continue;
+    b[n] = b[i];
+    scratch[n++] = b[i].cost;
+    cost_sum += b[i].cost;
   }
-  tx = ((gdouble) s->svx - k * s->sdx + r * s->sdy) / N;
-  ty = ((gdouble) s->svy - k * s->sdy - r * s->sdx) / N;
+  med = median (scratch, n);
 
-  /* rounding a double to an integer is exact and the same everywhere */
-  m->tx = round_i32 (tx * T_ONE);
-  m->ty = round_i32 (ty * T_ONE);
-  m->k = round_i32 (k * (gdouble) ((gint64) 1 << K_SHIFT));
-  m->r = round_i32 (r * (gdouble) ((gint64) 1 << K_SHIFT));
-  return TRUE;
+  /* the matched blocks, which alone enter the fit: copied together, so
+   * that the passes below walk one array */
+  for (i = 0; i < n; i++)
+    if (!mvs_unmatched (&b[i], (guint64) med, g.level))
+      b[n_matched++] = b[i];
+
+  /* at least the median block is matched: n_matched > 0 */
+  /* Two C-steps: least squares over the blocks that agree with the
+   * model, twice, and the shares counted against the result.  When the
+   * first step's model keeps the same blocks, the second would give the
+   * same model again: its gathering pass is the count. */
+  similarity = median_model (b, n_matched, g.far2, &m, scratch);
+  memset (agree, 0, n_matched);
+  gather (b, n_matched, &m, &sums, agree);
+  agree_valid = TRUE;
+  for (pass = 0; pass < 2; pass++) {
+    if (!mvs_solve (&sums, similarity, g.spread2, &m, &fitted))
+      break;
+    similarity = fitted;
+    agree_valid = FALSE;
+    if (pass == 0) {
+      agree_valid = TRUE;
+      if (!gather (b, n_matched, &m, &sums, agree))
+        break;
+    }
+  }
+  similarity = mvs_similarity_kept (similarity, &m);
+  if (!similarity) {
+    if (m.k != 0 || m.r != 0)
+      agree_valid = FALSE;
+    m.k = m.r = 0;
+  }
+  if (!agree_valid)
+    gather (b, n_matched, &m, &sums, agree);
+  for (i = 0; i < n_matched; i++)
+    n_agree += agree[i];
+
+  memset (core, 0, sizeof (*core));
+  core->valid = 1;
+  core->partition = p;
+  core->blocks = n;
+  core->matched = n_matched;
+  core->agree = n_agree;
+  core->similarity = similarity != 0;
+  core->median = med;
+  core->cost_sum = cost_sum;
+  core->tx = m.tx;
+  core->ty = m.ty;
+  core->k = m.k;
+  core->r = m.r;
+  work_release (work, n_all);
 }
 
 /* atan(@x) from basic operations only: two halvings of the angle
@@ -547,18 +471,38 @@ gboolean
 gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
     const GstMotionVectorSummary * previous, GstMotionVectorSummary * out)
 {
+  return gst_motion_vector_summary_compute_with_core (meta, NULL, previous,
+      out);
+}
+
+/* What gst_motion_vector_summary_compute() makes of @meta's cells, for
+ * a caller that checks a backend's MvsCore. */
+gboolean
+gst_motion_vector_summary_compute_core (const GstMotionVectorMeta * meta,
+    MvsCore * core)
+{
+  g_return_val_if_fail (meta != NULL, FALSE);
+  g_return_val_if_fail (core != NULL, FALSE);
+
+  memset (core, 0, sizeof (*core));
+  if (!gst_motion_vector_meta_is_valid (meta) || !sizes_in_range (meta)
+      || (meta->flags & GST_MOTION_VECTOR_META_FLAG_NO_REFERENCE))
+    return FALSE;
+  compute_core (meta, coarsest (meta->partitions), core);
+  return TRUE;
+}
+
+/* The summary of @meta from its @core (computed here when %NULL or not
+ * valid, or when it is not of the grid this meta's summary reads). */
+gboolean
+gst_motion_vector_summary_compute_with_core (const GstMotionVectorMeta *
+    meta, const MvsCore * core, const GstMotionVectorSummary * previous,
+    GstMotionVectorSummary * out)
+{
   GstMotionVectorPartition p;
-  Block *b;
-  gpointer work;
-  gint64 *scratch;
-  guint n_all, n = 0, n_matched = 0, n_agree = 0, n_moving = 0, i;
-  guint64 cost_sum = 0, pixels;
-  gint64 med, far2, spread2;
+  MvsCore own;
   Model m;
-  gboolean similarity, fitted, agree_valid;
-  guint8 *agree;
-  Sums sums;
-  gint pass;
+  guint n;
 
   g_return_val_if_fail (meta != NULL, FALSE);
   g_return_val_if_fail (out != NULL, FALSE);
@@ -574,105 +518,49 @@ gst_motion_vector_summary_compute (const GstMotionVectorMeta * meta,
         | GST_MOTION_VECTOR_SUMMARY_FLAG_TRANSLATION_ONLY;
     return TRUE;
   }
-
-  n_all = meta->grids[p].cols * meta->grids[p].rows;
-  work = work_get (n_all);
-  b = work;
-  scratch = (gint64 *) (b + n_all);
-  agree = (guint8 *) (scratch + 2 * (gsize) n_all);
-  read_blocks (meta, p, b);
-
-  /* the cost level: mean and median per pixel of the counted blocks,
-   * which are moved to the front */
-  for (i = 0; i < n_all; i++) {
-    if (!b[i].counted)
-      continue;
-    b[n] = b[i];
-    scratch[n++] = b[i].cost;
-    cost_sum += b[i].cost;
+  if (!core || !core->valid || core->partition != (guint32) p) {
+    compute_core (meta, p, &own);
+    core = &own;
   }
+
+  n = core->blocks;
   out->blocks = n;
-  med = median (scratch, n);
-  pixels = (guint64) n * T_ONE;
-  out->mean_cost = (gdouble) cost_sum / (gdouble) pixels;
-  out->median_cost = (gdouble) med / T_ONE;
-  out->_reserved[PRIV_MEDIAN] = (guint32) med;
+  out->mean_cost = (gdouble) core->cost_sum / (gdouble) ((guint64) n * T_ONE);
+  out->median_cost = (gdouble) core->median / T_ONE;
+  out->_reserved[PRIV_MEDIAN] = (guint32) core->median;
 
-  /* the matched blocks, which alone enter the fit: copied together, so
-   * that the passes below walk one array */
-  for (i = 0; i < n; i++)
-    if (!unmatched (&b[i], (guint32) med, grey_level (meta)))
-      b[n_matched++] = b[i];
-
-  /* half-diagonal^2 = (W^2 + H^2) in half pixels; "far" is beyond a
-   * quarter of it, enough "spread" an RMS distance of an eighth */
-  far2 = ((gint64) meta->width * meta->width
-      + (gint64) meta->height * meta->height) / 16;
-  spread2 = far2 / 4;
-  memset (&m, 0, sizeof (m));
-  /* at least the median block is matched: n_matched > 0 */
-  /* Two C-steps: least squares over the blocks that agree with the
-   * model, twice, and the shares counted against the result.  When the
-   * first step's model keeps the same blocks, the second would give the
-   * same model again: its gathering pass is the count. */
-  similarity = median_model (b, n_matched, far2, &m, scratch);
-  memset (agree, 0, n_matched);
-  gather (b, n_matched, &m, &sums, agree);
-  agree_valid = TRUE;
-  for (pass = 0; pass < 2; pass++) {
-    if (!solve (&sums, similarity, spread2, &m, &fitted))
-      break;
-    similarity = fitted;
-    agree_valid = FALSE;
-    if (pass == 0) {
-      agree_valid = TRUE;
-      if (!gather (b, n_matched, &m, &sums, agree))
-        break;
-    }
-  }
-  /* a linear part that folds the frame (1 + k/2 <= 0) is no camera
-   * motion: keep the translation */
-  if (!similarity || m.k <= -((gint64) 2 << K_SHIFT))
-    similarity = FALSE;
-  if (!similarity) {
-    if (m.k != 0 || m.r != 0)
-      agree_valid = FALSE;
-    m.k = m.r = 0;
-    out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_TRANSLATION_ONLY;
-  }
-
-  if (!agree_valid)
-    gather (b, n_matched, &m, &sums, agree);
-  for (i = 0; i < n_matched; i++)
-    n_agree += agree[i];
-  n_moving = n_matched - n_agree;
+  m.tx = core->tx;
+  m.ty = core->ty;
+  m.k = core->k;
+  m.r = core->r;
   model_to_summary (&m, out);
   out->global_x = (gdouble) m.tx / T_ONE;
   out->global_y = (gdouble) m.ty / T_ONE;
-  if (similarity)
+  if (core->similarity)
     publish_similarity (&m, out);
+  else
+    out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_TRANSLATION_ONLY;
   if (n > 0) {
-    out->global_share = (gdouble) n_agree / n;
-    out->moving_share = (gdouble) n_moving / n;
-    out->unmatched_share = (gdouble) (n - n_matched) / n;
+    out->global_share = (gdouble) core->agree / n;
+    out->moving_share = (gdouble) (core->matched - core->agree) / n;
+    out->unmatched_share = (gdouble) (n - core->matched) / n;
   }
 
   /* the scene change score: the rise of the median cost per pixel from
    * the previous frame's, relative to both levels and a noise floor */
   if (usable_previous (previous, p)) {
     gint64 prev = previous->_reserved[PRIV_MEDIAN];
+    gint64 med = core->median;
 
     if (med > prev)
       out->scene_change = 100.0 * (gdouble) (med - prev)
           / (gdouble) (med + prev + (gint64) SCENE_FLOOR_LEVELS
-          * grey_level (meta) * T_ONE);
+          * mvs_grey_level (meta->bit_depth) * T_ONE);
     if (out->scene_change >= GST_MOTION_VECTOR_SUMMARY_SCENE_CHANGE_THRESHOLD)
       out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_SCENE_CHANGE;
   } else {
     out->flags |= GST_MOTION_VECTOR_SUMMARY_FLAG_NO_PREVIOUS;
   }
-
-  work_release (work, n_all);
   return TRUE;
 }
 
@@ -698,11 +586,20 @@ gboolean
 gst_motion_vector_summary_attach (GstMotionVectorMeta * meta,
     GstMotionVectorSummary * previous)
 {
+  return gst_motion_vector_summary_attach_with_core (meta, NULL, previous);
+}
+
+/* gst_motion_vector_summary_attach() from a backend's @core (nullable). */
+gboolean
+gst_motion_vector_summary_attach_with_core (GstMotionVectorMeta * meta,
+    const MvsCore * core, GstMotionVectorSummary * previous)
+{
   GstMotionVectorSummary s;
 
   g_return_val_if_fail (previous != NULL, FALSE);
 
-  if (!meta || !gst_motion_vector_summary_compute (meta, previous, &s)) {
+  if (!meta || !gst_motion_vector_summary_compute_with_core (meta, core,
+          previous, &s)) {
     memset (previous, 0, sizeof (*previous));
     return FALSE;
   }
@@ -722,8 +619,8 @@ gst_motion_vector_summary_scale (GstMotionVectorSummary * summary,
   /* the private model follows the meta's units, so that the mask of the
    * scaled meta compares its rescaled cells with a rescaled model */
   model_from_summary (summary, &m);
-  m.tx = clamp_i32 (div_round (m.tx * out_w, in_w));
-  m.ty = clamp_i32 (div_round (m.ty * out_h, in_h));
+  m.tx = clamp_i32 (mvs_div_round (m.tx * out_w, in_w));
+  m.ty = clamp_i32 (mvs_div_round (m.ty * out_h, in_h));
   model_to_summary (&m, summary);
 }
 
@@ -761,6 +658,7 @@ gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
   Block *b;
   gpointer work;
   Model m;
+  MvsGeometry g;
   guint n_all, cols, rows, across, down, mbc, mbr, c, r;
 
   if (mb_cols)
@@ -793,7 +691,8 @@ gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
   n_all = meta->grids[p].cols * meta->grids[p].rows;
   work = work_get (n_all);
   b = work;
-  read_blocks (meta, p, b);
+  geometry (meta, p, &g);
+  read_blocks (meta, p, &g, b);
   gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
   across = 16 / gst_motion_vector_partition_width (p);
   down = 16 / gst_motion_vector_partition_height (p);
@@ -802,8 +701,8 @@ gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
     for (c = 0; c < cols; c++) {
       const Block *bl = &b[(gsize) r * cols + c];
 
-      if (!unmatched (bl, summary->_reserved[PRIV_MEDIAN], grey_level (meta))
-          && !agrees (&m, bl))
+      if (!mvs_unmatched (bl, summary->_reserved[PRIV_MEDIAN], g.level)
+          && !mvs_agrees (&m, bl))
         mask[(gsize) (r / down) * mbc + c / across]++;
     }
   }

@@ -1,9 +1,10 @@
-/* gpumotionest — what the meta's transform needs of the summary (not
- * installed). */
+/* gpumotionest — what the meta's transform and gpumotionest need of
+ * the summary (not installed). */
 #ifndef GST_MOTION_VECTOR_SUMMARY_PRIVATE_H
 #define GST_MOTION_VECTOR_SUMMARY_PRIVATE_H
 
 #include "gstmotionvectorsummary.h"
+#include "summary-rules.h"
 
 G_BEGIN_DECLS
 
@@ -13,6 +14,27 @@ G_BEGIN_DECLS
 G_GNUC_INTERNAL
 void gst_motion_vector_summary_scale (GstMotionVectorSummary * summary,
     guint in_w, guint in_h, guint out_w, guint out_h);
+
+/* The summary from a core a backend reduced on its device
+ * (MEField.summary); computed from @meta's cells when @core is %NULL,
+ * not valid or of another grid.  Exported for gpumotionest, not part of
+ * the API. */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vector_summary_compute_with_core (
+    const GstMotionVectorMeta * meta, const MvsCore * core,
+    const GstMotionVectorSummary * previous, GstMotionVectorSummary * out);
+
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vector_summary_attach_with_core (
+    GstMotionVectorMeta * meta, const MvsCore * core,
+    GstMotionVectorSummary * previous);
+
+/* The host's core of @meta's summary grid, to check a backend's against:
+ * %FALSE (and @core zeroed) without a reference or for an inconsistent
+ * meta. */
+GST_MOTION_VECTORS_API
+gboolean gst_motion_vector_summary_compute_core (
+    const GstMotionVectorMeta * meta, MvsCore * core);
 
 G_END_DECLS
 
