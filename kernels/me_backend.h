@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <gst/motionvectors/gstmotionvectortypes.h>
+#include "gst/motionvectors/summary-rules.h"
 
 #include "me_search.h"
 
@@ -109,6 +110,14 @@ typedef struct {
   unsigned mb_rows;
   GstMotionVectorCell *grid[GST_MOTION_VECTOR_PARTITION_COUNT];
   gboolean has_reference;
+  /* Optional: where a backend that reduces fields where it makes them
+   * writes the core of the field's motion summary (docs/summary.md,
+   * gst/motionvectors/summary-rules.h) for a meta of these grids, of the
+   * frame's size and bit depth, setting its `valid`; NULL when not
+   * wanted.  The caller zeroes it; a backend that does not reduce fields
+   * (the CPU one: its fields are on the host already), or a field without
+   * a reference, leaves it so, and the caller reduces the cells itself. */
+  MvsCore *summary;
 } MEField;
 
 /* Most frames a session's window holds (MEBackendCaps.window), so most

@@ -25,6 +25,7 @@
 #endif
 
 #include <gst/motionvectors/gstmotionvectormeta.h>
+#include <gst/motionvectors/summary-private.h>
 
 #include "gstgpumotionest.h"
 #include "gstmotionestjob.h"
@@ -660,6 +661,7 @@ collect_one (GstGpuMotionEst * self)
     GQueue followers = G_QUEUE_INIT;
     GstMiniObject *obj;
     GstMotionVectorMeta *meta = NULL;
+    const MvsCore core = job->summary_core;
     GstBuffer *buffer = gst_motion_est_job_finish (job, &followers, &meta);
 
     /* several references: partitions and references together
@@ -671,7 +673,8 @@ collect_one (GstGpuMotionEst * self)
      * no-reference flag.  Frames without one leave no previous summary,
      * so a score is never taken against an older frame. */
     if (summarize || gst_motion_hints_enabled (&hint_settings))
-      gst_motion_vector_summary_attach (meta, &self->prev_summary);
+      gst_motion_vector_summary_attach_with_core (meta, &core,
+          &self->prev_summary);
     else
       memset (&self->prev_summary, 0, sizeof (self->prev_summary));
     /* With the meta complete: a force-key-unit event queued just before
@@ -1302,7 +1305,15 @@ wrap_frame (GstGpuMotionEst * self, GstBuffer * input,
     GST_ELEMENT_ERROR (self, STREAM, FORMAT, ("Invalid video buffer: %s",
             error->message), ("buffer %" GST_PTR_FORMAT, input));
     gst_buffer_unref (input);
+    return NULL;
   }
+  /* The summary's core from the backend where it reduces the field it
+   * made (the CUDA one, on the device): collect_one() then only finishes
+   * it.  Asked for whenever a summary may be; unused otherwise. */
+  GST_OBJECT_LOCK (self);
+  if (self->summary || gst_motion_hints_enabled (&self->hint_settings))
+    job->fields[0].summary = &job->summary_core;
+  GST_OBJECT_UNLOCK (self);
   return job;
 }
 

@@ -49,6 +49,9 @@ typedef struct {
   guint inter_view_range;       /* what the inter-view fields' meta says
                                  * of their window: its largest reach */
   guint64 frame_no;             /* frames since the references were reset */
+  /* The first field's summary core, when the backend reduces fields where
+   * it makes them (MEField.summary; docs/summary.md): zero until then. */
+  MvsCore summary_core;
   /* Serialized events and pass-through buffers that arrived after this
    * frame: they leave right after it, so nothing overtakes a frame in
    * flight.  GstMiniObject, oldest first. */

@@ -186,13 +186,11 @@ geometry (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
       meta->analysis_height, meta->width, meta->height, meta->bit_depth);
 }
 
-/* One Block per cell of shape @p, raster order; @meta is consistent. */
+/* One Block per cell of @cells, a grid of geometry @g, raster order. */
 static void
-read_blocks (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
-    const MvsGeometry * g, Block * blocks)
+read_blocks (const GstMotionVectorCell * cells, const MvsGeometry * g,
+    Block * blocks)
 {
-  const GstMotionVectorCell *cells =
-      gst_motion_vector_meta_get_grid (meta, p, NULL, NULL);
   guint c, r;
   Block *b = blocks;
 
@@ -269,15 +267,15 @@ gather (const Block * b, guint n, const Model * m, Sums * s, guint8 * agree)
   return changed != 0;
 }
 
-/* The reduction of @meta's grid @p to its core: the cost level, the
+/* The reduction of a grid to its core: the cost level, the
  * robust fit (medians, then least squares over the blocks that agree
  * with them, twice) and the counts.  What the CUDA backend computes on
  * the device (kernels/cuda/me_cuda_summary.cu), step for step. */
-static void
-compute_core (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
-    MvsCore * core)
+void
+gst_motion_vector_summary_compute_grid_core (const GstMotionVectorCell *
+    cells, const MvsGeometry * geometry, guint partition, MvsCore * core)
 {
-  MvsGeometry g;
+  const MvsGeometry g = *geometry;
   Block *b;
   gpointer work;
   gint64 *scratch;
@@ -291,13 +289,12 @@ compute_core (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
   Sums sums;
   gint pass;
 
-  geometry (meta, p, &g);
   n_all = g.cols * g.rows;
   work = work_get (n_all);
   b = work;
   scratch = (gint64 *) (b + n_all);
   agree = (guint8 *) (scratch + 2 * (gsize) n_all);
-  read_blocks (meta, p, &g, b);
+  read_blocks (cells, &g, b);
 
   /* the cost level: sum and median per pixel of the counted blocks,
    * which are moved to the front */
@@ -349,7 +346,7 @@ compute_core (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
 
   memset (core, 0, sizeof (*core));
   core->valid = 1;
-  core->partition = p;
+  core->partition = partition;
   core->blocks = n;
   core->matched = n_matched;
   core->agree = n_agree;
@@ -360,7 +357,20 @@ compute_core (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
   core->ty = m.ty;
   core->k = m.k;
   core->r = m.r;
+  core->geometry = g;
   work_release (work, n_all);
+}
+
+/* The core of @meta's grid @p; @meta is consistent. */
+static void
+compute_core (const GstMotionVectorMeta * meta, GstMotionVectorPartition p,
+    MvsCore * core)
+{
+  MvsGeometry g;
+
+  geometry (meta, p, &g);
+  gst_motion_vector_summary_compute_grid_core (gst_motion_vector_meta_get_grid
+      (meta, p, NULL, NULL), &g, p, core);
 }
 
 /* atan(@x) from basic operations only: two halvings of the angle
@@ -518,7 +528,16 @@ gst_motion_vector_summary_compute_with_core (const GstMotionVectorMeta *
         | GST_MOTION_VECTOR_SUMMARY_FLAG_TRANSLATION_ONLY;
     return TRUE;
   }
-  if (!core || !core->valid || core->partition != (guint32) p) {
+  if (core && core->valid && core->partition == (guint32) p) {
+    MvsGeometry g;
+
+    geometry (meta, p, &g);
+    if (memcmp (&g, &core->geometry, sizeof (g)) != 0)
+      core = NULL;
+  } else {
+    core = NULL;
+  }
+  if (!core) {
     compute_core (meta, p, &own);
     core = &own;
   }
@@ -692,7 +711,7 @@ gst_motion_vector_summary_moving_blocks (const GstMotionVectorMeta * meta,
   work = work_get (n_all);
   b = work;
   geometry (meta, p, &g);
-  read_blocks (meta, p, &g, b);
+  read_blocks (gst_motion_vector_meta_get_grid (meta, p, NULL, NULL), &g, b);
   gst_motion_vector_meta_get_grid (meta, p, &cols, &rows);
   across = 16 / gst_motion_vector_partition_width (p);
   down = 16 / gst_motion_vector_partition_height (p);

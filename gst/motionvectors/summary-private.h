@@ -36,6 +36,13 @@ GST_MOTION_VECTORS_API
 gboolean gst_motion_vector_summary_compute_core (
     const GstMotionVectorMeta * meta, MvsCore * core);
 
+/* The core of grid @cells of geometry @geometry (mvs_geometry_init()),
+ * shape @partition: what a backend's reduction must equal. */
+GST_MOTION_VECTORS_API
+void gst_motion_vector_summary_compute_grid_core (
+    const GstMotionVectorCell * cells, const MvsGeometry * geometry,
+    guint partition, MvsCore * core);
+
 G_END_DECLS
 
 #endif

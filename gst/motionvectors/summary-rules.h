@@ -95,6 +95,8 @@ typedef struct {
   int64_t median;               /* median cost per pixel, 1/256 */
   uint64_t cost_sum;            /* sum of the counted blocks' costs */
   int64_t tx, ty, k, r;         /* the model (MvsModel) */
+  MvsGeometry geometry;         /* the grid it read: a core is used only
+                                 * for a meta of the same geometry */
 } MvsCore;
 
 /* @num / @den rounded to the nearest, halves away from zero; @den > 0. */

@@ -64,6 +64,7 @@
 #include "me_cuda_batch.h"
 #include "me_cuda_host.h"
 #include "me_cuda_kernels.h"
+#include "me_cuda_summary.h"
 #include "cpu/luma_rows.h"
 
 #define SLOTS 8         /* most frames in flight */
@@ -106,6 +107,7 @@ typedef struct {
   gboolean has_reference;
   gboolean direct; /* cells downloaded into the field's grids; else into
                     * the slot's host_cells, at ncells x its index */
+  gboolean summarized; /* its summary's core comes down with the cells */
 } SlotOut;
 
 typedef struct {
@@ -133,6 +135,11 @@ typedef struct {
   size_t visited_size;
   uint32_t *hier_vecs; /* hierarchical: levels 2 and 1's winners */
   size_t hier_vecs_size;
+  /* the fields' summaries (me_cuda_summary.h): working memory, and each
+   * output's core on the device and page-locked on the host */
+  void *summary_work;
+  size_t summary_work_size;
+  MvsCore *summary_dev, *summary_host; /* ME_MAX_PAIRS each */
 
   /* a full search handed to the context's launcher (me_cuda_batch.h):
    * what its tail needs to queue the rest once the launcher has searched
@@ -347,6 +354,9 @@ cuda_close (MESession *s)
     cudaFree (sl->progress);
     cudaFree (sl->visited);
     cudaFree (sl->hier_vecs);
+    cudaFree (sl->summary_work);
+    cudaFree (sl->summary_dev);
+    cudaFreeHost (sl->summary_host);
     if (sl->kernel_start)
       cudaEventDestroy (sl->kernel_start);
     if (sl->kernel_end)
@@ -938,6 +948,7 @@ slot_add_out (Slot *sl, MEField *field, unsigned parts, gboolean has_reference)
   SlotOut *o = &sl->outs[sl->n_outs++];
   o->field = field;
   o->has_reference = has_reference;
+  o->summarized = FALSE;
   o->direct = TRUE;
   for (int p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     o->grid[p] = (parts & (1u << p)) ? field->grid[p] : NULL;
@@ -963,6 +974,53 @@ prepare_stage3 (Slot *sl, const MECudaGeometry *g, const MESearchParams *params,
     sl->hpel_size = hp;
   }
   return !params->lambda || ensure_progress (sl, error);
+}
+
+/* Enqueues on the slot's stream the reduction of output k's field to its
+ * summary's core (MEField.summary), from the coarsest of the cells just
+ * made, and its download. */
+static gboolean
+enqueue_summary (Slot *sl, const MECudaGeometry *g, unsigned parts,
+    unsigned k, unsigned depth, GError **error)
+{
+  SlotOut *o = &sl->outs[k];
+  int p = 0;
+  while (!(parts & (1u << p)))
+    p++;
+  const GstMotionVectorPartition part = (GstMotionVectorPartition)p;
+  const unsigned cols = gst_motion_vector_grid_cols (part, g->mb_cols);
+  const unsigned rows = gst_motion_vector_grid_rows (part, g->mb_rows);
+  MvsGeometry geo;
+  /* the meta gpumotionest attaches: analysed at the frame's size */
+  mvs_geometry_init (&geo, cols, rows, gst_motion_vector_partition_width (part),
+      gst_motion_vector_partition_height (part), g->width, g->height,
+      g->width, g->height, depth);
+
+  if (!ensure_buffer (&sl->summary_work, &sl->summary_work_size,
+          me_cuda_summary_scratch_bytes ((size_t)cols * rows),
+          "summary working memory", error))
+    return FALSE;
+  if (!sl->summary_dev &&
+      !device_alloc ((void **)&sl->summary_dev,
+          ME_MAX_PAIRS * sizeof (MvsCore), "summaries", error))
+    return FALSE;
+  if (!sl->summary_host) {
+    cudaError_t e = cudaMallocHost ((void **)&sl->summary_host,
+        ME_MAX_PAIRS * sizeof (MvsCore));
+    if (e != cudaSuccess) {
+      sl->summary_host = NULL;
+      return check (e, "cudaMallocHost (summaries)", error);
+    }
+  }
+  cudaStream_t st = sl->stream;
+  CHECK ((cudaError_t)me_cuda_launch_summary (sl->cells + sl->offsets[p],
+             &geo, (unsigned)p, sl->summary_work, sl->summary_dev + k, st),
+      "summary kernel");
+  CHECK (cudaMemcpyAsync (sl->summary_host + k, sl->summary_dev + k,
+             sizeof (MvsCore), cudaMemcpyDeviceToHost, st),
+      "summary download");
+  o->summarized = TRUE;
+  return TRUE;
 }
 
 /* Enqueues on the slot's stream what follows the integer search of ring
@@ -1002,6 +1060,9 @@ enqueue_after_search (MESession *s, Slot *sl, const MECudaGeometry *g,
     CHECK (me_cuda_launch_finish (final_keys, sl->cells, g, parts,
                4 * params->offset_x, st),
         "prediction kernel");
+  if (o->field->summary &&
+      !enqueue_summary (sl, g, parts, k, depth, error))
+    return FALSE;
   if (timed)
     CHECK (cudaEventRecord (sl->kernel_end, st), "cudaEventRecord");
   if (o->direct) {
@@ -1534,6 +1595,8 @@ cuda_collect (MESession *s, GError **error)
             sl->grid_cells[p] * 16);
     }
     o->field->has_reference = o->has_reference;
+    if (o->summarized && o->has_reference)
+      *o->field->summary = sl->summary_host[k];
   }
   s->last_ms = -1;
   if (sl->searched) {

@@ -1,6 +1,6 @@
 /* gpumotionest — checkasm driver.
  *
- *   checkasm [--seed N] [--test dsp|search|fast|refs|backend|mc] [--backend NAME] [--bench]
+ *   checkasm [--seed N] [--test dsp|search|fast|refs|backend|mc|summary] [--backend NAME] [--bench]
  *            [--input FILE --size WxH] [--threads N] [--devices LIST]
  *
  * Without arguments: the DSP routines of every SIMD level against their C
@@ -16,6 +16,8 @@
  * --test mc: motion compensation (kernels/mc), the C reference on threads
  * against itself and CUDA against it; with --backend c or cuda only that
  * part, and --backend cuda exits 77 without a usable GPU.
+ * --test summary: the motion summary's core reduced by the CUDA kernel and
+ * backend against the host's (also part of --backend cuda).
  */
 #include "config.h"
 
@@ -72,7 +74,7 @@ main (int argc, char **argv)
         && sscanf (argv[++i], "%ux%u", &width, &height) == 2)
       ;
     else {
-      fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|fast|refs|backend|mc] "
+      fprintf (stderr, "usage: %s [--seed N] [--test dsp|search|fast|refs|backend|mc|summary] "
           "[--backend NAME] [--bench [--input FILE --size WxH]] "
           "[--threads N] [--devices LIST]\n", argv[0]);
       return 2;
@@ -87,9 +89,10 @@ main (int argc, char **argv)
     return checkasm_bench_file (input, width, height, checkasm.backend);
   if (test && strcmp (test, "dsp") && strcmp (test, "search")
       && strcmp (test, "fast") && strcmp (test, "refs")
-      && strcmp (test, "backend") && strcmp (test, "mc")) {
+      && strcmp (test, "backend") && strcmp (test, "mc")
+      && strcmp (test, "summary")) {
     fprintf (stderr, "checkasm: no test named %s (dsp, search, fast, refs, "
-        "backend, mc)\n", test);
+        "backend, mc, summary)\n", test);
     return 2;
   }
   if (checkasm.bench) {
@@ -104,10 +107,16 @@ main (int argc, char **argv)
     int r = checkasm_check_mc (checkasm.backend);
     if (r == 77 || r == 2)
       return r;
+  } else if (test && !strcmp (test, "summary")) {
+    int r = checkasm_check_summary (checkasm.backend);
+    if (r == 77 || r == 2)
+      return r;
   } else if (checkasm.backend) {
     int r = checkasm_check_backend (checkasm.backend);
     if (r == 77)
       return 77;
+    if (!strcmp (checkasm.backend, "cuda"))
+      checkasm_check_summary ("cuda");
   } else {
     if (!test || !strcmp (test, "dsp")) {
       checkasm_check_dsp ();

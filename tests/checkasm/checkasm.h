@@ -112,4 +112,9 @@ void checkasm_bench_backends (void);
 int checkasm_bench_file (const char *path, unsigned width, unsigned height,
     const char *backend);
 
+/* The motion summary's core reduced on the GPU against the host's
+ * (check_summary.c); 77 with `backend` "cuda" and no GPU, 2 for another
+ * backend. */
+int checkasm_check_summary (const char *backend);
+
 #endif /* CHECKASM_H */
