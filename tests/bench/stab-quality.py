@@ -22,6 +22,13 @@ full window), the residual jitter: RMS of the shift (px) and of the turn
 (degrees).  The crop is the zoom of out_t against in_t (mean and
 largest).  The same measurement of the input itself (out = in) gives the
 shake as measured, so the measurement's own noise shows.
+
+From the same model: the zoom each tool's correction itself needs for no
+output corner to land outside the input (rotation included; mean and
+largest), the frames whose applied zoom leaves a border over 1 px (and
+the widest, input pixels), and the RMS of the zoom's change from frame to
+frame (of log zoom: a zoom that follows the need moves the picture's
+edges by w / 2 times that a frame).
 """
 import argparse
 import csv
@@ -228,7 +235,33 @@ def figures(fdir, smooth, cam, paths_out, frames, ours_frames):
                vmin=0, vmax=255)
 
 
-def score(meas, smooth, cam, margin):
+def border_need(m, w, h):
+    """From the model of an output frame against its input (output pixel
+    p lies in the input at c + g + R(-rot) (p - c) / (1 + zoom)): how far
+    (input pixels) the farthest output corner lands outside the input, and
+    the zoom about the centre its correction needs for none to (the
+    least k with every corner of c + g + R(-rot) (q - c) / k inside;
+    rotation included)."""
+    cx, cy = (w - 1) / 2, (h - 1) / 2
+    lim = (w - 1, h - 1)
+    a = (cx + m[0], cy + m[1])
+    c, s = math.cos(-m[3]), math.sin(-m[3])
+    border, need = 0.0, 0.0
+    for px in (0, w - 1):
+        for py in (0, h - 1):
+            qx, qy = px - cx, py - cy
+            v = (c * qx - s * qy, s * qx + c * qy)
+            for i in range(2):
+                p = a[i] + v[i] / (1 + m[2])
+                border = max(border, -p, p - lim[i])
+                if v[i] > 0:
+                    need = max(need, v[i] / (lim[i] - a[i]))
+                elif v[i] < 0:
+                    need = max(need, -v[i] / a[i])
+    return border, need
+
+
+def score(meas, smooth, cam, margin, w, h):
     n = len(meas)
     res = []
     for t in range(n):
@@ -249,12 +282,27 @@ def score(meas, smooth, cam, margin):
         d2a += (res[t][2] - res[t - 1][2]) ** 2
         k += 1
     zooms = [1 + m[2] for m in meas[margin:n - margin] if m is not None]
+    bn = [border_need(m, w, h) for m in meas[margin:n - margin]
+          if m is not None]
+    # the zoom's own change from frame to frame (a zoom that follows the
+    # need moves the picture's edges: w / 2 times this, in pixels)
+    dk = [math.log((1 + meas[t][2]) / (1 + meas[t - 1][2]))
+          for t in range(margin + 1, n - margin)
+          if meas[t] is not None and meas[t - 1] is not None]
     return {
         'jitter_px': math.sqrt(d2x / k) if k else float('nan'),
         'jitter_deg': math.sqrt(d2a / k) * 180 / math.pi if k else float('nan'),
         'crop_mean': sum(zooms) / len(zooms) if zooms else float('nan'),
         'crop_max': max(zooms) if zooms else float('nan'),
         'frames': k,
+        # the zoom the correction itself needs (corners, rotation
+        # included), and the frames whose zoom leaves a border over 1 px
+        'need_mean': sum(b[1] for b in bn) / len(bn) if bn else float('nan'),
+        'need_max': max(b[1] for b in bn) if bn else float('nan'),
+        'border_frames': sum(1 for b in bn if b[0] > 1.0),
+        'border_max_px': max(b[0] for b in bn) if bn else float('nan'),
+        'zoom_change_rms': (math.sqrt(sum(x * x for x in dk) / len(dk))
+                            if dk else float('nan')),
     }
 
 
@@ -294,6 +342,9 @@ def main():
                 ':smoothing=%d' % a.lookahead)
     outs['vidstab (shakiness 10, accuracy 15, smoothing %d)'
          % a.lookahead] = o
+    o = os.path.join(work, 'vidstab-adaptive.y4m')
+    run_vidstab(clip, o, work, '', ':optzoom=2')
+    outs['vidstab (defaults but optzoom=2, adaptive zoom)'] = o
     o = os.path.join(work, 'deshake.y4m')
     run_deshake(clip, o, work)
     outs['deshake (defaults)'] = o
@@ -311,19 +362,21 @@ def main():
             continue
         tag = ''.join(ch if ch.isalnum() else '-' for ch in name)[:24]
         meas = measure(frames, out_frames[:a.frames], w, h, a.build, work, tag)
-        results[name] = score(meas, smooth, cam, 30)
+        results[name] = score(meas, smooth, cam, 30, w, h)
         for key, style in styles.items():
             if name.startswith(key):
                 plotted[(name, style)] = out_path(meas, cam)
         if name.startswith('mvstabilize'):
             ours_frames = out_frames
-    print('%-52s %10s %10s %9s %9s' % ('', 'jitter px', 'jitter deg',
-                                        'crop mean', 'crop max'))
+    print('%-52s %10s %10s %9s %9s %9s %9s %7s %7s %9s' % (
+        '', 'jitter px', 'jitter deg', 'crop mean', 'crop max', 'need mean',
+        'need max', 'border', 'max px', 'dzoom rms'))
     for name, r in results.items():
-        print('%-52s %10.3f %10.4f %9.4f %9.4f' % (name, r['jitter_px'],
-                                                   r['jitter_deg'],
-                                                   r['crop_mean'],
-                                                   r['crop_max']))
+        print('%-52s %10.3f %10.4f %9.4f %9.4f %9.4f %9.4f %7d %7.2f %9.5f'
+              % (name, r['jitter_px'], r['jitter_deg'], r['crop_mean'],
+                 r['crop_max'], r['need_mean'], r['need_max'],
+                 r['border_frames'], r['border_max_px'],
+                 r['zoom_change_rms']))
     if a.figures:
         figures(a.figures, smooth, cam, plotted, frames, ours_frames)
     if a.json:
