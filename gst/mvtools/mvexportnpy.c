@@ -26,13 +26,17 @@
 
 #include <glib/gstdio.h>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 GST_DEBUG_CATEGORY_STATIC (mv_npy_debug);
 #define GST_CAT_DEFAULT mv_npy_debug
 
 /* Headers are published at most this often while frames arrive (µs). */
 #define PUBLISH_INTERVAL_US G_USEC_PER_SEC
 /* Rows are buffered up to this many bytes per array before a write. */
-#define BATCH_BYTES (1 << 20)
+#define BATCH_BYTES (1 << 18)
 /* The header's total length, magic to newline: room for the longest
  * descr (the frames' and summary's records) with the count at 20 digits. */
 #define HEADER_LEN 512
@@ -678,7 +682,9 @@ group_array (MvNpyWriter * w, Group * g, NpyArray ** slot, ArrayKind kind,
   return a;
 }
 
-/* One pass over the cells; NULL destinations are not written. */
+/* One pass over the cells; NULL destinations are not written.  Each
+ * 16-byte cell is four 32-bit words (mv, cost, pred, mvd), so splitting
+ * four cells is a 4x4 transpose of words. */
 static void
 split_cells (const GstMotionVectorCell * cells, guint n, guint8 * mv,
     guint8 * cost, guint8 * pred, guint8 * mvd)
@@ -686,7 +692,27 @@ split_cells (const GstMotionVectorCell * cells, guint n, guint8 * mv,
   guint i;
 
   if (mv && cost && pred && mvd) {
-    for (i = 0; i < n; i++) {
+    i = 0;
+#ifdef __SSE2__
+    for (; i + 4 <= n; i += 4) {
+      const __m128i *c = (const __m128i *) &cells[i];
+      __m128i a = _mm_loadu_si128 (c), b = _mm_loadu_si128 (c + 1);
+      __m128i d = _mm_loadu_si128 (c + 2), e = _mm_loadu_si128 (c + 3);
+      /* a0 b0 a1 b1, a2 b2 a3 b3, d0 e0 d1 e1, d2 e2 d3 e3 */
+      __m128i ab01 = _mm_unpacklo_epi32 (a, b), ab23 = _mm_unpackhi_epi32 (a, b);
+      __m128i de01 = _mm_unpacklo_epi32 (d, e), de23 = _mm_unpackhi_epi32 (d, e);
+
+      _mm_storeu_si128 ((__m128i *) (mv + 4 * i),
+          _mm_unpacklo_epi64 (ab01, de01));
+      _mm_storeu_si128 ((__m128i *) (cost + 4 * i),
+          _mm_unpackhi_epi64 (ab01, de01));
+      _mm_storeu_si128 ((__m128i *) (pred + 4 * i),
+          _mm_unpacklo_epi64 (ab23, de23));
+      _mm_storeu_si128 ((__m128i *) (mvd + 4 * i),
+          _mm_unpackhi_epi64 (ab23, de23));
+    }
+#endif
+    for (; i < n; i++) {
       const guint8 *c = (const guint8 *) &cells[i];
 
       memcpy (mv + 4 * i, c, 4);
