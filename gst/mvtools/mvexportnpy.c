@@ -533,6 +533,17 @@ write_index (MvNpyWriter * w, gboolean complete, gboolean final,
       err = errno;
       ok = FALSE;
     }
+    if (ok && final) {
+      /* the rename itself on disk: the folder's entry */
+      gint dfd = g_open (w->folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
+
+      if (dfd >= 0) {
+        if (fsync (dfd) != 0 && errno != EINVAL)
+          GST_WARNING ("could not sync folder %s: %s", w->folder,
+              g_strerror (errno));
+        close (dfd);
+      }
+    }
     if (!ok)
       g_unlink (tmp);
   }
