@@ -30,6 +30,14 @@
  * of the blocks, one row per field.  Off by default, so that the files of
  * existing pipelines stay byte for byte as they were.
  *
+ * format=npy (mvexportnpy.c) writes a folder of NumPy arrays instead:
+ * one per view, reference, shape and quantity, the frame first, with a
+ * JSON index; the cells are copied, never formatted, and each file stays
+ * loadable while it is written and after a crash.  The quantities
+ * property (mv, cost, pred, mvd, modes, chosen-refs) selects what is
+ * written in every format; its default, all, keeps the JSON and CSV
+ * files byte for byte as before.
+ *
  * A buffer that carries mvstabilize's correction (the custom meta
  * "GstMvStabilizeMeta", looked up by name: no link to that plugin) gets
  * it on every line of the frame in JSON, a "stabilization" object of the
