@@ -208,9 +208,12 @@ def main():
         "partitions=all mode-decision=true summary=true references=-1,-2,+1",
         "summary=true", [(0, -1), (0, -2), (0, 1)], 8)
     check(len(shapes) == 7, "shapes %r" % shapes)
-    # 10 bits a sample
-    check_roundtrip("10-bit", "video/x-raw,format=I420_10LE,width=64,"
-                    "height=48", "partitions=16x16+4x4", "", [(0, -1)], 10)
+    # 10, 12 and 16 bits a sample
+    for fmt, bits in (("I420_10LE", 10), ("I420_12LE", 12),
+                      ("GRAY16_LE", 16)):
+        check_roundtrip("%d-bit" % bits, "video/x-raw,format=%s,width=64,"
+                        "height=48" % fmt, "partitions=16x16+4x4", "",
+                        [(0, -1)], bits)
     # stereo video: both views and the disparity
     check_roundtrip("stereo", "video/x-raw,format=GRAY8,width=128,height=48 "
                     "! capssetter caps=video/x-raw,"
