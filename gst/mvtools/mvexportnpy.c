@@ -118,6 +118,17 @@ struct _MvNpyWriter
   gchar *settings_json;
   GPtrArray *groups;            /* Group */
   gint64 last_publish;
+  gboolean dirty;               /* rows appended since the last publish */
+  /* The publisher thread publishes when frames stop arriving with rows
+   * still buffered (a stalled or paused stream), so that the headers are
+   * never more than about a second behind what was appended.  @lock
+   * guards everything above against it; a failure of its own waits in
+   * @async_error for the streaming thread to report. */
+  GMutex lock;
+  GCond cond;
+  GThread *thread;
+  gboolean stopping;
+  GError *async_error;
   gboolean failed;
   gchar endian;                 /* '<' or '>': the cells' host order */
 };
@@ -559,6 +570,8 @@ write_index (MvNpyWriter * w, gboolean complete, gboolean final,
 
 /* ---- opening -------------------------------------------------------------- */
 
+static gpointer publisher (gpointer data);
+
 MvNpyWriter *
 mv_npy_writer_open (const gchar * folder, const MvNpySettings * settings,
     GError ** error)
@@ -623,6 +636,8 @@ mv_npy_writer_open (const gchar * folder, const MvNpySettings * settings,
   w->groups = g_ptr_array_new_with_free_func ((GDestroyNotify) group_free);
   w->endian = G_BYTE_ORDER == G_LITTLE_ENDIAN ? '<' : '>';
   w->last_publish = g_get_monotonic_time ();
+  g_mutex_init (&w->lock);
+  g_cond_init (&w->cond);
   if (!write_index (w, FALSE, FALSE, &err)) {
     g_set_error (error, MV_NPY_ERROR, MV_NPY_ERROR_OPEN, "%s in \"%s\"",
         err->message, folder);
@@ -630,6 +645,7 @@ mv_npy_writer_open (const gchar * folder, const MvNpySettings * settings,
     mv_npy_writer_free (w);
     return NULL;
   }
+  w->thread = g_thread_new ("mvexport-npy", publisher, w);
   return w;
 }
 
@@ -773,8 +789,8 @@ geometry_matches (const Group * g, const GstMotionVectorMeta * meta)
       && g->analysis_height == meta->analysis_height;
 }
 
-gboolean
-mv_npy_writer_add_field (MvNpyWriter * w, const GstMotionVectorMeta * meta,
+static gboolean
+add_field_locked (MvNpyWriter * w, const GstMotionVectorMeta * meta,
     guint64 frame, GstClockTime pts, GError ** error)
 {
   static const ArrayKind cell_kinds[4] = { KIND_MV, KIND_COST, KIND_PRED,
@@ -914,7 +930,20 @@ mv_npy_writer_add_field (MvNpyWriter * w, const GstMotionVectorMeta * meta,
   put_u32 (row + 32, meta->flags);
   put_u32 (row + 36, meta->partitions);
   g->rows++;
+  w->dirty = TRUE;
   return TRUE;
+}
+
+gboolean
+mv_npy_writer_add_field (MvNpyWriter * w, const GstMotionVectorMeta * meta,
+    guint64 frame, GstClockTime pts, GError ** error)
+{
+  gboolean ok;
+
+  g_mutex_lock (&w->lock);
+  ok = add_field_locked (w, meta, frame, pts, error);
+  g_mutex_unlock (&w->lock);
+  return ok;
 }
 
 /* Writes every pending row, then publishes the counts. */
@@ -938,17 +967,61 @@ publish (MvNpyWriter * w, GError ** error)
         return FALSE;
   }
   w->last_publish = g_get_monotonic_time ();
+  w->dirty = FALSE;
   return TRUE;
+}
+
+static gpointer
+publisher (gpointer data)
+{
+  MvNpyWriter *w = data;
+
+  g_mutex_lock (&w->lock);
+  while (!w->stopping) {
+    gint64 due = w->last_publish + PUBLISH_INTERVAL_US;
+
+    if (g_get_monotonic_time () < due || !w->dirty || w->failed) {
+      g_cond_wait_until (&w->cond, &w->lock, MAX (due,
+              g_get_monotonic_time () + PUBLISH_INTERVAL_US / 10));
+      continue;
+    }
+    GST_LOG ("publishing rows of a stalled stream");
+    if (!publish (w, &w->async_error))
+      w->last_publish = g_get_monotonic_time ();
+  }
+  g_mutex_unlock (&w->lock);
+  return NULL;
 }
 
 gboolean
 mv_npy_writer_end_frame (MvNpyWriter * w, gboolean force, GError ** error)
 {
-  if (w->failed)
-    return TRUE;
-  if (!force && g_get_monotonic_time () - w->last_publish < PUBLISH_INTERVAL_US)
-    return TRUE;
-  return publish (w, error);
+  gboolean ok = TRUE;
+
+  g_mutex_lock (&w->lock);
+  if (w->async_error) {
+    g_propagate_error (error, w->async_error);
+    w->async_error = NULL;
+    ok = FALSE;
+  } else if (!w->failed && (force || g_get_monotonic_time ()
+          - w->last_publish >= PUBLISH_INTERVAL_US)) {
+    ok = publish (w, error);
+  }
+  g_mutex_unlock (&w->lock);
+  return ok;
+}
+
+static void
+stop_publisher (MvNpyWriter * w)
+{
+  if (!w->thread)
+    return;
+  g_mutex_lock (&w->lock);
+  w->stopping = TRUE;
+  g_cond_signal (&w->cond);
+  g_mutex_unlock (&w->lock);
+  g_thread_join (w->thread);
+  w->thread = NULL;
 }
 
 gboolean
@@ -958,8 +1031,15 @@ mv_npy_writer_close (MvNpyWriter * w, gboolean complete, GError ** error)
   GError *err = NULL;
   guint gi, ai;
 
-  if (!w->failed)
+  stop_publisher (w);
+  if (w->async_error) {
+    /* the publisher's failure, not reported yet */
+    err = w->async_error;
+    w->async_error = NULL;
+    ok = FALSE;
+  } else if (!w->failed) {
     ok = publish (w, &err);
+  }
   for (gi = 0; gi < w->groups->len; gi++) {
     Group *g = g_ptr_array_index (w->groups, gi);
 
@@ -996,6 +1076,10 @@ mv_npy_writer_free (MvNpyWriter * w)
 {
   if (!w)
     return;
+  stop_publisher (w);
+  g_clear_error (&w->async_error);
+  g_mutex_clear (&w->lock);
+  g_cond_clear (&w->cond);
   g_ptr_array_unref (w->groups);
   g_free (w->settings_json);
   g_free (w->folder);

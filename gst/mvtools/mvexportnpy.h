@@ -5,7 +5,8 @@
  * its first axis; the cells are copied, never formatted.  Rows are
  * buffered per array and written whole; each array's header is then
  * rewritten in place with the number of rows written, at most once a
- * second while frames arrive and at the end, so an array read at any time
+ * second while frames arrive (by a thread of the writer when they stop
+ * coming) and at the end, so an array read at any time
  * (even after the process was killed) holds whole rows only.
  */
 #ifndef MV_EXPORT_NPY_H

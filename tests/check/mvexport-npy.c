@@ -471,8 +471,9 @@ npy_counts (const gchar * folder, const gchar * name, gsize row_bytes,
 GST_START_TEST (test_npy_readable_while_writing)
 {
   /* Before EOS every file is a valid array whose count never exceeds the
-   * rows written; a second later the count catches up with the frames
-   * pushed; the index says the export is not complete until it is. */
+   * rows written; when frames stop coming, the rows buffered are counted
+   * within about a second all the same; the index says the export is not
+   * complete until EOS. */
   gchar *folder = tmp_folder ();
   GstHarness *h = npy_harness (folder, "partitions=16x16 quantities=mv");
   guint64 count, rows;
@@ -493,7 +494,14 @@ GST_START_TEST (test_npy_readable_while_writing)
   fail_unless (strstr (index, "view0_ref-1_16x16_mv.npy") != NULL);
   g_free (index);
 
-  g_usleep (1100 * 1000);
+  /* a stalled stream: no frame for 1.5 s */
+  g_usleep (1500 * 1000);
+  npy_counts (folder, "view0_ref-1_16x16_mv.npy", 64, &count, &rows);
+  fail_unless_equals_uint64 (count, 2);
+  fail_unless_equals_uint64 (rows, 2);
+  npy_counts (folder, "view0_ref-1_frames.npy", 40, &count, &rows);
+  fail_unless_equals_uint64 (count, 2);
+  fail_unless_equals_uint64 (rows, 2);
   {
     GstBuffer *buf = new_buffer (2);
 
@@ -501,11 +509,8 @@ GST_START_TEST (test_npy_readable_while_writing)
     push_ok (h, buf);
   }
   npy_counts (folder, "view0_ref-1_16x16_mv.npy", 64, &count, &rows);
-  fail_unless_equals_uint64 (count, 3);
-  fail_unless_equals_uint64 (rows, 3);
-  npy_counts (folder, "view0_ref-1_frames.npy", 40, &count, &rows);
-  fail_unless_equals_uint64 (count, 3);
-  fail_unless_equals_uint64 (rows, 3);
+  fail_unless (count >= 2 && count <= rows, "count %" G_GUINT64_FORMAT
+      ", rows %" G_GUINT64_FORMAT, count, rows);
   index = read_index (folder);
   fail_unless (strstr (index, "\"complete\": false") != NULL, "%s", index);
   g_free (index);
