@@ -160,13 +160,17 @@ def check_killed():
     frames = os.path.join(folder, "view0_ref-1_frames.npy")
     deadline = time.monotonic() + 30
     counted = 0
-    while time.monotonic() < deadline and counted < 10:
-        time.sleep(0.2)
-        check(proc.poll() is None, "writer exited: %r" % proc.returncode)
-        if os.path.exists(frames):
-            counted = len(np.load(frames, mmap_mode="r"))
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    try:
+        while time.monotonic() < deadline and counted < 10:
+            time.sleep(0.2)
+            check(proc.poll() is None, "writer exited: %r" % proc.returncode)
+            if os.path.exists(frames):
+                counted = len(np.load(frames, mmap_mode="r"))
+    finally:
+        # also when a check failed: a live writer would run forever
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
     check(counted >= 10, "no header counted 10 frames in 30 s")
     with open(os.path.join(folder, "index.json")) as f:
         index = json.load(f)
