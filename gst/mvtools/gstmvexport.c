@@ -30,6 +30,14 @@
  * of the blocks, one row per field.  Off by default, so that the files of
  * existing pipelines stay byte for byte as they were.
  *
+ * format=npy (mvexportnpy.c) writes a folder of NumPy arrays instead:
+ * one per view, reference, shape and quantity, the frame first, with a
+ * JSON index; the cells are copied, never formatted, and each file stays
+ * loadable while it is written and after a crash.  The quantities
+ * property (mv, cost, pred, mvd, modes, chosen-refs) selects what is
+ * written in every format; its default, all, keeps the JSON and CSV
+ * files byte for byte as before.
+ *
  * A buffer that carries mvstabilize's correction (the custom meta
  * "GstMvStabilizeMeta", looked up by name: no link to that plugin) gets
  * it on every line of the frame in JSON, a "stabilization" object of the
@@ -49,6 +57,7 @@
 #include <gst/motionvectors/gstmotionvectormeta.h>
 
 #include "gstmvexport.h"
+#include "mvexportnpy.h"
 #include "mvsummarytext.h"
 
 GST_DEBUG_CATEGORY_STATIC (gst_mv_export_debug);
@@ -58,6 +67,7 @@ GST_DEBUG_CATEGORY_STATIC (gst_mv_export_debug);
 #define DEFAULT_PARTITIONS GST_MOTION_VECTOR_PARTITIONS_ALL
 #define DEFAULT_SUMMARY FALSE
 #define DEFAULT_STABILIZATION FALSE
+#define DEFAULT_QUANTITIES MV_QUANTITY_ALL
 
 /* mvstabilize's correction meta, by name (docs/stabilization.md) */
 #define STABILIZE_META_NAME "GstMvStabilizeMeta"
@@ -70,6 +80,7 @@ enum
   PROP_PARTITIONS,
   PROP_SUMMARY,
   PROP_STABILIZATION,
+  PROP_QUANTITIES,
 };
 
 struct _GstMvExport
@@ -82,6 +93,7 @@ struct _GstMvExport
   GstMotionVectorPartitionFlags partitions;
   gboolean summary;
   gboolean stabilization;
+  guint quantities;             /* MvQuantityFlags */
 
   /* streaming state */
   FILE *file;
@@ -92,6 +104,8 @@ struct _GstMvExport
   GstMotionVectorPartitionFlags open_partitions;
   gboolean open_summary;
   gboolean open_stabilization;
+  guint open_quantities;
+  MvNpyWriter *npy;             /* format=npy: the folder's writer */
   guint64 frame;                /* buffers seen since start, with or without meta */
   GString *text;                /* one frame's text, reused */
   GString *stab;                /* the frame's correction as text, reused:
@@ -116,11 +130,35 @@ gst_mv_export_format_get_type (void)
     {GST_MV_EXPORT_FORMAT_JSONL, "JSON Lines, one object per frame and "
           "reference", "jsonl"},
     {GST_MV_EXPORT_FORMAT_CSV, "CSV, one row per block", "csv"},
+    {GST_MV_EXPORT_FORMAT_NPY, "NumPy: a folder of .npy arrays, one per "
+          "view, reference, shape and quantity, and a JSON index", "npy"},
     {0, NULL, NULL},
   };
 
   if (g_once_init_enter (&type)) {
     GType t = g_enum_register_static ("GstMvExportFormat", values);
+    g_once_init_leave (&type, t);
+  }
+  return type;
+}
+
+static GType
+gst_mv_export_quantities_get_type (void)
+{
+  static GType type = 0;
+  static const GFlagsValue values[] = {
+    {MV_QUANTITY_MV, "Vectors (quarter pel)", "mv"},
+    {MV_QUANTITY_COST, "Costs", "cost"},
+    {MV_QUANTITY_PRED, "H.264 predictions", "pred"},
+    {MV_QUANTITY_MVD, "Differences from the predictions", "mvd"},
+    {MV_QUANTITY_MODES, "Partition decision", "modes"},
+    {MV_QUANTITY_CHOSEN_REFS, "Reference decision", "chosen-refs"},
+    {MV_QUANTITY_ALL, "All of them", "all"},
+    {0, NULL, NULL},
+  };
+
+  if (g_once_init_enter (&type)) {
+    GType t = g_flags_register_static ("GstMvExportQuantities", values);
     g_once_init_leave (&type, t);
   }
   return type;
@@ -225,8 +263,8 @@ append_clock_time (GString * s, GstClockTime t, const gchar * none)
 /* One JSON object on one line; see docs/export-schema.md. */
 static void
 format_jsonl (GString * s, const GstMotionVectorMeta * meta,
-    GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts,
-    gboolean with_summary, const GString * stab)
+    GstMotionVectorPartitionFlags which, guint quantities, guint64 frame,
+    GstClockTime pts, gboolean with_summary, const GString * stab)
 {
   GstMotionVectorSummary sum;
   guint p, i, mb_cols, mb_rows, ref_cols, ref_rows;
@@ -273,28 +311,43 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
       continue;
     n = cols * rows;
     g_string_append_printf (s, "%s{\"shape\":\"%ux%u\",\"cols\":%u,"
-        "\"rows\":%u,\"mv\":[", first_layer ? "" : ",",
+        "\"rows\":%u", first_layer ? "" : ",",
         gst_motion_vector_partition_width (p),
         gst_motion_vector_partition_height (p), cols, rows);
     first_layer = FALSE;
-    append_pairs (s, cells, n, PAIR_MV);
-    g_string_append (s, "],\"cost\":[");
-    for (i = 0; i < n; i++) {
-      if (i)
-        g_string_append_c (s, ',');
-      append_int (s, cells[i].cost);
+    /* the selected quantities (quantities property), in this order */
+    if (quantities & MV_QUANTITY_MV) {
+      g_string_append (s, ",\"mv\":[");
+      append_pairs (s, cells, n, PAIR_MV);
+      g_string_append_c (s, ']');
     }
-    g_string_append (s, "],\"pred\":[");
-    append_pairs (s, cells, n, PAIR_PRED);
-    g_string_append (s, "],\"mvd\":[");
-    append_pairs (s, cells, n, PAIR_MVD);
-    g_string_append (s, "]}");
+    if (quantities & MV_QUANTITY_COST) {
+      g_string_append (s, ",\"cost\":[");
+      for (i = 0; i < n; i++) {
+        if (i)
+          g_string_append_c (s, ',');
+        append_int (s, cells[i].cost);
+      }
+      g_string_append_c (s, ']');
+    }
+    if (quantities & MV_QUANTITY_PRED) {
+      g_string_append (s, ",\"pred\":[");
+      append_pairs (s, cells, n, PAIR_PRED);
+      g_string_append_c (s, ']');
+    }
+    if (quantities & MV_QUANTITY_MVD) {
+      g_string_append (s, ",\"mvd\":[");
+      append_pairs (s, cells, n, PAIR_MVD);
+      g_string_append_c (s, ']');
+    }
+    g_string_append_c (s, '}');
   }
   g_string_append_c (s, ']');
 
   /* The partition decision, whichever shapes are selected above: it is a
    * property of the macroblocks, not of one layer. */
-  modes = gst_motion_vector_meta_get_modes (meta, &mb_cols, &mb_rows);
+  modes = (quantities & MV_QUANTITY_MODES) ?
+      gst_motion_vector_meta_get_modes (meta, &mb_cols, &mb_rows) : NULL;
   if (modes) {
     g_string_append (s, ",\"modes\":[");
     for (i = 0; i < mb_cols * mb_rows; i++) {
@@ -306,7 +359,9 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
   }
   /* The reference decision: one distance per 4x4 block, row-major, as
    * the meta holds it (docs/export-schema.md). */
-  refs = gst_motion_vector_meta_get_chosen_refs (meta, &ref_cols, &ref_rows);
+  refs = (quantities & MV_QUANTITY_CHOSEN_REFS) ?
+      gst_motion_vector_meta_get_chosen_refs (meta, &ref_cols, &ref_rows) :
+      NULL;
   if (refs) {
     g_string_append (s, ",\"chosen_refs\":[");
     for (i = 0; i < ref_cols * ref_rows; i++) {
@@ -322,9 +377,24 @@ format_jsonl (GString * s, const GstMotionVectorMeta * meta,
   g_string_append (s, "}\n");
 }
 
-static const gchar csv_header[] =
-    "frame,pts,shape,col,row,x,y,w,h,mv_x,mv_y,cost,pred_x,pred_y,"
-    "mvd_x,mvd_y,chosen,ref_distance,view\n";
+/* The header of the block rows: every column with every quantity, the
+ * columns of the quantities not selected left out. */
+static void
+append_csv_header (GString * s, guint quantities)
+{
+  g_string_append (s, "frame,pts,shape,col,row,x,y,w,h");
+  if (quantities & MV_QUANTITY_MV)
+    g_string_append (s, ",mv_x,mv_y");
+  if (quantities & MV_QUANTITY_COST)
+    g_string_append (s, ",cost");
+  if (quantities & MV_QUANTITY_PRED)
+    g_string_append (s, ",pred_x,pred_y");
+  if (quantities & MV_QUANTITY_MVD)
+    g_string_append (s, ",mvd_x,mvd_y");
+  if (quantities & MV_QUANTITY_MODES)
+    g_string_append (s, ",chosen");
+  g_string_append (s, ",ref_distance,view\n");
+}
 
 /* A buffer's reference decision, as the CSV's chosen column reads it:
  * the partition of each macroblock and the reference of each 4x4 block,
@@ -362,10 +432,16 @@ csv_decision (GstBuffer * buf, CsvDecision * dec)
  * the buffer's reference decision. */
 static void
 format_csv (GString * s, const GstMotionVectorMeta * meta,
-    GstMotionVectorPartitionFlags which, guint64 frame, GstClockTime pts,
-    const CsvDecision * dec, const GString * stab)
+    GstMotionVectorPartitionFlags which, guint quantities, guint64 frame,
+    GstClockTime pts, const CsvDecision * dec, const GString * stab)
 {
   guint p, c, r, mb_cols, ref_cols = 0;
+  /* bit k: column k of fields[] below is written */
+  guint csv_columns = 0x3f
+      | ((quantities & MV_QUANTITY_MV) ? 0x3u << 6 : 0)
+      | ((quantities & MV_QUANTITY_COST) ? 0x1u << 8 : 0)
+      | ((quantities & MV_QUANTITY_PRED) ? 0x3u << 9 : 0)
+      | ((quantities & MV_QUANTITY_MVD) ? 0x3u << 11 : 0);
   gchar shape[8];
   const guint8 *modes;
   const gint8 *refs = NULL;
@@ -384,6 +460,9 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
   } else {
     modes = gst_motion_vector_meta_get_modes (meta, &mb_cols, NULL);
   }
+  /* without chosen-refs, chosen is the partition decision alone */
+  if (!(quantities & MV_QUANTITY_CHOSEN_REFS))
+    refs = NULL;
 
   for (p = 0; p < GST_MOTION_VECTOR_PARTITION_COUNT; p++) {
     guint cols, rows;
@@ -418,9 +497,13 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
         g_string_append_c (s, ',');
         g_string_append (s, shape);
         for (k = 0; k < G_N_ELEMENTS (fields); k++) {
+          if (!(csv_columns & (1u << k)))
+            continue;
           g_string_append_c (s, ',');
           append_int (s, fields[k]);
         }
+        if (!(quantities & MV_QUANTITY_MODES))
+          goto last_columns;
         /* chosen: 1 when the block's macroblock is coded with this shape
          * and (with a reference decision) the partition with this field's
          * reference, 0 when not, empty without a decision */
@@ -432,6 +515,7 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
 
           g_string_append_c (s, yes ? '1' : '0');
         }
+      last_columns:
         /* which of the frame's fields the row is of: its reference (0:
          * the inter-view field) and, in stereo video, its view */
         g_string_append_c (s, ',');
@@ -671,6 +755,105 @@ close_file (GstMvExport * self)
   return ok;
 }
 
+/* ---- format=npy (mvexportnpy.c) ----------------------------------------- */
+
+/* @value of flags type @type as the property's nicks of single bits,
+ * joined by '+' ("16x16+8x8"). */
+static gchar *
+flags_text (GType type, guint value)
+{
+  GFlagsClass *klass = g_type_class_ref (type);
+  GString *s = g_string_new (NULL);
+  guint i;
+
+  for (i = 0; i < klass->n_values; i++) {
+    const GFlagsValue *v = &klass->values[i];
+
+    if (v->value && (v->value & (v->value - 1)) == 0
+        && (value & v->value)) {
+      if (s->len)
+        g_string_append_c (s, '+');
+      g_string_append (s, v->value_nick);
+    }
+  }
+  g_type_class_unref (klass);
+  return g_string_free (s, FALSE);
+}
+
+/* Posts a writer's error: the folder (OPEN_WRITE at start), a write
+ * (RESOURCE WRITE) or a stream the arrays cannot hold (STREAM FORMAT). */
+static void
+post_npy_error (GstMvExport * self, GError * err)
+{
+  if (self->failed) {
+    GST_WARNING_OBJECT (self, "%s", err->message);
+    return;
+  }
+  self->failed = TRUE;
+  if (err->domain == MV_NPY_ERROR && err->code == MV_NPY_ERROR_GEOMETRY)
+    GST_ELEMENT_ERROR (self, STREAM, FORMAT,
+        ("Cannot export to \"%s\": the frame size changed.",
+            self->open_location), ("%s", err->message));
+  else
+    GST_ELEMENT_ERROR (self, RESOURCE, WRITE,
+        ("Could not write to folder \"%s\".", self->open_location),
+        ("%s", err->message));
+}
+
+static gboolean
+start_npy (GstMvExport * self, gchar * location)
+{
+  gchar *parts = flags_text (GST_TYPE_MOTION_VECTOR_PARTITION_FLAGS,
+      self->open_partitions);
+  gchar *quantities = flags_text (gst_mv_export_quantities_get_type (),
+      self->open_quantities);
+  gchar *json = g_strdup_printf ("\"element\": \"mvexport\", "
+      "\"package_version\": \"%s\", \"format\": \"npy\", "
+      "\"partitions\": \"%s\", \"quantities\": \"%s\", "
+      "\"summary\": %s", PACKAGE_VERSION, parts, quantities,
+      self->open_summary ? "true" : "false");
+  MvNpySettings settings = { self->open_partitions, self->open_quantities,
+    self->open_summary, json
+  };
+  GError *err = NULL;
+
+  self->npy = mv_npy_writer_open (location, &settings, &err);
+  g_free (json);
+  g_free (parts);
+  g_free (quantities);
+  if (!self->npy) {
+    GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
+        ("Could not open folder \"%s\" for writing.", location),
+        ("%s", err->message));
+    g_error_free (err);
+    g_free (location);
+    return FALSE;
+  }
+  if (self->open_stabilization)
+    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
+        ("stabilization=true applies to CSV; the NumPy export does not "
+            "write mvstabilize's correction."), (NULL));
+  g_free (self->open_location);
+  self->open_location = location;
+  return TRUE;
+}
+
+/* Finishes the folder: the last rows, the counts, the index marked
+ * complete unless something failed. */
+static void
+stop_npy (GstMvExport * self)
+{
+  GError *err = NULL;
+
+  if (!self->npy)
+    return;
+  if (!mv_npy_writer_close (self->npy, !self->failed, &err)) {
+    post_npy_error (self, err);
+    g_error_free (err);
+  }
+  g_clear_pointer (&self->npy, mv_npy_writer_free);
+}
+
 static gboolean
 gst_mv_export_start (GstBaseTransform * trans)
 {
@@ -683,6 +866,7 @@ gst_mv_export_start (GstBaseTransform * trans)
   self->open_partitions = self->partitions;
   self->open_summary = self->summary;
   self->open_stabilization = self->stabilization;
+  self->open_quantities = self->quantities;
   GST_OBJECT_UNLOCK (self);
 
   if (!location || !*location) {
@@ -691,6 +875,11 @@ gst_mv_export_start (GstBaseTransform * trans)
     g_free (location);
     return FALSE;
   }
+  self->failed = FALSE;
+  self->warned_invalid = FALSE;
+  self->frame = 0;
+  if (self->open_format == GST_MV_EXPORT_FORMAT_NPY)
+    return start_npy (self, location);
   self->file = g_fopen (location, "wb");
   if (!self->file) {
     GST_ELEMENT_ERROR (self, RESOURCE, OPEN_WRITE,
@@ -702,13 +891,12 @@ gst_mv_export_start (GstBaseTransform * trans)
   g_free (self->open_location);
   self->open_location = location;
 
-  self->failed = FALSE;
-  self->warned_invalid = FALSE;
-  self->frame = 0;
   g_string_truncate (self->text, 0);
   if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
-    g_string_append (self->text, self->open_summary ? mv_summary_csv_header
-        : csv_header);
+    if (self->open_summary)
+      g_string_append (self->text, mv_summary_csv_header);
+    else
+      append_csv_header (self->text, self->open_quantities);
     if (self->open_stabilization) {
       /* the correction's columns after the last ones */
       g_string_truncate (self->text, self->text->len - 1);
@@ -729,6 +917,7 @@ gst_mv_export_stop (GstBaseTransform * trans)
   /* A failure is posted on the bus; the element still stops (the file is
    * closed either way), so that the pipeline can shut down. */
   close_file (self);
+  stop_npy (self);
   g_clear_pointer (&self->open_location, g_free);
   return TRUE;
 }
@@ -743,19 +932,25 @@ gst_mv_export_sink_event (GstBaseTransform * trans, GstEvent * event)
     if (fflush (self->file) != 0)
       post_write_error (self, "fflush", errno ? errno : EIO);
   }
+  if (GST_EVENT_TYPE (event) == GST_EVENT_EOS && self->npy && !self->failed) {
+    GError *err = NULL;
+
+    /* every row written and counted: the arrays are whole at EOS */
+    if (!mv_npy_writer_end_frame (self->npy, TRUE, &err)) {
+      post_npy_error (self, err);
+      g_error_free (err);
+    }
+  }
   return GST_BASE_TRANSFORM_CLASS (gst_mv_export_parent_class)->sink_event
       (trans, event);
 }
 
-/* Appends the text of field @meta, the @index-th of frame @frame, to the
- * frame's text; an inconsistent field is left out with a warning.  @dec
- * is the buffer's reference decision for CSV, NULL without one. */
-static void
-append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
-    guint index, guint64 frame, GstClockTime pts, const CsvDecision * dec)
+/* Whether field @meta, the @index-th of frame @frame, can be written; an
+ * inconsistent one is reported (a warning) and left out. */
+static gboolean
+field_is_valid (GstMvExport * self, const GstMotionVectorMeta * meta,
+    guint index, guint64 frame)
 {
-  GstMotionVectorSummary sum;
-
   if (!gst_motion_vector_meta_is_valid (meta)) {
     /* Fields edited after the meta was attached: the grids cannot be read
      * safely, so the field is left out of the file (the frame's other
@@ -775,8 +970,22 @@ append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
               meta->analysis_height, (guint) meta->partitions,
               meta->ref_distance));
     }
-    return;
+    return FALSE;
   }
+  return TRUE;
+}
+
+/* Appends the text of field @meta, the @index-th of frame @frame, to the
+ * frame's text; an inconsistent field is left out with a warning.  @dec
+ * is the buffer's reference decision for CSV, NULL without one. */
+static void
+append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
+    guint index, guint64 frame, GstClockTime pts, const CsvDecision * dec)
+{
+  GstMotionVectorSummary sum;
+
+  if (!field_is_valid (self, meta, index, frame))
+    return;
 
   if (self->open_format == GST_MV_EXPORT_FORMAT_CSV && self->open_summary) {
     /* one row per field that has a summary */
@@ -791,12 +1000,40 @@ append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
       }
     }
   } else if (self->open_format == GST_MV_EXPORT_FORMAT_CSV) {
-    format_csv (self->text, meta, self->open_partitions, frame, pts, dec,
-        self->stab);
+    format_csv (self->text, meta, self->open_partitions,
+        self->open_quantities, frame, pts, dec, self->stab);
   } else {
-    format_jsonl (self->text, meta, self->open_partitions, frame, pts,
-        self->open_summary, self->stab);
+    format_jsonl (self->text, meta, self->open_partitions,
+        self->open_quantities, frame, pts, self->open_summary, self->stab);
   }
+}
+
+/* format=npy: every consistent field of @buf into its arrays. */
+static GstFlowReturn
+write_npy (GstMvExport * self, GstBuffer * buf, guint64 frame)
+{
+  gpointer state = NULL;
+  GstMeta *m;
+  guint index = 0;
+  GError *err = NULL;
+
+  while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
+              GST_MOTION_VECTOR_META_API_TYPE))) {
+    const GstMotionVectorMeta *meta = (const GstMotionVectorMeta *) m;
+
+    if (field_is_valid (self, meta, index++, frame)
+        && !mv_npy_writer_add_field (self->npy, meta, frame,
+            GST_BUFFER_PTS (buf), &err))
+      goto failed;
+  }
+  if (!mv_npy_writer_end_frame (self->npy, FALSE, &err))
+    goto failed;
+  return GST_FLOW_OK;
+
+failed:
+  post_npy_error (self, err);
+  g_error_free (err);
+  return GST_FLOW_ERROR;
 }
 
 static GstFlowReturn
@@ -814,6 +1051,8 @@ gst_mv_export_transform_ip (GstBaseTransform * trans, GstBuffer * buf)
    * seem to succeed in stdio's buffer and be lost at the flush */
   if (self->failed)
     return GST_FLOW_ERROR;
+  if (self->npy)
+    return write_npy (self, buf, frame);
   if (!self->file)
     return GST_FLOW_OK;
 
@@ -854,6 +1093,9 @@ gst_mv_export_set_property (GObject * object, guint prop_id,
     case PROP_STABILIZATION:
       self->stabilization = g_value_get_boolean (value);
       break;
+    case PROP_QUANTITIES:
+      self->quantities = g_value_get_flags (value);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -884,6 +1126,9 @@ gst_mv_export_get_property (GObject * object, guint prop_id, GValue * value,
     case PROP_STABILIZATION:
       g_value_set_boolean (value, self->stabilization);
       break;
+    case PROP_QUANTITIES:
+      g_value_set_flags (value, self->quantities);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
       break;
@@ -898,6 +1143,10 @@ gst_mv_export_finalize (GObject * object)
 
   if (self->file)
     fclose (self->file);
+  if (self->npy) {
+    mv_npy_writer_close (self->npy, FALSE, NULL);
+    mv_npy_writer_free (self->npy);
+  }
   g_free (self->open_location);
   g_free (self->location);
   g_string_free (self->text, TRUE);
@@ -923,7 +1172,8 @@ gst_mv_export_class_init (GstMvExportClass * klass)
 
   g_object_class_install_property (gobject_class, PROP_LOCATION,
       g_param_spec_string ("location", "Location",
-          "File to write (required)", NULL, flags));
+          "File to write, or with format=npy the folder to create "
+          "(required)", NULL, flags));
   g_object_class_install_property (gobject_class, PROP_FORMAT,
       g_param_spec_enum ("format", "Format", "File format",
           gst_mv_export_format_get_type (), DEFAULT_FORMAT, flags));
@@ -942,12 +1192,18 @@ gst_mv_export_class_init (GstMvExportClass * klass)
           "fixed columns after the last ones, empty on frames without it "
           "(JSON Lines write it whenever a frame has it)",
           DEFAULT_STABILIZATION, flags));
+  g_object_class_install_property (gobject_class, PROP_QUANTITIES,
+      g_param_spec_flags ("quantities", "Quantities",
+          "Quantities to write, in every format: mv, cost, pred, mvd, modes, "
+          "chosen-refs (default all)", gst_mv_export_quantities_get_type (),
+          DEFAULT_QUANTITIES, flags));
 
   gst_element_class_add_static_pad_template (element_class, &sink_template);
   gst_element_class_add_static_pad_template (element_class, &src_template);
   gst_element_class_set_static_metadata (element_class,
       "Motion vector export", "Filter/Video",
-      "Writes the motion vectors of GstMotionVectorMeta to JSON Lines or CSV",
+      "Writes the motion vectors of GstMotionVectorMeta to JSON Lines, CSV "
+      "or NumPy arrays",
       "gpumotionest developers");
 
   trans_class->start = GST_DEBUG_FUNCPTR (gst_mv_export_start);
@@ -957,6 +1213,7 @@ gst_mv_export_class_init (GstMvExportClass * klass)
   trans_class->passthrough_on_same_caps = TRUE;
 
   gst_type_mark_as_plugin_api (gst_mv_export_format_get_type (), 0);
+  gst_type_mark_as_plugin_api (gst_mv_export_quantities_get_type (), 0);
 }
 
 static void
@@ -966,6 +1223,7 @@ gst_mv_export_init (GstMvExport * self)
   self->partitions = DEFAULT_PARTITIONS;
   self->summary = DEFAULT_SUMMARY;
   self->stabilization = DEFAULT_STABILIZATION;
+  self->quantities = DEFAULT_QUANTITIES;
   self->text = g_string_sized_new (4096);
   self->stab = g_string_sized_new (512);
   gst_base_transform_set_passthrough (GST_BASE_TRANSFORM (self), TRUE);

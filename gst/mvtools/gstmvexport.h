@@ -11,10 +11,12 @@ G_BEGIN_DECLS
  * GstMvExportFormat:
  * @GST_MV_EXPORT_FORMAT_JSONL: one JSON object per frame
  * @GST_MV_EXPORT_FORMAT_CSV: one row per block
+ * @GST_MV_EXPORT_FORMAT_NPY: a folder of NumPy arrays and a JSON index
  */
 typedef enum {
   GST_MV_EXPORT_FORMAT_JSONL,
   GST_MV_EXPORT_FORMAT_CSV,
+  GST_MV_EXPORT_FORMAT_NPY,
 } GstMvExportFormat;
 
 #define GST_TYPE_MV_EXPORT (gst_mv_export_get_type ())

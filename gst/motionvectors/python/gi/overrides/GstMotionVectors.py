@@ -20,12 +20,17 @@
 #                                            per reference, in order
 #   buffer_get_motion_vector_metas(buffer)   the metas themselves, in order
 #   cell_dtype()                             numpy's GstMotionVectorCell
+#   load_export(folder)                      the arrays and index of a
+#                                            folder written by
+#                                            mvexport format=npy
 #
 # numpy is imported when an array is asked for, not before: without it the
 # module loads, the introspected API works, and the array functions raise
 # an ImportError that names the package to install.
 
 import collections
+import json
+import os
 
 from ..module import get_introspection_module
 
@@ -38,7 +43,8 @@ GstMotionVectors = get_introspection_module("GstMotionVectors")
 __all__ = ["buffer_get_motion_vector_field",
            "buffer_get_motion_vector_fields",
            "buffer_get_motion_vector_metas", "cell_dtype", "CELL_FIELDS",
-           "MotionVectorField", "zero_copy"]
+           "load_export", "MotionVectorExport", "MotionVectorField",
+           "zero_copy"]
 
 # The fields of GstMotionVectorCell, in memory order.  The dtype is built
 # from the typelib's offsets and size and checked against these names, so a
@@ -428,3 +434,69 @@ for _f in (_to_ndarray, _to_ndarrays, _modes_to_ndarray,
     _f.__qualname__ = "MotionVectorMeta." + _f.__name__
 del _f
 
+
+
+# ---- mvexport format=npy ------------------------------------------------
+
+MotionVectorExport = collections.namedtuple("MotionVectorExport",
+                                            ["arrays", "index"])
+MotionVectorExport.__doc__ = """What load_export() returns: arrays, a dict
+from (view, ref_distance) to that field's arrays, and index, the folder's
+index.json as a dict."""
+
+_CELL_QUANTITIES = ("mv", "cost", "pred", "mvd")
+
+
+def load_export(folder, mmap=True):
+    """The arrays of a folder written by `mvexport format=npy`
+    (docs/export-schema.md, "NumPy folder"), and its index.
+
+    Returns MotionVectorExport(arrays, index).  arrays[(view, ref_distance)]
+    is a dict of that field's arrays, the frame first on every axis:
+    "frames" (a record per row: frame, pts, ref_pts, ref_distance, view,
+    flags, partitions), "mv", "pred", "mvd" (dicts from shape name, "16x16"
+    ..., to int16 arrays (frames, rows, cols, 2) in quarter pixels), "cost"
+    (the same, uint32 (frames, rows, cols)), and where the export has them
+    "modes", "chosen_refs" and "summary".  A field the export does not
+    have is absent, so are quantities it did not write.
+
+    @mmap: True (default): every array maps its file read-only
+    (np.load(mmap_mode="r")): nothing is read until used; False: read
+    into memory.
+
+    Every array of a field is cut to the same number of frames, the
+    fewest any of its headers counts: an export still being written, or
+    cut short (index["complete"] False), may have published one array a
+    frame ahead of another.  Needs numpy only, not GStreamer."""
+    np = _numpy()
+    with open(os.path.join(folder, "index.json"), encoding="utf-8") as f:
+        index = json.load(f)
+    if index.get("format") != "gpumotionest-npy":
+        raise ValueError("%s: not an mvexport NumPy folder (format %r)"
+                         % (folder, index.get("format")))
+    if index.get("version") != 1:
+        raise ValueError("%s: index version %r, this reader knows 1"
+                         % (folder, index.get("version")))
+    arrays = {}
+    for field in index["fields"]:
+        loaded = []
+        for a in field["arrays"]:
+            x = np.load(os.path.join(folder, a["file"]),
+                        mmap_mode="r" if mmap else None)
+            loaded.append((a, x))
+        rows = min((len(x) for _, x in loaded), default=0)
+        if index.get("complete") and field.get("rows") is not None \
+                and rows != field["rows"]:
+            raise ValueError("%s: field view %d ref_distance %d holds %d "
+                             "frames, its index says %d"
+                             % (folder, field["view"], field["ref_distance"],
+                                rows, field["rows"]))
+        out = {}
+        for a, x in loaded:
+            q = a["quantity"]
+            if q in _CELL_QUANTITIES:
+                out.setdefault(q, {})[a["partition"]] = x[:rows]
+            else:
+                out[q] = x[:rows]
+        arrays[(field["view"], field["ref_distance"])] = out
+    return MotionVectorExport(arrays, index)
