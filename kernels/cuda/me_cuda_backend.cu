@@ -140,6 +140,11 @@ typedef struct {
   void *summary_work;
   size_t summary_work_size;
   MvsCore *summary_dev, *summary_host; /* ME_MAX_PAIRS each */
+  /* the reduction's own stream, of the device's highest priority, so
+   * that its one block is dispatched before the searches of the frames
+   * queued behind (made at first use), and its two events */
+  cudaStream_t summary_stream;
+  cudaEvent_t summary_ready, summary_done;
 
   /* a full search handed to the context's launcher (me_cuda_batch.h):
    * what its tail needs to queue the rest once the launcher has searched
@@ -357,6 +362,12 @@ cuda_close (MESession *s)
     cudaFree (sl->summary_work);
     cudaFree (sl->summary_dev);
     cudaFreeHost (sl->summary_host);
+    if (sl->summary_ready)
+      cudaEventDestroy (sl->summary_ready);
+    if (sl->summary_done)
+      cudaEventDestroy (sl->summary_done);
+    if (sl->summary_stream)
+      cudaStreamDestroy (sl->summary_stream);
     if (sl->kernel_start)
       cudaEventDestroy (sl->kernel_start);
     if (sl->kernel_end)
@@ -1012,13 +1023,32 @@ enqueue_summary (Slot *sl, const MECudaGeometry *g, unsigned parts,
       return check (e, "cudaMallocHost (summaries)", error);
     }
   }
-  cudaStream_t st = sl->stream;
+  if (!sl->summary_stream) {
+    int least, greatest;
+    CHECK (cudaDeviceGetStreamPriorityRange (&least, &greatest),
+        "cudaDeviceGetStreamPriorityRange");
+    CHECK (cudaEventCreateWithFlags (&sl->summary_ready,
+               cudaEventDisableTiming), "cudaEventCreate");
+    CHECK (cudaEventCreateWithFlags (&sl->summary_done,
+               cudaEventDisableTiming), "cudaEventCreate");
+    CHECK (cudaStreamCreateWithPriority (&sl->summary_stream,
+               cudaStreamNonBlocking, greatest), "cudaStreamCreate");
+  }
+  /* after the field on the slot's stream; the slot's stream goes on once
+   * the core is down */
+  cudaStream_t st = sl->summary_stream;
+  CHECK (cudaEventRecord (sl->summary_ready, sl->stream), "cudaEventRecord");
+  CHECK (cudaStreamWaitEvent (st, sl->summary_ready, 0),
+      "cudaStreamWaitEvent");
   CHECK ((cudaError_t)me_cuda_launch_summary (sl->cells + sl->offsets[p],
              &geo, (unsigned)p, sl->summary_work, sl->summary_dev + k, st),
       "summary kernel");
   CHECK (cudaMemcpyAsync (sl->summary_host + k, sl->summary_dev + k,
              sizeof (MvsCore), cudaMemcpyDeviceToHost, st),
       "summary download");
+  CHECK (cudaEventRecord (sl->summary_done, st), "cudaEventRecord");
+  CHECK (cudaStreamWaitEvent (sl->stream, sl->summary_done, 0),
+      "cudaStreamWaitEvent");
   o->summarized = TRUE;
   return TRUE;
 }
