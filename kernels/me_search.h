@@ -71,6 +71,10 @@ typedef struct {
    * window wider than tall (disparity is mostly horizontal); 0: as wide
    * as tall.  The rate term's prediction is clamped into the window. */
   unsigned range_y;
+  /* The caller asks for the fields' summaries (MEField.summary): a backend
+   * that reduces them on its device adds that tail to every frame and may
+   * keep more frames in flight for it (docs/summary.md, "On the GPU"). */
+  gboolean summary;
 } MESearchParams;
 
 /* Whether stage 3 runs at all: the integer SAD result is final only with

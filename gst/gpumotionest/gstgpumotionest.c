@@ -495,6 +495,8 @@ open_backend (GstGpuMotionEst * self, GstBuffer * first)
   params.refine = self->subpel;
   params.metric = self->metric;
   params.lambda = self->lambda;
+  params.summary = self->summary
+      || gst_motion_hints_enabled (&self->hint_settings);
   choice = self->backend_choice;
   options.device = self->device_id;
   options.threads = self->threads;
@@ -1135,6 +1137,8 @@ read_settings (GstGpuMotionEst * self, GstBuffer * input, FrameSettings * fs)
   fs->params.refine = self->subpel;
   fs->params.metric = self->metric;
   fs->params.lambda = self->lambda;
+  fs->params.summary = self->summary
+      || gst_motion_hints_enabled (&self->hint_settings);
   fs->refs = self->refs;
   fs->refs_error = g_strdup (self->refs_error);
   fs->disparity = fs->params;
@@ -1310,10 +1314,8 @@ wrap_frame (GstGpuMotionEst * self, GstBuffer * input,
   /* The summary's core from the backend where it reduces the field it
    * made (the CUDA one, on the device): collect_one() then only finishes
    * it.  Asked for whenever a summary may be; unused otherwise. */
-  GST_OBJECT_LOCK (self);
-  if (self->summary || gst_motion_hints_enabled (&self->hint_settings))
+  if (fs->params.summary)
     job->fields[0].summary = &job->summary_core;
-  GST_OBJECT_UNLOCK (self);
   return job;
 }
 

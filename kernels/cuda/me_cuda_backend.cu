@@ -509,11 +509,14 @@ cuda_max_in_flight (MESession *s G_GNUC_UNUSED)
 /* With the rate decision a frame spends most of its time in the ordered
  * chain, which keeps few multiprocessors busy: the other frames in flight
  * fill the chip meanwhile, so the gain goes on up to the most slots
- * (docs/rate.md, "Frames in flight"). */
+ * (docs/rate.md, "Frames in flight").  The summary's reduction is such a
+ * tail too, one block long: 1080p R = 16 on an H100 gave 10,107 frames/s
+ * with it at depth 4 and 11,711 at 8 (docs/summary.md, "On the GPU"). */
 static unsigned
 cuda_own_default_in_flight (const MESearchParams *params)
 {
-  return params && params->lambda ? SLOTS : DEFAULT_DEPTH;
+  return params && (params->lambda || params->summary) ? SLOTS
+                                                        : DEFAULT_DEPTH;
 }
 
 /* The session's own best depth, or its equal share of the device's budget
