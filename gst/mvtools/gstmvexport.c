@@ -42,7 +42,9 @@
  * "GstMvStabilizeMeta", looked up by name: no link to that plugin) gets
  * it on every line of the frame in JSON, a "stabilization" object of the
  * structure's fields; in CSV only with stabilization=true, as fixed
- * columns after the last ones, empty on frames without the meta.
+ * columns after the last ones, empty on frames without the meta; in NumPy
+ * only with stabilization=true, as stabilization.npy, a record of the same
+ * fields per buffer (every buffer, with a flag for the meta's presence).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -531,14 +533,8 @@ format_csv (GString * s, const GstMotionVectorMeta * meta,
 
 /* ---- mvstabilize's correction ------------------------------------------ */
 
-/* The fields of the correction meta, in the order of the CSV's columns,
- * each named "stab_" and the field's name with '_' for '-'. */
-static const gchar *const stab_fields[] = {
-  "frame", "corrected", "segment-start", "dx", "dy", "angle", "scale",
-  "crop", "xx", "xy", "yx", "yy", "x0", "y0", "raw-x", "raw-y",
-  "raw-angle", "raw-log-scale", "smooth-x", "smooth-y", "smooth-angle",
-  "smooth-log-scale",
-};
+/* The fields of the correction meta, in the order of the CSV's columns
+ * (and of the NumPy record), are mv_stab_fields (mvexportnpy.h). */
 
 /* Appends the header's columns of the correction, each after a comma. */
 static void
@@ -546,11 +542,11 @@ append_stab_header (GString * s)
 {
   guint i;
 
-  for (i = 0; i < G_N_ELEMENTS (stab_fields); i++) {
+  for (i = 0; i < MV_STAB_N_FIELDS; i++) {
     const gchar *c;
 
     g_string_append (s, ",stab_");
-    for (c = stab_fields[i]; *c; c++)
+    for (c = mv_stab_fields[i]; *c; c++)
       g_string_append_c (s, *c == '-' ? '_' : *c);
   }
 }
@@ -661,7 +657,7 @@ append_json_field (GQuark field, const GValue * v, gpointer user_data)
 
 /* @buf's correction as text in @stab (emptied first): for JSON the
  * "stabilization" key with every field of the structure, for CSV the
- * cells of stab_fields (a missing or non-numeric field: an empty cell;
+ * cells of mv_stab_fields (a missing or non-numeric field: an empty cell;
  * without the meta, every cell empty).  Nothing for CSV without
  * stabilization=true, nor for JSON without the meta. */
 static void
@@ -683,8 +679,9 @@ stab_text (GstMvExport * self, GstBuffer * buf, GString * stab)
   }
   if (!self->open_stabilization)
     return;
-  for (i = 0; i < G_N_ELEMENTS (stab_fields); i++) {
-    const GValue *v = st ? gst_structure_get_value (st, stab_fields[i]) : NULL;
+  for (i = 0; i < MV_STAB_N_FIELDS; i++) {
+    const GValue *v =
+        st ? gst_structure_get_value (st, mv_stab_fields[i]) : NULL;
 
     g_string_append_c (stab, ',');
     if (v)
@@ -810,10 +807,11 @@ start_npy (GstMvExport * self, gchar * location)
   gchar *json = g_strdup_printf ("\"element\": \"mvexport\", "
       "\"package_version\": \"%s\", \"format\": \"npy\", "
       "\"partitions\": \"%s\", \"quantities\": \"%s\", "
-      "\"summary\": %s", PACKAGE_VERSION, parts, quantities,
-      self->open_summary ? "true" : "false");
+      "\"summary\": %s, \"stabilization\": %s", PACKAGE_VERSION, parts,
+      quantities, self->open_summary ? "true" : "false",
+      self->open_stabilization ? "true" : "false");
   MvNpySettings settings = { self->open_partitions, self->open_quantities,
-    self->open_summary, json
+    self->open_summary, self->open_stabilization, json
   };
   GError *err = NULL;
 
@@ -829,10 +827,6 @@ start_npy (GstMvExport * self, gchar * location)
     g_free (location);
     return FALSE;
   }
-  if (self->open_stabilization)
-    GST_ELEMENT_WARNING (self, RESOURCE, SETTINGS,
-        ("stabilization=true applies to CSV; the NumPy export does not "
-            "write mvstabilize's correction."), (NULL));
   g_free (self->open_location);
   self->open_location = location;
   return TRUE;
@@ -1008,7 +1002,9 @@ append_field (GstMvExport * self, const GstMotionVectorMeta * meta,
   }
 }
 
-/* format=npy: every consistent field of @buf into its arrays. */
+/* format=npy: every consistent field of @buf into its arrays, and with
+ * stabilization=true the buffer's row of stabilization.npy (with or
+ * without the correction meta). */
 static GstFlowReturn
 write_npy (GstMvExport * self, GstBuffer * buf, guint64 frame)
 {
@@ -1016,6 +1012,16 @@ write_npy (GstMvExport * self, GstBuffer * buf, guint64 frame)
   GstMeta *m;
   guint index = 0;
   GError *err = NULL;
+
+  if (self->open_stabilization) {
+    GstCustomMeta *meta =
+        gst_buffer_get_custom_meta (buf, STABILIZE_META_NAME);
+
+    if (!mv_npy_writer_add_stabilization (self->npy, frame,
+            GST_BUFFER_PTS (buf),
+            meta ? gst_custom_meta_get_structure (meta) : NULL, &err))
+      goto failed;
+  }
 
   while ((m = gst_buffer_iterate_meta_filtered (buf, &state,
               GST_MOTION_VECTOR_META_API_TYPE))) {
@@ -1188,9 +1194,10 @@ gst_mv_export_class_init (GstMvExportClass * klass)
           DEFAULT_SUMMARY, flags));
   g_object_class_install_property (gobject_class, PROP_STABILIZATION,
       g_param_spec_boolean ("stabilization", "Stabilization",
-          "CSV: write mvstabilize's correction (GstMvStabilizeMeta) in "
-          "fixed columns after the last ones, empty on frames without it "
-          "(JSON Lines write it whenever a frame has it)",
+          "Write mvstabilize's correction (GstMvStabilizeMeta): CSV in "
+          "fixed columns after the last ones, empty on frames without it; "
+          "NumPy in stabilization.npy, a record per buffer (JSON Lines "
+          "write it whenever a frame has it)",
           DEFAULT_STABILIZATION, flags));
   g_object_class_install_property (gobject_class, PROP_QUANTITIES,
       g_param_spec_flags ("quantities", "Quantities",

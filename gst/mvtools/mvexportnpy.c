@@ -11,7 +11,9 @@
  *   numpy reads exactly the rows it counts and ignores any past them;
  * - every array of a group (one view and reference) gets a row for each
  *   field of that group, the value's fill where a field lacks it, so the
- *   arrays of a group line up row for row.
+ *   arrays of a group line up row for row;
+ * - stabilization.npy, with stabilization set, has one row per buffer,
+ *   every buffer, so its row f is the buffer counted f.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -21,6 +23,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -38,8 +41,11 @@ GST_DEBUG_CATEGORY_STATIC (mv_npy_debug);
 /* Rows are buffered up to this many bytes per array before a write. */
 #define BATCH_BYTES (1 << 18)
 /* The header's total length, magic to newline: room for the longest
- * descr (the frames' and summary's records) with the count at 20 digits. */
+ * descr of a field's arrays (the frames' and summary's records) with the
+ * count at 20 digits; stabilization.npy's record (25 fields) needs more.
+ * Both multiples of 64, so the data starts aligned. */
 #define HEADER_LEN 512
+#define STAB_HEADER_LEN 1024
 #define COUNT_WIDTH 20
 
 #define INDEX_NAME "index.json"
@@ -62,16 +68,67 @@ typedef enum
   KIND_CHOSEN_REFS,
   KIND_FRAMES,
   KIND_SUMMARY,
+  KIND_STABILIZATION,
 } ArrayKind;
 
 static const gchar *const kind_names[] = {
   "mv", "cost", "pred", "mvd", "modes", "chosen_refs", "frames", "summary",
+  "stabilization",
 };
 
 /* The per-field record of the frames array: 40 bytes, no padding. */
 #define FRAMES_ROW 40
 /* The summary record: 4 x u4 and 10 x f8. */
 #define SUMMARY_ROW 96
+
+const gchar *const mv_stab_fields[MV_STAB_N_FIELDS] = {
+  "frame", "corrected", "segment-start", "dx", "dy", "angle", "scale",
+  "crop", "xx", "xy", "yx", "yy", "x0", "y0", "raw-x", "raw-y",
+  "raw-angle", "raw-log-scale", "smooth-x", "smooth-y", "smooth-angle",
+  "smooth-log-scale",
+};
+
+/* The stabilization record, packed in the CSV's order: frame, pts (u8),
+ * present (u1), then mv_stab_fields: stab_frame (u8), stab_corrected,
+ * stab_segment_start (u1), the 19 others (f8). */
+#define STAB_OFF_FIELDS 17      /* stab_frame */
+#define STAB_N_DOUBLES (MV_STAB_N_FIELDS - 3)
+#define STAB_ROW (STAB_OFF_FIELDS + 8 + 2 + 8 * STAB_N_DOUBLES)
+/* what a field the meta lacks reads as (a frame without the meta: all) */
+#define STAB_FILL_FRAME G_MAXUINT64
+#define STAB_FILL_BOOL 0xff
+
+/* The unit of each field of the stabilization record, in its order. */
+static const gchar *const stab_units[3 + MV_STAB_N_FIELDS] = {
+  "the buffer, counted from 0 as the frame of the other formats (the row)",
+  "ns, 18446744073709551615 when unset",
+  "1: the buffer carried mvstabilize's correction; 0: it did not, every "
+      "stab_ field is then its fill",
+  "frames since mvstabilize's last break; 18446744073709551615 when missing",
+  "1 true, 0 false (the frame kept its place), 255 when missing",
+  "1 true (the first frame of a new path), 0 false, 255 when missing",
+  "input pixels (the map q -> c + (dx, dy) + scale R(angle) (q - c)); NaN "
+      "when missing",
+  "input pixels; NaN when missing",
+  "radians, clockwise on screen; NaN when missing",
+  "factor, the crop included; NaN when missing",
+  "zoom hiding the borders, >= 1; NaN when missing",
+  "affine coefficient, input x = xx x + xy y + x0; NaN when missing",
+  "affine coefficient, input x = xx x + xy y + x0; NaN when missing",
+  "affine coefficient, input y = yx x + yy y + y0; NaN when missing",
+  "affine coefficient, input y = yx x + yy y + y0; NaN when missing",
+  "input pixels; NaN when missing",
+  "input pixels; NaN when missing",
+  "pixels, the camera's pose against the segment's first frame; NaN when "
+      "missing",
+  "pixels, the camera's pose; NaN when missing",
+  "radians, the camera's pose; NaN when missing",
+  "natural log of the scale, the camera's pose; NaN when missing",
+  "pixels, the smoothed pose; NaN when missing",
+  "pixels, the smoothed pose; NaN when missing",
+  "radians, the smoothed pose; NaN when missing",
+  "natural log of the scale, the smoothed pose; NaN when missing",
+};
 
 typedef struct
 {
@@ -83,6 +140,7 @@ typedef struct
   guint ndims;                  /* after the frame axis */
   guint64 dims[3];
   gsize row_bytes;
+  gsize header_len;             /* HEADER_LEN, or STAB_HEADER_LEN */
   guint8 fill;
   gint fd;
   guint64 rows;                 /* appended: in the file or pending */
@@ -117,6 +175,8 @@ struct _MvNpyWriter
   MvNpySettings settings;
   gchar *settings_json;
   GPtrArray *groups;            /* Group */
+  NpyArray *stab;               /* stabilization.npy; NULL without */
+  guint64 stab_rows;            /* its rows appended, one per buffer */
   gint64 last_publish;
   gboolean dirty;               /* rows appended since the last publish */
   /* The publisher thread publishes when frames stop arriving with rows
@@ -210,11 +270,11 @@ pwrite_all (gint fd, const guint8 * data, gsize len, goffset off, gint * err)
 
 /* The header of @a counting @count rows, HEADER_LEN bytes in @out. */
 static void
-format_header (const NpyArray * a, guint64 count, guint8 out[HEADER_LEN])
+format_header (const NpyArray * a, guint64 count, guint8 * out)
 {
-  GString *s = g_string_sized_new (HEADER_LEN);
+  GString *s = g_string_sized_new (a->header_len);
   guint i;
-  guint16 dict_len = HEADER_LEN - 10;
+  guint16 dict_len = a->header_len - 10;
 
   g_string_append_printf (s, "{'descr': %s, 'fortran_order': False, "
       "'shape': (%*" G_GUINT64_FORMAT ",", a->descr, COUNT_WIDTH, count);
@@ -228,7 +288,7 @@ format_header (const NpyArray * a, guint64 count, guint8 out[HEADER_LEN])
   out[9] = dict_len >> 8;
   memcpy (out + 10, s->str, s->len);
   memset (out + 10 + s->len, ' ', dict_len - 1 - s->len);
-  out[HEADER_LEN - 1] = '\n';
+  out[a->header_len - 1] = '\n';
   g_string_free (s, TRUE);
 }
 
@@ -255,13 +315,13 @@ array_flush (MvNpyWriter * w, NpyArray * a, GError ** error)
 static gboolean
 array_publish (MvNpyWriter * w, NpyArray * a, GError ** error)
 {
-  guint8 header[HEADER_LEN];
+  guint8 header[STAB_HEADER_LEN];
   gint err = 0;
 
   if (a->published == a->written)
     return TRUE;
   format_header (a, a->written, header);
-  if (!pwrite_all (a->fd, header, HEADER_LEN, 0, &err)) {
+  if (!pwrite_all (a->fd, header, a->header_len, 0, &err)) {
     w->failed = TRUE;
     return set_io_error (error, "Could not update the header of", a->file,
         err);
@@ -293,7 +353,7 @@ array_create (MvNpyWriter * w, NpyArray * a, guint64 backfill,
     GError ** error)
 {
   gchar *path = g_build_filename (w->folder, a->file, NULL);
-  guint8 header[HEADER_LEN];
+  guint8 header[STAB_HEADER_LEN];
   gint err = 0;
   guint64 i;
 
@@ -306,7 +366,7 @@ array_create (MvNpyWriter * w, NpyArray * a, guint64 backfill,
   }
   g_free (path);
   format_header (a, 0, header);
-  if (!write_all (a->fd, header, HEADER_LEN, &err)) {
+  if (!write_all (a->fd, header, a->header_len, &err)) {
     w->failed = TRUE;
     return set_io_error (error, "Could not write", a->file, err);
   }
@@ -322,6 +382,52 @@ array_create (MvNpyWriter * w, NpyArray * a, guint64 backfill,
   return TRUE;
 }
 
+/* The index's dtype of @a: numpy's descr with JSON's quotes. */
+static void
+array_set_dtype_json (NpyArray * a)
+{
+  a->dtype_json = g_strdelimit (g_strdup (a->descr), "'", '"');
+  g_strdelimit (a->dtype_json, "(", '[');
+  g_strdelimit (a->dtype_json, ")", ']');
+}
+
+/* stabilization.npy (its file not yet created). */
+static NpyArray *
+stab_array_new (MvNpyWriter * w)
+{
+  NpyArray *a = g_new0 (NpyArray, 1);
+  GString *d = g_string_new ("[('frame', '");
+  gchar e = w->endian;
+  guint i;
+
+  a->kind = KIND_STABILIZATION;
+  a->partition = -1;
+  a->fd = -1;
+  a->file = g_strdup ("stabilization.npy");
+  g_string_append_printf (d, "%cu8'), ('pts', '%cu8'), ('present', '|u1')",
+      e, e);
+  for (i = 0; i < MV_STAB_N_FIELDS; i++) {
+    const gchar *c;
+
+    g_string_append (d, ", ('stab_");
+    for (c = mv_stab_fields[i]; *c; c++)
+      g_string_append_c (d, *c == '-' ? '_' : *c);
+    if (i == 0)
+      g_string_append_printf (d, "', '%cu8')", e);
+    else if (i < 3)
+      g_string_append (d, "', '|u1')");
+    else
+      g_string_append_printf (d, "', '%cf8')", e);
+  }
+  g_string_append_c (d, ']');
+  a->descr = g_string_free (d, FALSE);
+  a->ndims = 0;
+  a->row_bytes = STAB_ROW;
+  a->header_len = STAB_HEADER_LEN;
+  array_set_dtype_json (a);
+  return a;
+}
+
 /* A new array of @g (its file not yet created). */
 static NpyArray *
 array_new (MvNpyWriter * w, Group * g, ArrayKind kind, gint partition)
@@ -333,6 +439,7 @@ array_new (MvNpyWriter * w, Group * g, ArrayKind kind, gint partition)
   a->kind = kind;
   a->partition = partition;
   a->fd = -1;
+  a->header_len = HEADER_LEN;
   g_snprintf (ref, sizeof (ref), "%+d", g->ref_distance);
   if (g->ref_distance == 0)
     g_strlcpy (ref, "0", sizeof (ref));
@@ -396,11 +503,11 @@ array_new (MvNpyWriter * w, Group * g, ArrayKind kind, gint partition)
       a->ndims = 0;
       a->row_bytes = SUMMARY_ROW;
       break;
+    case KIND_STABILIZATION:
+      g_assert_not_reached ();
+      break;
   }
-  /* the index's dtype: numpy's descr with JSON's quotes */
-  a->dtype_json = g_strdelimit (g_strdup (a->descr), "'", '"');
-  g_strdelimit (a->dtype_json, "(", '[');
-  g_strdelimit (a->dtype_json, ")", ']');
+  array_set_dtype_json (a);
   return a;
 }
 
@@ -430,6 +537,9 @@ quantity_unit (ArrayKind kind)
     case KIND_SUMMARY:
       return "GstMotionVectorSummary (docs/summary.md); all 0 where the "
           "field had none";
+    case KIND_STABILIZATION:
+      return "mvstabilize's correction (docs/stabilization.md), one row per "
+          "buffer; each field's unit in fields";
   }
   return "";
 }
@@ -510,7 +620,39 @@ index_text (MvNpyWriter * w, gboolean complete, gboolean final)
     }
     g_string_append (s, "]}");
   }
-  g_string_append (s, "\n]\n}\n");
+  g_string_append (s, "\n],\n\"stabilization\": ");
+  if (w->stab) {
+    NpyArray *a = w->stab;
+    guint i;
+
+    g_string_append_printf (s, "{\"file\": \"%s\", \"quantity\": \"%s\", "
+        "\"dtype\": %s, \"shape\": [", a->file, kind_names[a->kind],
+        a->dtype_json);
+    if (final)
+      g_string_append_printf (s, "%" G_GUINT64_FORMAT, a->published);
+    else
+      g_string_append (s, "null");
+    g_string_append_printf (s, "], \"unit\": \"%s\", \"fields\": {",
+        quantity_unit (a->kind));
+    for (i = 0; i < G_N_ELEMENTS (stab_units); i++) {
+      const gchar *c;
+
+      g_string_append (s, i ? ",\n  \"" : "\n  \"");
+      if (i < 3) {
+        static const gchar *const first[3] = { "frame", "pts", "present" };
+        g_string_append (s, first[i]);
+      } else {
+        g_string_append (s, "stab_");
+        for (c = mv_stab_fields[i - 3]; *c; c++)
+          g_string_append_c (s, *c == '-' ? '_' : *c);
+      }
+      g_string_append_printf (s, "\": \"%s\"", stab_units[i]);
+    }
+    g_string_append (s, "}}");
+  } else {
+    g_string_append (s, "null");
+  }
+  g_string_append (s, "\n}\n");
   return g_string_free (s, FALSE);
 }
 
@@ -638,6 +780,17 @@ mv_npy_writer_open (const gchar * folder, const MvNpySettings * settings,
   w->last_publish = g_get_monotonic_time ();
   g_mutex_init (&w->lock);
   g_cond_init (&w->cond);
+  if (settings->stabilization) {
+    /* made now, so that its row f is the buffer counted f */
+    w->stab = stab_array_new (w);
+    if (!array_create (w, w->stab, 0, &err)) {
+      g_set_error (error, MV_NPY_ERROR, MV_NPY_ERROR_OPEN, "%s in \"%s\"",
+          err->message, folder);
+      g_error_free (err);
+      mv_npy_writer_free (w);
+      return NULL;
+    }
+  }
   if (!write_index (w, FALSE, FALSE, &err)) {
     g_set_error (error, MV_NPY_ERROR, MV_NPY_ERROR_OPEN, "%s in \"%s\"",
         err->message, folder);
@@ -946,6 +1099,129 @@ mv_npy_writer_add_field (MvNpyWriter * w, const GstMotionVectorMeta * meta,
   return ok;
 }
 
+/* @v as a double: TRUE for a number or a boolean (1 or 0). */
+static gboolean
+value_as_double (const GValue * v, gdouble * out)
+{
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (v))) {
+    case G_TYPE_BOOLEAN:
+      *out = g_value_get_boolean (v) ? 1 : 0;
+      return TRUE;
+    case G_TYPE_INT:
+      *out = g_value_get_int (v);
+      return TRUE;
+    case G_TYPE_UINT:
+      *out = g_value_get_uint (v);
+      return TRUE;
+    case G_TYPE_LONG:
+      *out = g_value_get_long (v);
+      return TRUE;
+    case G_TYPE_ULONG:
+      *out = g_value_get_ulong (v);
+      return TRUE;
+    case G_TYPE_INT64:
+      *out = g_value_get_int64 (v);
+      return TRUE;
+    case G_TYPE_UINT64:
+      *out = g_value_get_uint64 (v);
+      return TRUE;
+    case G_TYPE_FLOAT:
+      *out = g_value_get_float (v);
+      return TRUE;
+    case G_TYPE_DOUBLE:
+      *out = g_value_get_double (v);
+      return TRUE;
+    default:
+      return FALSE;
+  }
+}
+
+/* @v as a count (u8): exact for an unsigned or non-negative integer, and
+ * for a double holding a whole number in range; FALSE otherwise. */
+static gboolean
+value_as_count (const GValue * v, guint64 * out)
+{
+  gdouble d;
+
+  switch (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (v))) {
+    case G_TYPE_UINT64:
+      *out = g_value_get_uint64 (v);
+      return TRUE;
+    case G_TYPE_ULONG:
+      *out = g_value_get_ulong (v);
+      return TRUE;
+    case G_TYPE_INT64:
+      if (g_value_get_int64 (v) < 0)
+        return FALSE;
+      *out = g_value_get_int64 (v);
+      return TRUE;
+    default:
+      if (G_TYPE_FUNDAMENTAL (G_VALUE_TYPE (v)) == G_TYPE_BOOLEAN
+          || !value_as_double (v, &d) || !(d >= 0) || d >= 0x1p64
+          || d != floor (d))
+        return FALSE;
+      *out = (guint64) d;
+      return TRUE;
+  }
+}
+
+static gboolean
+add_stabilization_locked (MvNpyWriter * w, guint64 frame, GstClockTime pts,
+    const GstStructure * st, GError ** error)
+{
+  guint8 *row;
+  guint i;
+
+  if (frame != w->stab_rows) {
+    /* a row per buffer, in order: anything else breaks row f = frame f */
+    g_set_error (error, MV_NPY_ERROR, MV_NPY_ERROR_WRITE,
+        "stabilization.npy: buffer %" G_GUINT64_FORMAT " written as row %"
+        G_GUINT64_FORMAT, frame, w->stab_rows);
+    w->failed = TRUE;
+    return FALSE;
+  }
+  if (!(row = array_row (w, w->stab, error)))
+    return FALSE;
+  w->stab_rows++;
+  put_u64 (row, frame);
+  put_u64 (row + 8, pts);
+  row[16] = st != NULL;
+  row += STAB_OFF_FIELDS;
+  for (i = 0; i < MV_STAB_N_FIELDS; i++) {
+    const GValue *v = st ? gst_structure_get_value (st, mv_stab_fields[i])
+        : NULL;
+    guint64 n;
+    gdouble d;
+
+    if (i == 0) {
+      put_u64 (row, v && value_as_count (v, &n) ? n : STAB_FILL_FRAME);
+      row += 8;
+    } else if (i < 3) {
+      /* a boolean; a number stays only when it is 0 or 1 */
+      *row++ = v && value_as_double (v, &d) && (d == 0 || d == 1)
+          ? (guint8) d : STAB_FILL_BOOL;
+    } else {
+      put_f64 (row, v && value_as_double (v, &d) ? d : NAN);
+      row += 8;
+    }
+  }
+  w->dirty = TRUE;
+  return TRUE;
+}
+
+gboolean
+mv_npy_writer_add_stabilization (MvNpyWriter * w, guint64 frame,
+    GstClockTime pts, const GstStructure * st, GError ** error)
+{
+  gboolean ok;
+
+  g_return_val_if_fail (w->stab != NULL, FALSE);
+  g_mutex_lock (&w->lock);
+  ok = add_stabilization_locked (w, frame, pts, st, error);
+  g_mutex_unlock (&w->lock);
+  return ok;
+}
+
 /* Writes every pending row, then publishes the counts. */
 static gboolean
 publish (MvNpyWriter * w, GError ** error)
@@ -959,6 +1235,8 @@ publish (MvNpyWriter * w, GError ** error)
       if (!array_flush (w, g_ptr_array_index (g->arrays, ai), error))
         return FALSE;
   }
+  if (w->stab && !array_flush (w, w->stab, error))
+    return FALSE;
   for (gi = 0; gi < w->groups->len; gi++) {
     Group *g = g_ptr_array_index (w->groups, gi);
 
@@ -966,6 +1244,8 @@ publish (MvNpyWriter * w, GError ** error)
       if (!array_publish (w, g_ptr_array_index (g->arrays, ai), error))
         return FALSE;
   }
+  if (w->stab && !array_publish (w, w->stab, error))
+    return FALSE;
   w->last_publish = g_get_monotonic_time ();
   w->dirty = FALSE;
   return TRUE;
@@ -1040,11 +1320,13 @@ mv_npy_writer_close (MvNpyWriter * w, gboolean complete, GError ** error)
   } else if (!w->failed) {
     ok = publish (w, &err);
   }
-  for (gi = 0; gi < w->groups->len; gi++) {
-    Group *g = g_ptr_array_index (w->groups, gi);
+  for (gi = 0; gi <= w->groups->len; gi++) {
+    /* every group's arrays, then stabilization.npy */
+    Group *g = gi < w->groups->len ? g_ptr_array_index (w->groups, gi) : NULL;
+    guint n = g ? g->arrays->len : w->stab != NULL;
 
-    for (ai = 0; ai < g->arrays->len; ai++) {
-      NpyArray *a = g_ptr_array_index (g->arrays, ai);
+    for (ai = 0; ai < n; ai++) {
+      NpyArray *a = g ? g_ptr_array_index (g->arrays, ai) : w->stab;
 
       if (a->fd < 0)
         continue;
@@ -1081,6 +1363,7 @@ mv_npy_writer_free (MvNpyWriter * w)
   g_mutex_clear (&w->lock);
   g_cond_clear (&w->cond);
   g_ptr_array_unref (w->groups);
+  g_clear_pointer (&w->stab, array_free);
   g_free (w->settings_json);
   g_free (w->folder);
   g_free (w);

@@ -2,12 +2,13 @@
  *
  * docs/export-schema.md ("NumPy folder") describes the files.  One group
  * of arrays per field kind (view, ref_distance), each with the frame as
- * its first axis; the cells are copied, never formatted.  Rows are
- * buffered per array and written whole; each array's header is then
- * rewritten in place with the number of rows written, at most once a
- * second while frames arrive (by a thread of the writer when they stop
- * coming) and at the end, so an array read at any time
- * (even after the process was killed) holds whole rows only.
+ * its first axis; the cells are copied, never formatted.  With
+ * stabilization, mvstabilize's correction in one more array, a row per
+ * buffer.  Rows are buffered per array and written whole; each array's
+ * header is then rewritten in place with the number of rows written, at
+ * most once a second while frames arrive (by a thread of the writer when
+ * they stop coming) and at the end, so an array read at any time (even
+ * after the process was killed) holds whole rows only.
  */
 #ifndef MV_EXPORT_NPY_H
 #define MV_EXPORT_NPY_H
@@ -45,12 +46,22 @@ typedef struct
   GstMotionVectorPartitionFlags partitions;
   guint quantities;             /* MvQuantityFlags */
   gboolean summary;
+  /* write mvstabilize's correction, one row per buffer, in
+   * stabilization.npy (mvexport's stabilization property) */
+  gboolean stabilization;
   /* the element's settings as the members of a JSON object (no braces),
    * copied into the index */
   const gchar *settings_json;
 } MvNpySettings;
 
 typedef struct _MvNpyWriter MvNpyWriter;
+
+/* The fields of mvstabilize's correction meta (GstMvStabilizeMeta,
+ * docs/stabilization.md) that the CSV and NumPy exports write, in the
+ * order of their columns and record fields, each named "stab_" and the
+ * field's name with '_' for '-'. */
+#define MV_STAB_N_FIELDS 22
+extern const gchar *const mv_stab_fields[MV_STAB_N_FIELDS];
 
 /* Creates the folder @folder (its parent must exist; an empty existing
  * folder is used, a non-empty one refused) and writes an index marked
@@ -64,6 +75,13 @@ MvNpyWriter *mv_npy_writer_open (const gchar * folder,
 gboolean mv_npy_writer_add_field (MvNpyWriter * w,
     const GstMotionVectorMeta * meta, guint64 frame, GstClockTime pts,
     GError ** error);
+
+/* With stabilization set: the row of stabilization.npy for the buffer
+ * counted @frame with @pts, from @st, the structure of its correction
+ * meta (NULL: the buffer had none).  Called once per buffer, every
+ * buffer, in order, before mv_npy_writer_end_frame(). */
+gboolean mv_npy_writer_add_stabilization (MvNpyWriter * w, guint64 frame,
+    GstClockTime pts, const GstStructure * st, GError ** error);
 
 /* Ends a buffer: writes buffered rows and publishes the counts in the
  * headers when a second has passed since the last time (or @force). */

@@ -5,6 +5,7 @@
  * shape and a seed per field, so each array read back from a file is
  * compared with what the meta held, value by value.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -802,6 +803,267 @@ GST_START_TEST (test_quantities_text)
 
 GST_END_TEST;
 
+/* A correction meta on @buf, made as mvstabilize makes it (a custom meta
+ * named GstMvStabilizeMeta, registered here unless it already is); its
+ * structure, empty, for the caller's fields. */
+static GstStructure *
+add_stab_meta (GstBuffer * buf)
+{
+  static const gchar *tags[] = { NULL };
+  GstCustomMeta *meta;
+
+  if (!gst_meta_get_info ("GstMvStabilizeMeta"))
+    gst_meta_register_custom ("GstMvStabilizeMeta", tags, NULL, NULL, NULL);
+  meta = gst_buffer_add_custom_meta (buf, "GstMvStabilizeMeta");
+  fail_unless (meta != NULL);
+  return gst_custom_meta_get_structure (meta);
+}
+
+static const gchar *const stab_names[22] = {
+  "frame", "corrected", "segment-start", "dx", "dy", "angle", "scale",
+  "crop", "xx", "xy", "yx", "yy", "x0", "y0", "raw-x", "raw-y",
+  "raw-angle", "raw-log-scale", "smooth-x", "smooth-y", "smooth-angle",
+  "smooth-log-scale",
+};
+
+/* Double field i (3 .. 21) of the full correction of @seed: not whole, so
+ * that a reader's rounding would show. */
+static gdouble
+stab_value (guint seed, guint i)
+{
+  return (seed * 37.0 + i) / 7.0 - 2.5;
+}
+
+/* The record of row @r of stabilization.npy, packed as the file is. */
+typedef struct
+{
+  guint64 frame, pts;
+  guint8 present;
+  guint64 stab_frame;
+  guint8 corrected, segment_start;
+  gdouble v[22];                /* 3 .. 21 used */
+} StabRow;
+
+static StabRow
+stab_row (const Npy * a, guint r)
+{
+  const guint8 *p = a->data + (gsize) r * 179;
+  StabRow row;
+  guint i;
+
+  memcpy (&row.frame, p, 8);
+  memcpy (&row.pts, p + 8, 8);
+  row.present = p[16];
+  memcpy (&row.stab_frame, p + 17, 8);
+  row.corrected = p[25];
+  row.segment_start = p[26];
+  for (i = 3; i < 22; i++)
+    memcpy (&row.v[i], p + 27 + 8 * (i - 3), 8);
+  return row;
+}
+
+/* The stab_ cells (the last 22) of CSV row @line. */
+static gchar **
+csv_stab_cells (const gchar * line)
+{
+  gchar **cells = g_strsplit (line, ",", -1);
+  guint n = g_strv_length (cells);
+  gchar **out;
+
+  fail_unless (n > 22, "%s", line);
+  out = g_new0 (gchar *, 23);
+  memcpy (out, cells + n - 22, 22 * sizeof (gchar *));
+  memmove (cells + n - 22, cells + n, sizeof (gchar *));
+  g_strfreev (cells);
+  return out;
+}
+
+GST_START_TEST (test_npy_stabilization)
+{
+  /* Four buffers through "mvexport format=npy stabilization=true !
+   * mvexport format=csv stabilization=true": 0, a field and every field
+   * of the correction; 1, the correction alone (no motion-vector field),
+   * some of its fields, one of another type, one a string; 2, a field
+   * and no correction; 3, a field and a correction whose dx is not
+   * finite.  stabilization.npy has a row per buffer, the CSV's values
+   * (a missing or non-numeric field: the fill where the CSV's cell is
+   * empty). */
+  gchar *folder = tmp_folder ();
+  gchar *parent = g_path_get_dirname (folder);
+  gchar *csv = g_build_filename (parent, "out.csv", NULL);
+  gchar *launch = g_strdup_printf ("mvexport format=npy location=\"%s\" "
+      "stabilization=true ! mvexport format=csv location=\"%s\" "
+      "stabilization=true", folder, csv);
+  GstHarness *h = gst_harness_new_parse (launch);
+  GstStructure *st;
+  GstBuffer *buf;
+  gchar *text, *index, **lines;
+  Npy a;
+  guint f, i, l;
+
+  gst_harness_set_src_caps_str (h, CAPS);
+  for (f = 0; f < 4; f++) {
+    buf = new_buffer (f * 1000);
+    if (f != 1)
+      add_field (buf, 64, 64, GST_MOTION_VECTOR_PARTITIONS_16X16, f, -1);
+    if (f == 0 || f == 3) {
+      st = add_stab_meta (buf);
+      gst_structure_set (st, "frame", G_TYPE_UINT64, (guint64) 40 + f,
+          "corrected", G_TYPE_BOOLEAN, f == 0,
+          "segment-start", G_TYPE_BOOLEAN, f == 3, NULL);
+      for (i = 3; i < 22; i++)
+        gst_structure_set (st, stab_names[i], G_TYPE_DOUBLE,
+            stab_value (f, i), NULL);
+      if (f == 3)
+        gst_structure_set (st, "dx", G_TYPE_DOUBLE, (gdouble) INFINITY,
+            NULL);
+    } else if (f == 1) {
+      st = add_stab_meta (buf);
+      gst_structure_set (st, "frame", G_TYPE_UINT64, (guint64) 7,
+          "corrected", G_TYPE_BOOLEAN, TRUE, "dx", G_TYPE_DOUBLE, 1.5,
+          "dy", G_TYPE_INT, -3, "angle", G_TYPE_STRING, "none",
+          "raw-x", G_TYPE_DOUBLE, -0.25, NULL);
+    }
+    push_ok (h, buf);
+  }
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+
+  npy_read (folder, "stabilization.npy", &a);
+  fail_unless (g_str_has_prefix (a.descr, "[('frame', '<u8'), ('pts', "
+          "'<u8'), ('present', '|u1'), ('stab_frame', '<u8'), "
+          "('stab_corrected', '|u1'), ('stab_segment_start', '|u1'), "
+          "('stab_dx', '<f8'), ('stab_dy', '<f8'), "), "%s", a.descr);
+  fail_unless (g_str_has_suffix (a.descr, "('stab_smooth_angle', '<f8'), "
+          "('stab_smooth_log_scale', '<f8')]"), "%s", a.descr);
+  fail_unless_equals_int (a.ndims, 1);
+  fail_unless_equals_int (a.dims[0], 4);
+  fail_unless_equals_int (a.data_len, 4 * 179);
+  for (f = 0; f < 4; f++) {
+    StabRow r = stab_row (&a, f);
+
+    fail_unless_equals_uint64 (r.frame, f);
+    fail_unless_equals_uint64 (r.pts, (guint64) f * 1000);
+    fail_unless_equals_int (r.present, f != 2);
+    if (f == 0 || f == 3) {
+      fail_unless_equals_uint64 (r.stab_frame, 40 + f);
+      fail_unless_equals_int (r.corrected, f == 0);
+      fail_unless_equals_int (r.segment_start, f == 3);
+      for (i = 3; i < 22; i++) {
+        if (f == 3 && i == 3) {
+          fail_unless (isinf (r.v[i]) && r.v[i] > 0);
+        } else {
+          fail_unless (r.v[i] == stab_value (f, i), "%u %u: %g", f, i,
+              r.v[i]);
+        }
+      }
+    } else if (f == 1) {
+      fail_unless_equals_uint64 (r.stab_frame, 7);
+      fail_unless_equals_int (r.corrected, 1);
+      fail_unless_equals_int (r.segment_start, 255);
+      fail_unless (r.v[3] == 1.5 && r.v[4] == -3.0 && r.v[14] == -0.25);
+      for (i = 5; i < 22; i++) {
+        if (i != 14)
+          fail_unless (isnan (r.v[i]), "field %u: %g", i, r.v[i]);
+      }
+    } else {
+      fail_unless_equals_uint64 (r.stab_frame, G_MAXUINT64);
+      fail_unless (r.corrected == 255 && r.segment_start == 255);
+      for (i = 3; i < 22; i++)
+        fail_unless (isnan (r.v[i]), "field %u: %g", i, r.v[i]);
+    }
+  }
+
+  /* the CSV of the same buffers: on every row of a frame, the same values
+   * (an empty cell: a fill, or a value that is not finite) */
+  fail_unless (g_file_get_contents (csv, &text, NULL, NULL));
+  lines = g_strsplit (text, "\n", -1);
+  /* header, 16 rows of frames 0, 2 and 3 (frame 1 has no field) */
+  fail_unless_equals_int (g_strv_length (lines), 1 + 3 * 16 + 1);
+  for (l = 1; l <= 3 * 16; l++) {
+    gchar **cells = csv_stab_cells (lines[l]);
+    guint64 frame = g_ascii_strtoull (lines[l], NULL, 10);
+    StabRow r = stab_row (&a, frame);
+
+    fail_unless (frame == 0 || frame == 2 || frame == 3, "%s", lines[l]);
+    if (r.stab_frame == G_MAXUINT64) {
+      fail_unless_equals_string (cells[0], "");
+    } else {
+      fail_unless_equals_uint64 (g_ascii_strtoull (cells[0], NULL, 10),
+          r.stab_frame);
+    }
+    for (i = 1; i < 3; i++) {
+      guint8 v = i == 1 ? r.corrected : r.segment_start;
+
+      if (v == 255) {
+        fail_unless_equals_string (cells[i], "");
+      } else {
+        fail_unless_equals_string (cells[i], v ? "1" : "0");
+      }
+    }
+    for (i = 3; i < 22; i++) {
+      if (!isfinite (r.v[i])) {
+        fail_unless_equals_string (cells[i], "");
+      } else {
+        fail_unless (*cells[i] && g_ascii_strtod (cells[i], NULL) == r.v[i],
+            "%s: %s != %g", lines[l], cells[i], r.v[i]);
+      }
+    }
+    g_strfreev (cells);
+  }
+  g_strfreev (lines);
+  g_free (text);
+  g_unlink (csv);
+  npy_clear (&a);
+
+  index = read_index (folder);
+  fail_unless (strstr (index, "\"stabilization\": true") != NULL, "%s",
+      index);
+  fail_unless (strstr (index, "\"stabilization\": {\"file\": "
+          "\"stabilization.npy\", \"quantity\": \"stabilization\", "
+          "\"dtype\": [[\"frame\", \"<u8\"], [\"pts\", \"<u8\"], ") != NULL,
+      "%s", index);
+  fail_unless (strstr (index, "\"shape\": [4], \"unit\": ") != NULL, "%s",
+      index);
+  fail_unless (strstr (index, "\"stab_smooth_log_scale\": \"natural log") !=
+      NULL, "%s", index);
+  g_free (index);
+  /* the 4 arrays of the 16x16 field, its frames, stabilization.npy and
+   * the index */
+  fail_unless_equals_int (count_files (folder), 7);
+  remove_export (folder);
+  g_free (launch);
+  g_free (csv);
+}
+
+GST_END_TEST;
+
+GST_START_TEST (test_npy_no_stabilization)
+{
+  /* without the property no file, though a buffer carries the meta; the
+   * index says so */
+  gchar *folder = tmp_folder ();
+  GstHarness *h = npy_harness (folder, "quantities=mv");
+  GstBuffer *buf = new_buffer (0);
+  gchar *index;
+
+  add_field (buf, 64, 64, GST_MOTION_VECTOR_PARTITIONS_16X16, 1, -1);
+  gst_structure_set (add_stab_meta (buf), "dx", G_TYPE_DOUBLE, 1.0, NULL);
+  push_ok (h, buf);
+  fail_unless (gst_harness_push_event (h, gst_event_new_eos ()));
+  gst_harness_teardown (h);
+  fail_unless_equals_int (count_files (folder), 3);
+  index = read_index (folder);
+  fail_unless (strstr (index, "\"summary\": false, \"stabilization\": "
+          "false") != NULL, "%s", index);
+  fail_unless (g_str_has_suffix (index, "\n],\n\"stabilization\": null\n}\n"),
+      "%s", index);
+  g_free (index);
+  remove_export (folder);
+}
+
+GST_END_TEST;
+
 static Suite *
 mvexport_npy_suite (void)
 {
@@ -817,6 +1079,8 @@ mvexport_npy_suite (void)
   tcase_add_test (tc, test_npy_disk_full);
   tcase_add_test (tc, test_npy_size_change);
   tcase_add_test (tc, test_quantities_text);
+  tcase_add_test (tc, test_npy_stabilization);
+  tcase_add_test (tc, test_npy_no_stabilization);
   return s;
 }
 

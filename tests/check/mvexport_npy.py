@@ -2,8 +2,10 @@
 # gpumotionest — mvexport format=npy read back with load_export(): every
 # array equals what the overrides give for the metas of the same buffers
 # (to_ndarray(), modes, chosen_refs, summary), for every shape, reference,
-# view and bit depth; and a writer killed with SIGKILL leaves a folder
-# numpy still loads, up to the last whole frame it counted.
+# view and bit depth; mvstabilize's correction in stabilization.npy equals
+# what the CSV and JSON exports of the same buffers write; and a writer
+# killed with SIGKILL leaves a folder numpy still loads, up to the last
+# whole frame it counted.
 #
 #   mvexport_npy.py OVERRIDES_DIR
 #
@@ -11,7 +13,9 @@
 # PYTHONPATH at OVERRIDES_DIR, the plugin path at the build's gst/).
 # Exits non-zero on the first mismatch.
 
+import csv
 import json
+import math
 import os
 import shutil
 import signal
@@ -134,6 +138,96 @@ def check_roundtrip(what, caps, element_props, export_props, want_fields,
     return shapes
 
 
+def check_stabilization():
+    # gpumotionest ! mvstabilize ! three exports of the same buffers: the
+    # NumPy folder and the CSV with stabilization=true, and JSON Lines.
+    # stabilization.npy has a row per buffer, each value the CSV's cell
+    # and the JSON's number, exactly (an empty cell or null: not finite).
+    tmp = tempfile.mkdtemp(prefix="mvexport-npy-")
+    folder = os.path.join(tmp, "clip")
+    csv_path = os.path.join(tmp, "out.csv")
+    json_path = os.path.join(tmp, "out.jsonl")
+    bufs = run("videotestsrc num-buffers=12 pattern=smpte horizontal-speed=3 "
+               "! video/x-raw,format=I420,width=96,height=64 ! gpumotionest "
+               "backend=cpu search-range=8 summary=true subpel=quarter "
+               "partitions=16x16 ! mvstabilize backend=cpu lookahead=3 ! "
+               "mvexport format=npy stabilization=true quantities=mv "
+               "location=%s ! mvexport format=csv stabilization=true "
+               "quantities=mv location=%s ! mvexport format=jsonl "
+               "quantities=mv location=%s ! appsink name=sink sync=false"
+               % (folder, csv_path, json_path))
+    check(len(bufs) == 12, "stabilization: %d buffers" % len(bufs))
+    exp = MV.load_export(folder)
+    st = exp.stabilization
+    entry = exp.index["stabilization"]
+    check(st is not None and exp.index["complete"] is True
+          and exp.index["settings"]["stabilization"] is True,
+          "stabilization: no array, or index %r" % entry)
+    check(entry["shape"] == [len(bufs)] and len(st) == len(bufs),
+          "stabilization: %d rows, index %r" % (len(st), entry["shape"]))
+    check(list(st.dtype.names) == list(entry["fields"]),
+          "stabilization: fields %r, units of %r" % (st.dtype.names,
+                                                    list(entry["fields"])))
+    check(np.dtype([tuple(f) for f in entry["dtype"]]) == st.dtype,
+          "stabilization: index dtype %r" % entry["dtype"])
+    check(np.array_equal(st["frame"], np.arange(len(bufs)))
+          and [int(p) for p in st["pts"]] == [b.pts for b in bufs]
+          and (st["present"] == 1).all(),
+          "stabilization: frame, pts, present %r" % st[["frame", "pts",
+                                                          "present"]])
+    # mvstabilize's first frame of a segment: not corrected, a new path
+    check(st["stab_segment_start"][0] == 1 and st["stab_corrected"][0] == 0
+          and (st["stab_crop"] >= 1).all(),
+          "stabilization: first row %r" % (st[0],))
+    check(st["stab_dx"].any(), "stabilization: no shift on any frame")
+    names = [n for n in st.dtype.names if n.startswith("stab_")]
+    check(len(names) == 22, "stabilization: %r" % names)
+
+    compared = 0
+    with open(csv_path, newline="") as f:
+        for row in csv.DictReader(f):
+            rec = st[int(row["frame"])]
+            for n in names:
+                cell, v = row[n], rec[n]
+                if n == "stab_frame":
+                    ok = cell != "" and int(cell) == int(v)
+                elif n in ("stab_corrected", "stab_segment_start"):
+                    ok = cell in ("0", "1") and int(cell) == int(v)
+                elif cell == "":
+                    ok = not math.isfinite(v)
+                else:
+                    ok = float(cell) == float(v)
+                check(ok, "stabilization: frame %s %s: CSV %r, npy %r"
+                      % (row["frame"], n, cell, v))
+                compared += 1
+    # a row per 16x16 block, 6 x 4 a frame
+    check(compared == 22 * 6 * 4 * len(bufs),
+          "stabilization: %d CSV cells" % compared)
+
+    compared = 0
+    with open(json_path) as f:
+        for line in f:
+            obj = json.loads(line)
+            rec = st[obj["frame"]]
+            stab = obj["stabilization"]
+            check(sorted("stab_" + k.replace("-", "_") for k in stab)
+                  == sorted(names), "stabilization: JSON keys %r" % stab)
+            for k, v in stab.items():
+                got = rec["stab_" + k.replace("-", "_")]
+                if v is None:
+                    ok = not math.isfinite(got)
+                elif isinstance(v, bool):
+                    ok = int(got) == int(v)
+                else:
+                    ok = got == v
+                check(ok, "stabilization: frame %d %s: JSON %r, npy %r"
+                      % (obj["frame"], k, v, got))
+                compared += 1
+    check(compared == 22 * len(bufs), "stabilization: %d JSON values"
+          % compared)
+    shutil.rmtree(tmp)
+
+
 WRITER = r"""
 import sys, gi
 gi.require_version("Gst", "1.0")
@@ -143,7 +237,7 @@ p = Gst.parse_launch(
     "videotestsrc is-live=true pattern=smpte horizontal-speed=2 ! "
     "video/x-raw,format=I420,width=64,height=48,framerate=30/1 ! "
     "gpumotionest backend=cpu search-range=4 partitions=16x16+8x8 ! "
-    "mvexport format=npy location=%s ! fakesink")
+    "mvexport format=npy stabilization=true location=%s ! fakesink")
 p.set_state(Gst.State.PLAYING)
 p.get_bus().timed_pop_filtered(Gst.CLOCK_TIME_NONE, Gst.MessageType.ERROR)
 sys.exit(1)
@@ -155,6 +249,8 @@ def check_killed():
     # few frames: every file loads with np.load(mmap_mode="r"), counts no
     # more rows than it holds, and the index says the export is
     # incomplete; load_export gives the fields with the rows they have.
+    # With stabilization=true, stabilization.npy (no correction: the
+    # fills) is one of the files.
     folder = os.path.join(tempfile.mkdtemp(prefix="mvexport-npy-"), "clip")
     proc = subprocess.Popen([sys.executable, "-c", WRITER % folder])
     frames = os.path.join(folder, "view0_ref-1_frames.npy")
@@ -177,6 +273,8 @@ def check_killed():
     check(index["complete"] is False, "index of a killed writer: complete")
     names = [a["file"] for g in index["fields"] for a in g["arrays"]]
     check(len(names) == 9, "files %r" % names)
+    # stabilization.npy too (a row per buffer, none with a correction)
+    names.append(index["stabilization"]["file"])
     for name in names:
         path = os.path.join(folder, name)
         x = np.load(path, mmap_mode="r")
@@ -192,6 +290,13 @@ def check_killed():
                                             a["mv"].values()]))
     check(np.array_equal(a["frames"]["frame"], np.arange(n)),
           "killed: frame column %r" % a["frames"]["frame"])
+    st = exp.stabilization
+    check(len(st) >= counted - 1
+          and np.array_equal(st["frame"], np.arange(len(st)))
+          and not st["present"].any()
+          and (st["stab_frame"] == NONE).all()
+          and np.isnan(st["stab_dx"]).all(),
+          "killed: stabilization %r" % st[:3])
     shutil.rmtree(os.path.dirname(folder))
 
 
@@ -224,6 +329,7 @@ def main():
                     "multiview-mode=side-by-side",
                     "disparity-range=-4,4 partitions=16x16+8x8", "",
                     [(0, -1), (1, -1), (1, 0)], 8)
+    check_stabilization()
     check_killed()
     print("ok: mvexport format=npy")
 

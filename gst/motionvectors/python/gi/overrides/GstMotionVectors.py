@@ -438,11 +438,13 @@ del _f
 
 # ---- mvexport format=npy ------------------------------------------------
 
-MotionVectorExport = collections.namedtuple("MotionVectorExport",
-                                            ["arrays", "index"])
+MotionVectorExport = collections.namedtuple(
+    "MotionVectorExport", ["arrays", "index", "stabilization"],
+    defaults=[None])
 MotionVectorExport.__doc__ = """What load_export() returns: arrays, a dict
-from (view, ref_distance) to that field's arrays, and index, the folder's
-index.json as a dict."""
+from (view, ref_distance) to that field's arrays; index, the folder's
+index.json as a dict; stabilization, mvstabilize's correction, a record
+per buffer (stabilization.npy), or None when the export has none."""
 
 _CELL_QUANTITIES = ("mv", "cost", "pred", "mvd")
 
@@ -459,6 +461,16 @@ def load_export(folder, mmap=True):
     (the same, uint32 (frames, rows, cols)), and where the export has them
     "modes", "chosen_refs" and "summary".  A field the export does not
     have is absent, so are quantities it did not write.
+
+    stabilization (written with stabilization=true, else None) is a
+    record array with a row per buffer, row f the buffer whose "frame" is
+    f: frame, pts, present (1 where the buffer carried mvstabilize's
+    correction) and the stab_* fields of the CSV export, the fill where
+    the correction lacks one (NaN; 2**64-1 for stab_frame, 255 for
+    stab_corrected and stab_segment_start); index["stabilization"] gives
+    each field's unit.  It holds the rows its header counts, whatever the
+    fields hold: while written, or cut short, a frame's correction may be
+    published a frame before or after the frame's fields.
 
     @mmap: True (default): every array maps its file read-only
     (np.load(mmap_mode="r")): nothing is read until used; False: read
@@ -499,4 +511,13 @@ def load_export(folder, mmap=True):
             else:
                 out[q] = x[:rows]
         arrays[(field["view"], field["ref_distance"])] = out
-    return MotionVectorExport(arrays, index)
+    stab = None
+    entry = index.get("stabilization")
+    if entry:
+        stab = np.load(os.path.join(folder, entry["file"]),
+                       mmap_mode="r" if mmap else None)
+        want = entry["shape"][0]
+        if index.get("complete") and want is not None and len(stab) != want:
+            raise ValueError("%s: %s holds %d frames, its index says %d"
+                             % (folder, entry["file"], len(stab), want))
+    return MotionVectorExport(arrays, index, stab)
