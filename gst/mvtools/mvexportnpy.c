@@ -221,13 +221,13 @@ set_io_error (GError ** error, const gchar * what, const gchar * file,
   return FALSE;
 }
 
-/* Writes all of @len bytes at the file offset; EINTR and short writes are
- * retried. */
+/* Writes all of @len bytes at offset @off (pwrite), or at the file offset
+ * when @off < 0 (write); EINTR and short writes are retried. */
 static gboolean
-write_all (gint fd, const guint8 * data, gsize len, gint * err)
+write_at (gint fd, const guint8 * data, gsize len, goffset off, gint * err)
 {
   while (len) {
-    gssize n = write (fd, data, len);
+    gssize n = off < 0 ? write (fd, data, len) : pwrite (fd, data, len, off);
 
     if (n < 0) {
       if (errno == EINTR)
@@ -241,29 +241,8 @@ write_all (gint fd, const guint8 * data, gsize len, gint * err)
     }
     data += n;
     len -= n;
-  }
-  return TRUE;
-}
-
-static gboolean
-pwrite_all (gint fd, const guint8 * data, gsize len, goffset off, gint * err)
-{
-  while (len) {
-    gssize n = pwrite (fd, data, len, off);
-
-    if (n < 0) {
-      if (errno == EINTR)
-        continue;
-      *err = errno;
-      return FALSE;
-    }
-    if (n == 0) {
-      *err = EIO;
-      return FALSE;
-    }
-    data += n;
-    len -= n;
-    off += n;
+    if (off >= 0)
+      off += n;
   }
   return TRUE;
 }
@@ -300,7 +279,7 @@ array_flush (MvNpyWriter * w, NpyArray * a, GError ** error)
 
   if (!a->pending_len)
     return TRUE;
-  if (!write_all (a->fd, a->pending, a->pending_len, &err)) {
+  if (!write_at (a->fd, a->pending, a->pending_len, -1, &err)) {
     /* the file holds an unknown part of the rows: its count stays at
      * what was published, which is whole */
     w->failed = TRUE;
@@ -321,7 +300,7 @@ array_publish (MvNpyWriter * w, NpyArray * a, GError ** error)
   if (a->published == a->written)
     return TRUE;
   format_header (a, a->written, header);
-  if (!pwrite_all (a->fd, header, a->header_len, 0, &err)) {
+  if (!write_at (a->fd, header, a->header_len, 0, &err)) {
     w->failed = TRUE;
     return set_io_error (error, "Could not update the header of", a->file,
         err);
@@ -366,7 +345,7 @@ array_create (MvNpyWriter * w, NpyArray * a, guint64 backfill,
   }
   g_free (path);
   format_header (a, 0, header);
-  if (!write_all (a->fd, header, a->header_len, &err)) {
+  if (!write_at (a->fd, header, a->header_len, -1, &err)) {
     w->failed = TRUE;
     return set_io_error (error, "Could not write", a->file, err);
   }
@@ -673,7 +652,7 @@ write_index (MvNpyWriter * w, gboolean complete, gboolean final,
   if (fd < 0) {
     err = errno;
   } else {
-    ok = write_all (fd, (const guint8 *) text, strlen (text), &err);
+    ok = write_at (fd, (const guint8 *) text, strlen (text), -1, &err);
     if (ok && final && fsync (fd) != 0 && errno != EINVAL) {
       err = errno;
       ok = FALSE;

@@ -40,6 +40,15 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stabbench import (ffmpeg, gst_env, read_y4m_luma,  # noqa: E402
+                       run_vidstab, run_deshake)
+from stabbench import run_ours as _run_ours  # noqa: E402
+
+
+def run_ours(clip, out, build, work, lookahead):
+    _run_ours(clip, out, build, work, ['lookahead=%d' % lookahead])
+
 PHOTO = '/usr/share/matplotlib/mpl-data/sample_data/grace_hopper.jpg'
 
 
@@ -91,59 +100,6 @@ def write_y4m(path, frames, w, h, fps=30):
             f.write(b'FRAME\n')
             f.write(fr.tobytes())
             f.write(chroma)
-
-
-def read_y4m_luma(path):
-    data = open(path, 'rb').read()
-    head, rest = data.split(b'\n', 1)
-    fields = head.split()
-    w = int([x for x in fields if x.startswith(b'W')][0][1:])
-    h = int([x for x in fields if x.startswith(b'H')][0][1:])
-    frames = []
-    size = w * h * 3 // 2
-    pos = 0
-    while pos < len(rest):
-        nl = rest.index(b'\n', pos)
-        pos = nl + 1
-        frames.append(np.frombuffer(rest[pos:pos + w * h], np.uint8)
-                      .reshape(h, w))
-        pos += size
-    return frames, w, h
-
-
-def gst_env(build, work):
-    env = dict(os.environ)
-    env['GST_PLUGIN_PATH_1_0'] = os.path.join(build, 'gst')
-    env['GST_REGISTRY_1_0'] = os.path.join(work, 'registry.bin')
-    return env
-
-
-def run_ours(clip, out, build, work, lookahead):
-    subprocess.run(['gst-launch-1.0', '-q', 'filesrc', 'location=' + clip,
-                    '!', 'y4mdec', '!', 'gpumotionest', 'backend=cpu',
-                    'summary=true', 'subpel=quarter', '!', 'mvstabilize',
-                    'backend=cpu', 'lookahead=%d' % lookahead, '!', 'y4menc',
-                    '!', 'filesink', 'location=' + out],
-                   env=gst_env(build, work), check=True)
-
-
-def ffmpeg(args, cwd):
-    subprocess.run(['ffmpeg', '-nostdin', '-hide_banner', '-loglevel',
-                    'error', '-y'] + args, check=True, cwd=cwd)
-
-
-def run_vidstab(clip, out, work, detect, transform):
-    trf = out + '.trf'
-    ffmpeg(['-i', clip, '-vf', 'vidstabdetect=result=%s%s' % (trf, detect),
-            '-f', 'null', '-'], work)
-    ffmpeg(['-i', clip, '-vf', 'vidstabtransform=input=%s%s' % (trf,
-                                                                 transform),
-            '-pix_fmt', 'yuv420p', '-f', 'yuv4mpegpipe', out], work)
-
-
-def run_deshake(clip, out, work):
-    ffmpeg(['-i', clip, '-vf', 'deshake', '-pix_fmt', 'yuv420p', '-f',
-            'yuv4mpegpipe', out], work)
 
 
 def measure(clip_frames, out_frames, w, h, build, work, name):

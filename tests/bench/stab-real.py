@@ -49,6 +49,19 @@ import sys
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from stabbench import (ffmpeg, gst_env, read_y4m_luma as read_luma,  # noqa: E402
+                       run_ours, run_vidstab as _vidstab,
+                       run_deshake as _deshake)
+
+
+def run_vidstab(clip, out, work, detect, transform):
+    _vidstab(clip, out, work, detect, transform, passthrough=True)
+
+
+def run_deshake(clip, out, work):
+    _deshake(clip, out, work, passthrough=True)
+
 
 
 def decode(clip, out):
@@ -75,43 +88,6 @@ def decode(clip, out):
     return w, h, n, float(num) / float(den)
 
 
-def read_luma(path):
-    data = open(path, 'rb').read()
-    head, rest = data.split(b'\n', 1)
-    fields = head.split()
-    w = int([x for x in fields if x.startswith(b'W')][0][1:])
-    h = int([x for x in fields if x.startswith(b'H')][0][1:])
-    size = w * h * 3 // 2
-    frames, pos = [], 0
-    while pos < len(rest):
-        pos = rest.index(b'\n', pos) + 1
-        frames.append(np.frombuffer(rest[pos:pos + w * h], np.uint8)
-                      .reshape(h, w))
-        pos += size
-    return frames, w, h
-
-
-def gst_env(build, work):
-    env = dict(os.environ)
-    env['GST_PLUGIN_PATH_1_0'] = os.path.join(build, 'gst')
-    env['GST_REGISTRY_1_0'] = os.path.join(work, 'registry.bin')
-    return env
-
-
-def run_ours(clip, out, build, work, props, meta=None):
-    export = []
-    if meta:
-        export = ['!', 'mvexport', 'location=' + meta, 'format=csv',
-                  'summary=true', 'stabilization=true']
-    subprocess.run(['gst-launch-1.0', '-q', 'filesrc', 'location=' + clip,
-                    '!', 'y4mdec', '!', 'gpumotionest', 'backend=cpu',
-                    'summary=true', 'subpel=quarter', '!', 'mvstabilize',
-                    'backend=cpu'] + props + export + ['!', 'y4menc', '!',
-                                                       'filesink',
-                                                       'location=' + out],
-                   env=gst_env(build, work), check=True)
-
-
 def held_frames(meta, min_agreement=0.2):
     """The frames mvstabilize held (a model agreeing with fewer than
     min-agreement of the blocks: not corrected), from its export."""
@@ -120,26 +96,6 @@ def held_frames(meta, min_agreement=0.2):
         rows.setdefault(int(r['frame']), r)
     return {t for t, r in rows.items() if r['has_reference'] == '1'
             and float(r['global_share']) < min_agreement}
-
-
-def ffmpeg(args, cwd):
-    subprocess.run(['ffmpeg', '-nostdin', '-hide_banner', '-loglevel',
-                    'error', '-y'] + args, check=True, cwd=cwd)
-
-
-def run_vidstab(clip, out, work, detect, transform):
-    trf = out + '.trf'
-    ffmpeg(['-i', clip, '-vf', 'vidstabdetect=result=%s%s' % (trf, detect),
-            '-f', 'null', '-'], work)
-    ffmpeg(['-i', clip, '-vf', 'vidstabtransform=input=%s%s' % (trf,
-                                                                 transform),
-            '-fps_mode', 'passthrough', '-pix_fmt', 'yuv420p', '-f',
-            'yuv4mpegpipe', out], work)
-
-
-def run_deshake(clip, out, work):
-    ffmpeg(['-i', clip, '-vf', 'deshake', '-fps_mode', 'passthrough',
-            '-pix_fmt', 'yuv420p', '-f', 'yuv4mpegpipe', out], work)
 
 
 def itf(frames, centre, pairs=None):
