@@ -1592,6 +1592,7 @@ extern "C" const MEBackendOps me_backend_cuda = {
         TRUE,                                /* cuda_device */
         ME_MAX_WINDOW,                       /* window */
         16,                                  /* max_depth */
+        ME_MAX_VIEWS_RANGE,                  /* max_full_range */
     },
     cuda_open,
     cuda_close,
