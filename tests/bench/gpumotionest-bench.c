@@ -42,8 +42,11 @@
  *                           [--depth-sweep] [--method NAME] [--ranges LIST]
  *                           [--shapes 16x16|all] [--devices LIST] [--bits N]
  *                           [--content moving|noise] [--input FILE --size WxH]
- *                           [--baseline] [--repeat N]
+ *                           [--baseline] [--prune] [--repeat N]
  *
+ * --prune runs the full search pruned at every range where the backend
+ * has a pruned search (MEBackendOptions.prune ME_PRUNE_ALWAYS; without it,
+ * the backend's own rule decides).
  * --repeat N times each search N times and keeps the best (with
  * --baseline the two take turns): on a machine shared with other work.
  */
@@ -263,7 +266,7 @@ main (int argc, char **argv)
   int only_parts = 0;           /* --shapes: 0 both, else that set alone */
   int devices[ME_MAX_DEVICES];
   unsigned n_devices = 0;
-  gboolean baseline = FALSE;
+  gboolean baseline = FALSE, prune_always = FALSE;
   unsigned repeat = 1;
   const char *input = NULL;
   unsigned in_w = 0, in_h = 0;
@@ -317,6 +320,8 @@ main (int argc, char **argv)
       g_strfreev (list);
     } else if (!strcmp (argv[i], "--baseline"))
       baseline = TRUE;
+    else if (!strcmp (argv[i], "--prune"))
+      prune_always = TRUE;
     else if (!strcmp (argv[i], "--repeat") && i + 1 < argc)
       repeat = (unsigned) MAX (1, atoi (argv[i + 1])), i++;
     else if (!strcmp (argv[i], "--content") && i + 1 < argc) {
@@ -335,7 +340,7 @@ main (int argc, char **argv)
       fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
           "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd] "
           "[--lambda N] [--method NAME] [--ranges R1,R2,..] [--shapes 16x16|all] [--devices LIST] [--bits N] "
-          "[--content moving|noise] [--input FILE --size WxH] [--baseline] [--repeat N]\n",
+          "[--content moving|noise] [--input FILE --size WxH] [--baseline] [--prune] [--repeat N]\n",
           argv[0]);
       return 2;
     }
@@ -369,6 +374,8 @@ main (int argc, char **argv)
     me_backend_options_init (&options);
     options.stats = bench_stats;
     options.stats_data = &b;
+    if (prune_always)
+      options.prune = ME_PRUNE_ALWAYS;
     memcpy (options.devices, devices, n_devices * sizeof (int));
     options.n_devices = n_devices;
     b.backend = me_backend_open (b.ops, &options, &error);
