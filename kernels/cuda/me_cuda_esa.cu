@@ -38,6 +38,7 @@
 
 #include "me_cost.h"
 #include "me_cuda_kernels.h"
+#include "me_cuda_pixel.cuh"
 
 #define ESA_THREADS 256
 #define NPARTS GST_MOTION_VECTOR_BLOCKS_PER_MB
@@ -157,24 +158,32 @@ typedef struct {
   size_t grid_offset[GST_MOTION_VECTOR_PARTITION_COUNT];
 } EsaArgs;
 
-/* The sixteen 4x4 SADs of the current block `cur` (shared, row-major)
- * against the reference block at `r` (rows `pitch` bytes apart). */
+/* The sixteen 4x4 SADs of the current block against the reference block at
+ * `r` (rows `pitch` bytes apart): the block's rows as 32-bit words in
+ * shared memory (`curw`, 16 / PW words a row), each reference row read as
+ * words realigned with byte permutes and matched by one packed SAD per word
+ * (me_cuda_pixel.cuh), as the plain kernel reads its rows. */
 template <typename pixel>
 static __device__ __forceinline__ void
-esa_sad4 (const uint32_t *cur, const uint8_t *r, size_t pitch,
+esa_sad4 (const uint32_t *curw, const uint8_t *r, size_t pitch,
     uint32_t (&s)[16])
 {
+  typedef MePix<pixel> Pix;
+  constexpr int W = 16 / Pix::PW;
 #pragma unroll
   for (int b = 0; b < 16; b++)
     s[b] = 0;
+  uint32_t sel;
+  const uint32_t *w = me_pix_aligned (r, &sel);
+  const size_t wpitch = pitch / 4;
 #pragma unroll
-  for (int y = 0; y < 16; y++) {
-    const pixel *row = (const pixel *)(r + (size_t)y * pitch);
+  for (int y = 0; y < 16; y++, w += wpitch) {
+    uint32_t q[W];
+    me_pix_words<W> (w, sel, q);
 #pragma unroll
-    for (int x = 0; x < 16; x++) {
-      const int d = (int)cur[16 * y + x] - (int)__ldg (row + x);
-      s[4 * (y >> 2) + (x >> 2)] += (uint32_t)(d < 0 ? -d : d);
-    }
+    for (int k = 0; k < W; k++)
+      s[4 * (y >> 2) + k * 4 / W] =
+          Pix::sad (curw[W * y + k], q[k], s[4 * (y >> 2) + k * 4 / W]);
   }
 }
 
@@ -182,7 +191,9 @@ template <typename pixel>
 __global__ void
 __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
 {
+  constexpr int PW = MePix<pixel>::PW;
   __shared__ uint32_t cur[256];
+  __shared__ uint32_t curw[256 / PW];
   __shared__ uint32_t c4[16];
   __shared__ uint32_t s4[16];
   __shared__ uint32_t thr[NPARTS];
@@ -203,6 +214,10 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
       a.sums + (ptrdiff_t)(mby * 16) * spitch + (ptrdiff_t)(mbx * 16);
 
   cur[t] = ((const pixel *)(cb + (size_t)(t >> 4) * pitch))[t & 15];
+  /* the same rows as words (every block starts 16-byte aligned) */
+  if (t < 256 / PW)
+    curw[t] = ((const uint32_t *)(cb + (size_t)(t / (16 / PW)) * pitch))
+        [t % (16 / PW)];
   __syncthreads ();
 
   /* the current sums, and the 4x4 SADs at the centre */
@@ -267,7 +282,7 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
       continue;
 
     uint32_t s[16], c[NPARTS];
-    esa_sad4<pixel> (cur, rb + (ptrdiff_t)dy * (ptrdiff_t)pitch +
+    esa_sad4<pixel> (curw, rb + (ptrdiff_t)dy * (ptrdiff_t)pitch +
                               (ptrdiff_t)dx * (ptrdiff_t)sizeof (pixel),
         pitch, s);
     esa_part_sums (s, c);
