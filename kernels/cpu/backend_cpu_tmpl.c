@@ -362,7 +362,7 @@ search_mb (const MESession * s, Scratch * scratch, unsigned mbx, unsigned mby,
  * candidates that survive within each run of 32 of a row. */
 static uint64_t
 search_mb_16x16_pruned (MESession * s, Scratch * scratch,
-    unsigned mbx, unsigned mby, uint64_t hint)
+    unsigned mbx, unsigned mby, uint64_t hint, gint64 * n_costed)
 {
   const RankTable *t = &s->ranks;
   const PaddedPlane *ref = s->ref;
@@ -436,6 +436,7 @@ search_mb_16x16_pruned (MESession * s, Scratch * scratch,
   }
   __atomic_fetch_add (&s->esa_costed, costed, __ATOMIC_RELAXED);
   __atomic_fetch_add (&s->esa_total, (gint64) W * H, __ATOMIC_RELAXED);
+  *n_costed = costed;
   return best;
 }
 
@@ -494,16 +495,19 @@ next_bit_clear (const uint32_t * m, int i, int n)
   return n;
 }
 
-/* The rule that picks the pruned search of any shapes over the plain one
- * (docs/elimination.md has the measurements behind it): never below
- * ME_ESA_MIN_RANGE; from there on, along each macroblock row, a macroblock
- * is searched pruned unless the one before it (in the row) was searched
- * pruned and skipped less than ME_ESA_MIN_SKIP percent of its candidates;
- * every ME_ESA_PROBE-th macroblock of a row is searched pruned whatever
- * came before, so that content that turns easier is noticed.  Both
- * searches give the same result; the rule only moves time. */
+/* The rule that picks the pruned searches over the plain one
+ * (docs/elimination.md has the measurements behind it).  16x16 alone: the
+ * 8x8-sum pruning at every range.  Other shape sets: the 4x4-sum pruning
+ * from ME_ESA_MIN_RANGE on.  Either way, along each macroblock row, a
+ * macroblock is searched pruned unless the one before it (in the row) was
+ * searched pruned and skipped less than ME_SEA_MIN_SKIP (16x16) or
+ * ME_ESA_MIN_SKIP (other shapes) percent of its candidates; every
+ * ME_ESA_PROBE-th macroblock of a row is searched pruned whatever came
+ * before, so that content that turns easier is noticed.  Both searches
+ * give the same result; the rule only moves time. */
 #define ME_ESA_MIN_RANGE 48
 #define ME_ESA_MIN_SKIP 50
+#define ME_SEA_MIN_SKIP 25
 #define ME_ESA_PROBE 16
 
 static gboolean
@@ -704,9 +708,16 @@ search_row (MESession * s, Scratch * scratch, unsigned mby)
 
   for (unsigned mbx = 0; mbx < field->mb_cols; mbx++) {
     me_cpu_load_mb (s, scratch, mbx, mby);
-    if (only16 && s->prune) {
+    if (only16 && s->prune && (!poor || mbx % ME_ESA_PROBE == 0
+            || s->prune_always)) {
+      gint64 costed;
       best[0] = search_mb_16x16_pruned (s, scratch, mbx, mby,
-          mbx > 0 ? best[0] : ME_KEY_NONE);
+          mbx > 0 ? best[0] : ME_KEY_NONE, &costed);
+      poor = (total - costed) * 100 < total * ME_SEA_MIN_SKIP;
+    } else if (only16 && s->prune) {
+      search_mb (s, scratch, mbx, mby, TRUE, best);
+      __atomic_fetch_add (&s->esa_costed, total, __ATOMIC_RELAXED);
+      __atomic_fetch_add (&s->esa_total, total, __ATOMIC_RELAXED);
     } else if (esa && (!poor || mbx % ME_ESA_PROBE == 0
             || s->prune_always)) {
       const gint64 costed = search_mb_parts_pruned (s, scratch, mbx, mby,
