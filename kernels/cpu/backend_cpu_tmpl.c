@@ -449,9 +449,10 @@ search_mb_16x16_pruned (MESession * s, Scratch * scratch,
  * for any requested partition (the others are not stored).  The first
  * thresholds come from the window's centre and from the left neighbour's
  * winner of the first requested partition; then each row's minima lower
- * them.  The survivors of a row are costed in spans (sad4x4_row, then
- * part_min on the span alone), a span running on over gaps shorter than
- * ME_ESA_GAP. */
+ * them.  The survivors of a row are costed in spans of at least 16
+ * (sad4x4_row), a span running on over gaps shorter than ME_ESA_GAP; the
+ * spans' SADs and ranks are gathered, and one part_min takes the row's
+ * minima. */
 /* Gaps between survivors shorter than this are costed rather than split:
  * a call of the SAD and minimum routines costs about as much. */
 #define ME_ESA_GAP 16
