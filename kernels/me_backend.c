@@ -195,17 +195,18 @@ static gboolean
 check_params (const MESearchParams * params, const MEField * out,
     GError ** error)
 {
-  if (params->search_range < 1 || params->search_range > ME_MAX_RANGE) {
+  const gboolean full = params->method == GST_MOTION_VECTOR_METHOD_FULL;
+  if (params->search_range < 1 || params->search_range > ME_MAX_FULL_RANGE) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
-        "search range %u outside 1 .. %d", params->search_range, ME_MAX_RANGE);
+        "search range %u outside 1 .. %d", params->search_range,
+        ME_MAX_FULL_RANGE);
     return FALSE;
   }
-  if (params->method == GST_MOTION_VECTOR_METHOD_FULL
-      && params->search_range > ME_MAX_FULL_RANGE) {
+  if (!full && params->search_range > ME_MAX_RANGE) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
-        "full search goes up to ±%d, not ±%u: use method mods, hierarchical "
-        "or predictive for larger ranges", ME_MAX_FULL_RANGE,
-        params->search_range);
+        "the fast methods go up to ±%d, not ±%u: use method full for larger "
+        "ranges (up to ±%d)", ME_MAX_RANGE, params->search_range,
+        ME_MAX_FULL_RANGE);
     return FALSE;
   }
   if (params->offset_x != 0
@@ -224,7 +225,8 @@ check_params (const MESearchParams * params, const MEField * out,
         "only", params->search_range, params->range_y);
     return FALSE;
   }
-  if ((unsigned) ABS (params->offset_x) + params->search_range
+  if (params->offset_x != 0
+      && (unsigned) ABS (params->offset_x) + params->search_range
       > ME_MAX_RANGE) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID,
         "window offset %d and range %u reach past ±%d", params->offset_x,
@@ -310,10 +312,25 @@ me_backend_supports (const MEBackendOps * ops, const MESearchParams * params,
         "the %s backend has no rate-constrained decision (lambda)", ops->name);
     return FALSE;
   }
-  if (params->search_range > caps->max_range) {
+  /* (ranges no backend searches are invalid input, which
+   * me_check_input() names: not a capability) */
+  if (params->method == GST_MOTION_VECTOR_METHOD_FULL
+      && params->search_range <= ME_MAX_FULL_RANGE
+      && params->search_range > caps->max_full_range) {
+    g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
+        "the %s backend's full search goes up to ±%u, not ±%u", ops->name,
+        caps->max_full_range, params->search_range);
+    return FALSE;
+  }
+  if ((params->offset_x != 0
+          || params->method != GST_MOTION_VECTOR_METHOD_FULL)
+      && (unsigned) ABS (params->offset_x) + params->search_range
+      <= ME_MAX_RANGE
+      && (unsigned) ABS (params->offset_x) + params->search_range
+      > caps->max_range) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNSUPPORTED,
         "the %s backend searches at most ±%u, not ±%u", ops->name,
-        caps->max_range, params->search_range);
+        caps->max_range, ABS (params->offset_x) + params->search_range);
     return FALSE;
   }
   return TRUE;
@@ -576,6 +593,8 @@ me_backend_collect (MEBackend * b, GError ** error)
       .device_ms = b->ops->last_device_ms
           ? b->ops->last_device_ms (b->session) : -1.0,
       .has_reference = field && field->has_reference,
+      .pruned_share = b->ops->last_pruned_share
+          ? b->ops->last_pruned_share (b->session) : -1.0,
     };
     g_free (t);
     b->options.stats (&st, b->options.stats_data);

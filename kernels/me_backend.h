@@ -152,7 +152,8 @@ typedef struct {
   guint refinements;         /* bit r: MERefine r (ME_REFINE_NONE always) */
   guint metrics;             /* bit m: MEMetric m (ME_METRIC_SAD always) */
   gboolean rate;             /* lambda > 0: the rate-constrained decision */
-  unsigned max_range;        /* largest search range, <= ME_MAX_RANGE */
+  unsigned max_range;        /* largest search range of the fast methods
+                              * and of windows off centre, <= ME_MAX_RANGE */
   MEMemory frame_memory;     /* where frames are best read from */
   MEMemory result_memory;    /* where result cells are best written */
   gboolean bit_exact;        /* results identical to the CPU backend's */
@@ -166,6 +167,8 @@ typedef struct {
   /* The most bits per sample it searches (MEPlane.depth): 8, or 16 for
    * every depth up to 16. */
   unsigned max_depth;
+  /* Largest range of the centred full search, <= ME_MAX_FULL_RANGE. */
+  unsigned max_full_range;
 } MEBackendCaps;
 
 /* Per-frame measurements, handed to MEBackendOptions.stats at collect. */
@@ -175,6 +178,9 @@ typedef struct {
   gint64 collect_time;       /* when collect returned (microseconds) */
   double device_ms;          /* device time of its kernels; < 0: unknown */
   gboolean has_reference;
+  /* share of the full search's candidates that exact pruning skipped
+   * (docs/elimination.md); < 0: none pruned, or unknown */
+  double pruned_share;
 } MEFrameStats;
 
 typedef void (*MEStatsFunc) (const MEFrameStats * stats, gpointer user_data);
@@ -195,6 +201,14 @@ typedef enum {
   ME_CUDA_LAUNCH_OWN,
 } MECudaLaunch;
 
+/* Which full search runs (docs/elimination.md): by the backend's own
+ * documented rule, or the pruned one wherever the backend has it (checks
+ * and benchmarks; the results are the same). */
+typedef enum {
+  ME_PRUNE_AUTO = 0,
+  ME_PRUNE_ALWAYS,
+} MEPrune;
+
 /* How to open a backend.  me_backend_options_init() gives the defaults;
  * a backend reads what applies to it and ignores the rest. */
 typedef struct {
@@ -204,6 +218,8 @@ typedef struct {
                               * C reference only */
   gboolean exhaustive;       /* no early-out: every candidate is costed
                               * (the slow reference; same results) */
+  MEPrune prune;             /* without `exhaustive`: when the full
+                              * search skips candidates (MEPrune) */
   MEStatsFunc stats;         /* optional per-frame timing hook */
   gpointer stats_data;
   /* caps.cuda_device backends: the caller makes a CUDA context current
@@ -297,6 +313,9 @@ typedef struct {
   gboolean (*submit_pairs) (MESession * s, const MEPlane * luma,
       const MESearchParams * params, const MESearchPair * pairs,
       unsigned n_pairs, GError ** error);
+
+  /* Optional: MEFrameStats.pruned_share of the frame collected last. */
+  double (*last_pruned_share) (MESession * s);
 } MEBackendOps;
 
 /* ---- the registry --------------------------------------------------------- */

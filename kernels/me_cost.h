@@ -31,10 +31,16 @@
 #define ME_INLINE static inline
 #endif
 
-/* The fast methods reach ME_MAX_RANGE; the exhaustive search stops at
- * ME_MAX_FULL_RANGE, where it already costs 66049 candidates a block. */
+/* The fast methods and windows off centre reach ME_MAX_RANGE.  The
+ * exhaustive search (centred) reaches ME_MAX_FULL_RANGE: the key's vector
+ * field holds +-2047 quarter pixels, 4 x 511 plus the refinement's 3, and a
+ * row of 2 x 511 + 1 candidates fits the CPU backend's group buffers
+ * (docs/elimination.md).  A backend may stop earlier (MEBackendCaps.
+ * max_full_range); every backend's full search reaches ME_MAX_VIEWS_RANGE,
+ * the half width of a stereo disparity window. */
 #define ME_MAX_RANGE 256
-#define ME_MAX_FULL_RANGE 128
+#define ME_MAX_FULL_RANGE 511
+#define ME_MAX_VIEWS_RANGE 128
 #define ME_KEY_NONE UINT64_MAX
 #define ME_KEY_MAX_COST ((1u << 28) - 1)
 #define ME_KEY_MAX_QPEL 2047

@@ -2032,8 +2032,9 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
   g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
       g_param_spec_uint ("search-range", "Search range",
           "Largest vector component searched, in pixels (±range); method "
-          "full goes up to 128, the fast methods to 256",
-          1, ME_MAX_RANGE, DEFAULT_SEARCH_RANGE, rw));
+          "full goes up to 511 (the CUDA backends' to 128), the fast methods "
+          "to 256",
+          1, ME_MAX_FULL_RANGE, DEFAULT_SEARCH_RANGE, rw));
   g_object_class_install_property (gobject_class, PROP_PARTITIONS,
       g_param_spec_flags ("partitions", "Partitions",
           "Partition shapes to compute, each as its own grid",
@@ -2107,7 +2108,7 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       g_param_spec_uint ("disparity-vertical", "Disparity vertical range",
           "Stereo video: how far up and down, in pixels, the disparity "
           "search goes (views of a rig that is not perfectly rectified)",
-          1, ME_MAX_FULL_RANGE, GST_MOTION_VIEWS_DEFAULT_VERTICAL, rw));
+          1, ME_MAX_VIEWS_RANGE, GST_MOTION_VIEWS_DEFAULT_VERTICAL, rw));
   g_object_class_install_property (gobject_class, PROP_ACTIVE_BACKEND,
       g_param_spec_string ("active-backend", "Active backend",
           "The backend in use (cpu, cuda), NULL when stopped", NULL,

@@ -86,10 +86,10 @@ gst_motion_views_parse_disparity (const gchar * str, gint * min, gint * max,
   }
   /* the bounds first: b - a of numbers out of them may overflow */
   if (a < -ME_MAX_RANGE || b > ME_MAX_RANGE
-      || b - a > 2 * ME_MAX_FULL_RANGE) {
+      || b - a > 2 * ME_MAX_VIEWS_RANGE) {
     g_set_error (error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_SETTINGS,
         "disparity range %" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-        ": at most %d pixels wide, within ±%d", a, b, 2 * ME_MAX_FULL_RANGE,
+        ": at most %d pixels wide, within ±%d", a, b, 2 * ME_MAX_VIEWS_RANGE,
         ME_MAX_RANGE);
     return FALSE;
   }

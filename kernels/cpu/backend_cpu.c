@@ -147,6 +147,13 @@ cpu_reset (MESession * s)
     s->impl->reset (s->inner);
 }
 
+static double
+cpu_last_pruned_share (MESession * s)
+{
+  return s->inner && s->impl->last_pruned_share
+      ? s->impl->last_pruned_share (s->inner) : -1.0;
+}
+
 const MEBackendOps me_backend_cpu = {
   .name = "cpu",
   .caps = {
@@ -164,6 +171,7 @@ const MEBackendOps me_backend_cpu = {
     .bit_exact = TRUE,
     .window = ME_MAX_WINDOW,
     .max_depth = 16,
+    .max_full_range = ME_MAX_FULL_RANGE,
   },
   .open = cpu_open,
   .close = cpu_close,
@@ -174,4 +182,5 @@ const MEBackendOps me_backend_cpu = {
   .collect = cpu_collect,
   .reset = cpu_reset,
   .submit_pairs = cpu_submit_pairs,
+  .last_pruned_share = cpu_last_pruned_share,
 };

@@ -60,6 +60,7 @@ me_cpu_luma_fill (PaddedPlane * p, const MEDsp * dsp, const MEPlane * luma,
   p->rows = rows;
   p->pad = pad;
   p->q8_valid = FALSE;
+  p->q4_valid = FALSE;
   p->hp_range = -1;
   p->levels_valid = FALSE;
   p->base = (pixel *) (((guintptr) p->alloc + 31) & ~(guintptr) 31);
@@ -154,11 +155,54 @@ plane_q8_band (PaddedPlane * p, size_t y0, size_t y1)
   g_free (col);
 }
 
+/* The same for p->q4, the 4x4 box sums (at most 16 x the largest sample),
+ * for the pruned search of any shapes. */
+static void
+plane_q4_band (PaddedPlane * p, size_t y0, size_t y1)
+{
+  const size_t stride = p->stride;
+  const pixel *b = p->base;
+  q8_t *col = g_new0 (q8_t, 2 * stride), *c2 = col + stride;
+
+  for (size_t k = 0; k < 4; k++)
+    for (size_t x = 0; x < stride; x++)
+      col[x] += b[(y0 + k) * stride + x];
+  for (size_t y = y0; y < y1; y++) {
+    if (y > y0) {
+      const pixel *in = b + (y + 3) * stride, *out = b + (y - 1) * stride;
+      for (size_t x = 0; x < stride; x++)
+        col[x] = col[x] + in[x] - out[x];
+    }
+    for (size_t x = 0; x + 1 < stride; x++)
+      c2[x] = col[x] + col[x + 1];
+    q8_t *q = p->q4 + y * stride;
+    for (size_t x = 0; x + 3 < stride; x++)
+      q[x] = c2[x] + c2[x + 2];
+  }
+  g_free (col);
+}
+
 /* Rows of p->q8 that hold sums: every block must lie inside the plane. */
 static size_t
 plane_q8_rows (const PaddedPlane * p)
 {
   return p->rows - 7;
+}
+
+static size_t
+plane_q4_rows (const PaddedPlane * p)
+{
+  return p->rows - 3;
+}
+
+static void
+plane_q4_alloc (PaddedPlane * p)
+{
+  if (p->q4_size < p->stride * p->rows) {
+    g_free (p->q4);
+    p->q4_size = p->stride * p->rows;
+    p->q4 = g_new (q8_t, p->q4_size);
+  }
 }
 
 static void
@@ -181,6 +225,7 @@ me_cpu_plane_free (PaddedPlane * p)
     }
   g_free (p->alloc);
   g_free (p->q8);
+  g_free (p->q4);
   g_free (p->hp);
 }
 
@@ -316,8 +361,8 @@ search_mb (const MESession * s, Scratch * scratch, unsigned mbx, unsigned mby,
  * winner (ME_KEY_NONE: none); SADs are computed over the span of
  * candidates that survive within each run of 32 of a row. */
 static uint64_t
-search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
-    unsigned mbx, unsigned mby, uint64_t hint)
+search_mb_16x16_pruned (MESession * s, Scratch * scratch,
+    unsigned mbx, unsigned mby, uint64_t hint, gint64 * n_costed)
 {
   const RankTable *t = &s->ranks;
   const PaddedPlane *ref = s->ref;
@@ -329,9 +374,10 @@ search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
   const q8_t *qbase = ref->q8 + (base - ref->base);
   const pixel *cur = scratch->cur;
   uint32_t *sad = scratch->sad;
-  q8_t cq[4], lb[2 * ME_MAX_RANGE + 1];
+  q8_t cq[4], lb[2 * ME_MAX_FULL_RANGE + 1];
   uint32_t thr, v;
   uint64_t best = ME_KEY_NONE;
+  gint64 costed = 0;
 
   for (int q = 0; q < 4; q++) {
     unsigned sum = 0;
@@ -369,6 +415,7 @@ search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
         } else {
           s->dsp.sad16_row (cur, base + row * stride + a, stride, z - a + 1,
               sad + a);
+          costed += z - a + 1;
         }
         for (int i = b0; i < a; i++)
           sad[i] = ME_SAD16_SKIP;
@@ -387,7 +434,205 @@ search_mb_16x16_pruned (const MESession * s, Scratch * scratch,
     if (key < best)
       best = key;
   }
+  __atomic_fetch_add (&s->esa_costed, costed, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&s->esa_total, (gint64) W * H, __ATOMIC_RELAXED);
+  *n_costed = costed;
   return best;
+}
+
+/* Any set of shapes, with exact pruning (successive elimination,
+ * docs/elimination.md): candidate i of a row is skipped only when, for
+ * every requested partition k, its lower bound lb_k(i), the sum over k's
+ * 4x4 sub-blocks of |current sum - reference sum|, is strictly greater
+ * than a cost thr_k some candidate of the window already has for k.  Then
+ * its cost for k is greater than k's winner's, so it neither wins nor ties
+ * for any requested partition (the others are not stored).  The first
+ * thresholds come from the window's centre and from the left neighbour's
+ * winner of the first requested partition; then each row's minima lower
+ * them.  The survivors of a row are costed in spans of at least 16
+ * (sad4x4_row), a span running on over gaps shorter than ME_ESA_GAP; the
+ * spans' SADs and ranks are gathered, and one part_min takes the row's
+ * minima. */
+/* Gaps between survivors shorter than this are costed rather than split:
+ * a call of the SAD and minimum routines costs about as much. */
+#define ME_ESA_GAP 16
+
+/* out[] = lo .. hi - 1 ordered c, c + 1, c - 1, c + 2, c - 2, ... */
+static void
+centre_out (int *out, int c, int lo, int hi)
+{
+  int n = 0;
+  for (int d = 0; n < hi - lo; d++) {
+    if (c + d < hi)
+      out[n++] = c + d;
+    if (d && c - d >= lo)
+      out[n++] = c - d;
+  }
+}
+
+/* The first set (clear) bit at or after i in the bit array m of n bits,
+ * or n. */
+static inline int
+next_bit (const uint32_t * m, int i, int n)
+{
+  while (i < n) {
+    const uint32_t w = m[i / 32] >> (i % 32);
+    if (w)
+      return MIN (n, i + __builtin_ctz (w));
+    i = (i | 31) + 1;
+  }
+  return n;
+}
+
+static inline int
+next_bit_clear (const uint32_t * m, int i, int n)
+{
+  while (i < n) {
+    const uint32_t w = ~m[i / 32] >> (i % 32);
+    if (w)
+      return MIN (n, i + __builtin_ctz (w));
+    i = (i | 31) + 1;
+  }
+  return n;
+}
+
+/* The rule that picks the pruned searches over the plain one
+ * (docs/elimination.md has the measurements behind it).  16x16 alone: the
+ * 8x8-sum pruning at every range.  Other shape sets: the 4x4-sum pruning
+ * from ME_ESA_MIN_RANGE on.  Either way, along each macroblock row, a
+ * macroblock is searched pruned unless the one before it (in the row) was
+ * searched pruned and skipped less than ME_SEA_MIN_SKIP (16x16) or
+ * ME_ESA_MIN_SKIP (other shapes) percent of its candidates; every
+ * ME_ESA_PROBE-th macroblock of a row is searched pruned whatever came
+ * before, so that content that turns easier is noticed.  Both searches
+ * give the same result; the rule only moves time. */
+#define ME_ESA_MIN_RANGE 48
+#define ME_ESA_MIN_SKIP 50
+#define ME_SEA_MIN_SKIP 25
+#define ME_ESA_PROBE 16
+
+static gboolean
+me_cpu_esa_pays (const MESession * s)
+{
+  return s->prune_always || s->params->search_range >= ME_ESA_MIN_RANGE;
+}
+
+static gint64
+search_mb_parts_pruned (MESession * s, Scratch * scratch, unsigned mbx,
+    unsigned mby, gboolean has_left, uint64_t * best)
+{
+  const RankTable *t = &s->ranks;
+  const PaddedPlane *ref = s->ref;
+  const int R = s->params->search_range, W = 2 * R + 1;
+  const int Ry = t->range_y, H = 2 * Ry + 1;
+  const ptrdiff_t stride = ref->stride, os = (W + 15) & ~15;
+  const pixel *base = ref->origin + s->ref_shift
+      + ((ptrdiff_t) 16 * mby - Ry) * stride + 16 * (ptrdiff_t) mbx - R;
+  const q8_t *qbase = ref->q4 + (base - ref->base);
+  const pixel *cur = scratch->cur;
+  const unsigned mask = s->params->partitions;
+  sad4_t *sad4 = scratch->sad4;
+  uint32_t *keep = scratch->keep;
+  guint16 *rk = scratch->rank;
+  q8_t c4[16];
+  uint8_t parts[ME_DSP_N_PARTS];
+  uint32_t thr[ME_DSP_N_PARTS], lim[ME_DSP_N_PARTS] = { 0 };
+  int np = 0;
+  gint64 costed = 0;
+
+  for (int k = 0; k < ME_DSP_N_PARTS; k++)
+    if (mask & (1u << me_cpu_parts[k].shape))
+      parts[np++] = k;
+  /* best[] still holds the left neighbour's winners */
+  const uint64_t hint = has_left ? best[parts[0]] : ME_KEY_NONE;
+  for (int k = 0; k < ME_DSP_N_PARTS; k++)
+    best[k] = ME_KEY_NONE;
+  for (int b = 0; b < 16; b++) {
+    unsigned sum = 0;
+    for (int y = 4 * (b >> 2); y < 4 * (b >> 2) + 4; y++)
+      for (int x = 4 * (b & 3); x < 4 * (b & 3) + 4; x++)
+        sum += cur[16 * y + x];
+    c4[b] = sum;
+  }
+  /* the first thresholds: costs at the centre and at the hint */
+  {
+    sad4_t one[16] __attribute__((aligned (32)));
+    rowkey_t cb[ME_DSP_N_PARTS];
+    static const uint16_t rank0[16];
+    memset (cb, 0xff, sizeof (cb));
+    s->dsp.sad4x4_row (cur, base + Ry * stride + R, stride, 1, one, 1);
+    s->dsp.part_min (one, 1, rank0, 1, cb);
+    if (hint != ME_KEY_NONE && ABS (me_key_dx (hint)) <= R
+        && ABS (me_key_dy (hint)) <= Ry) {
+      s->dsp.sad4x4_row (cur, base + (me_key_dy (hint) + Ry) * stride
+          + me_key_dx (hint) + R, stride, 1, one, 1);
+      s->dsp.part_min (one, 1, rank0, 1, cb);
+    }
+    for (int j = 0; j < np; j++)
+      thr[j] = (uint32_t) (cb[parts[j]] >> 16);
+  }
+
+  /* chunks, and rows within a chunk, from the window's centre outwards:
+   * the winners lie mostly near it, so the thresholds fall early (the
+   * minima do not depend on the order) */
+  const int rpc = t->rows_per_chunk, n_chunks = (H + rpc - 1) / rpc;
+  int chunks[2 * ME_MAX_FULL_RANGE + 1], rows[2 * ME_MAX_FULL_RANGE + 1];
+  centre_out (chunks, Ry / rpc, 0, n_chunks);
+  for (int ci = 0; ci < n_chunks; ci++) {
+    const int c0 = chunks[ci] * rpc, c1 = MIN (H, c0 + rpc);
+    rowkey_t cb[ME_DSP_N_PARTS];
+
+    memset (cb, 0xff, sizeof (cb));
+    centre_out (rows, CLAMP (Ry, c0, c1 - 1), c0, c1);
+    for (int ri = 0; ri < c1 - c0; ri++) {
+      const int row = rows[ri];
+      const guint16 *rank = t->rank + (size_t) row * W;
+      const pixel *rrow = base + row * stride;
+      for (int j = 0; j < np; j++)
+        lim[parts[j]] = thr[j] + 1;
+      s->dsp.esa_row (qbase + row * stride, stride, c4, lim, W, keep);
+      /* spans of survivors (gaps shorter than ME_ESA_GAP costed through,
+       * at least 16 candidates, what the SIMD routines take a step),
+       * their 4x4 SADs and ranks gathered one after the other, then one
+       * minimum over all of them */
+      int m = 0, lo = 0;
+      for (int a = next_bit (keep, 0, W); a < W;) {
+        int z = next_bit_clear (keep, a, W), na;
+        while ((na = next_bit (keep, z, W)) < W && na - z < ME_ESA_GAP)
+          z = next_bit_clear (keep, na, W);
+        if (z - a < 16) {
+          /* [a, z) widened, within what the spans before left and the
+           * next survivor */
+          z = MIN (a + 16, na);
+          a = MAX (lo, z - 16);
+        }
+        s->dsp.sad4x4_row (cur, rrow + a, stride, z - a, sad4 + m, os);
+        memcpy (rk + m, rank + a, (z - a) * sizeof (guint16));
+        m += z - a;
+        lo = z;
+        a = na;
+      }
+      if (m)
+        s->dsp.part_min (sad4, os, rk, m, cb);
+      costed += m;
+      for (int j = 0; j < np; j++)
+        if ((cb[parts[j]] >> 16) < thr[j])
+          thr[j] = (uint32_t) (cb[parts[j]] >> 16);
+    }
+    for (int j = 0; j < np; j++) {
+      const int k = parts[j];
+      if (cb[k] == (rowkey_t) -1)
+        continue;
+      guint32 f = t->cand[(size_t) c0 * W + (cb[k] & 0xffff)];
+      uint64_t key = me_key ((uint32_t) (cb[k] >> 16), (int) (f % W) - R,
+          (int) (f / W) - Ry);
+      if (key < best[k])
+        best[k] = key;
+    }
+  }
+  __atomic_fetch_add (&s->esa_costed, costed, __ATOMIC_RELAXED);
+  __atomic_fetch_add (&s->esa_total, (gint64) W * H, __ATOMIC_RELAXED);
+  return costed;
 }
 
 static void
@@ -457,13 +702,35 @@ search_row (MESession * s, Scratch * scratch, unsigned mby)
   MEField *field = s->field;
   uint64_t best[ME_DSP_N_PARTS];
 
+  const gboolean esa = !only16 && s->prune && me_cpu_esa_pays (s);
+  const gint64 total = (gint64) (2 * s->params->search_range + 1)
+      * (2 * me_search_range_y (s->params) + 1);
+  gboolean poor = FALSE;
+
   for (unsigned mbx = 0; mbx < field->mb_cols; mbx++) {
     me_cpu_load_mb (s, scratch, mbx, mby);
-    if (only16 && s->prune)
+    if (only16 && s->prune && (!poor || mbx % ME_ESA_PROBE == 0
+            || s->prune_always)) {
+      gint64 costed;
       best[0] = search_mb_16x16_pruned (s, scratch, mbx, mby,
-          mbx > 0 ? best[0] : ME_KEY_NONE);
-    else
+          mbx > 0 ? best[0] : ME_KEY_NONE, &costed);
+      poor = (total - costed) * 100 < total * ME_SEA_MIN_SKIP;
+    } else if (only16 && s->prune) {
+      search_mb (s, scratch, mbx, mby, TRUE, best);
+      __atomic_fetch_add (&s->esa_costed, total, __ATOMIC_RELAXED);
+      __atomic_fetch_add (&s->esa_total, total, __ATOMIC_RELAXED);
+    } else if (esa && (!poor || mbx % ME_ESA_PROBE == 0
+            || s->prune_always)) {
+      const gint64 costed = search_mb_parts_pruned (s, scratch, mbx, mby,
+          mbx > 0, best);
+      poor = (total - costed) * 100 < total * ME_ESA_MIN_SKIP;
+    } else {
       search_mb (s, scratch, mbx, mby, only16, best);
+      if (esa) {
+        __atomic_fetch_add (&s->esa_costed, total, __ATOMIC_RELAXED);
+        __atomic_fetch_add (&s->esa_total, total, __ATOMIC_RELAXED);
+      }
+    }
     me_cpu_store_mb (s, mbx, mby, only16, best);
   }
 }
@@ -478,6 +745,13 @@ q8_band_job (MESession * s, Scratch * scratch, unsigned band)
 {
   size_t y0 = (size_t) band * Q8_BAND;
   plane_q8_band (s->ref, y0, MIN (y0 + Q8_BAND, plane_q8_rows (s->ref)));
+}
+
+static void
+q4_band_job (MESession * s, Scratch * scratch, unsigned band)
+{
+  size_t y0 = (size_t) band * Q8_BAND;
+  plane_q4_band (s->ref, y0, MIN (y0 + Q8_BAND, plane_q4_rows (s->ref)));
 }
 
 static void
@@ -524,12 +798,20 @@ me_cpu_run_parallel (MESession * s, void (*job) (MESession *, Scratch *, unsigne
 static void
 method_full (MESession * s)
 {
+  s->esa_total = s->esa_costed = 0;
   if (s->prune && s->params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16
       && !s->ref->q8_valid) {
     plane_q8_alloc (s->ref);
     me_cpu_run_parallel (s, q8_band_job,
         (plane_q8_rows (s->ref) + Q8_BAND - 1) / Q8_BAND);
     s->ref->q8_valid = TRUE;
+  }
+  if (s->prune && s->params->partitions != GST_MOTION_VECTOR_PARTITIONS_16X16
+      && me_cpu_esa_pays (s) && !s->ref->q4_valid) {
+    plane_q4_alloc (s->ref);
+    me_cpu_run_parallel (s, q4_band_job,
+        (plane_q4_rows (s->ref) + Q8_BAND - 1) / Q8_BAND);
+    s->ref->q4_valid = TRUE;
   }
   me_cpu_run_parallel (s, search_row, s->field->mb_rows);
 }
@@ -864,6 +1146,7 @@ cpu_open (const MEBackendOptions * options, GError ** error)
   s->simd = options->simd;
   /* exhaustive: no early-out, the plain loops over every candidate */
   s->prune = !options->exhaustive;
+  s->prune_always = s->prune && options->prune == ME_PRUNE_ALWAYS;
   s->n_workers = options->threads;
   if (s->n_workers == 0)
     s->n_workers = g_get_num_processors ();
@@ -1115,8 +1398,17 @@ cpu_reset (MESession * s)
 
 /* The session's functions alone: the caps and the depth of frames in
  * flight are backend_cpu.c's, which collects every submission at once. */
+/* Share of the candidates of the last frame's full search that pruning
+ * skipped; < 0 when it did not prune. */
+static double
+cpu_last_pruned_share (MESession * s)
+{
+  return s->esa_total ? 1.0 - (double) s->esa_costed / s->esa_total : -1.0;
+}
+
 const MEBackendOps me_backend_cpu_impl = {
   .name = "cpu",
+  .last_pruned_share = cpu_last_pruned_share,
   .open = cpu_open,
   .close = cpu_close,
   .submit = cpu_submit,

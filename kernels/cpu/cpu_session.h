@@ -34,6 +34,11 @@ struct PaddedPlane {
   q8_t *q8;
   size_t q8_size;
   gboolean q8_valid;
+  /* The same for 4x4 blocks, for pruning searches of any shapes
+   * (docs/elimination.md). */
+  q8_t *q4;
+  size_t q4_size;
+  gboolean q4_valid;
   /* The half-sample planes H, V and C (subpel_rules.h), one after the
    * other, each laid out as the pixels are; for sub-pel refinement.  They
    * hold the positions that a search of range hp_range reads (-1: none;
@@ -75,7 +80,11 @@ struct MESession {
   RankTable ranks;
   gint16 *winners;              /* stage 3 with lambda: integer winners */
   size_t winners_size;
-  gboolean prune;               /* exact early-out in the 16x16 search */
+  gboolean prune;               /* exact early-out in the full search */
+  gboolean prune_always;        /* MEBackendOptions.prune ME_PRUNE_ALWAYS */
+  /* candidates of the pruned searches of any shapes: in the window, and
+   * costed (docs/elimination.md); summed over the session's life */
+  gint64 esa_total, esa_costed;
   /* the search's window offset (MESearchParams.offset_x): reference
    * reads of stages 1 to 3 start this many pixels across */
   ptrdiff_t ref_shift;
@@ -123,6 +132,8 @@ struct MESession {
 struct Scratch {
   sad4_t sad4[16 * GROUP_MAX] __attribute__((aligned (32)));
   uint32_t sad[GROUP_MAX] __attribute__((aligned (32)));
+  uint32_t keep[GROUP_MAX / 32 + 1];     /* the pruned search's survivors, */
+  guint16 rank[GROUP_MAX] __attribute__((aligned (32)));  /* their ranks */
   pixel cur[256] __attribute__((aligned (32)));
 };
 

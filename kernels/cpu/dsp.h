@@ -85,6 +85,19 @@
   void (name) (const q8_t * q8, ptrdiff_t q8_stride, const q8_t cq[4], \
       int n, q8_t * lb)
 
+/* Bit i % 32 of keep[i / 32] = 1 when, for some partition k <
+ * ME_DSP_N_PARTS, the lower bound of k at candidate i is less than lim[k],
+ * else 0, for i < n; the bits of the last word past n are 0.  The lower
+ * bound of a partition is the sum over the 4x4 sub-blocks b it covers of
+ * |c4[b] - q4[off_b + i]|, off_b = 4 * (b >> 2) * q4_stride + 4 * (b & 3):
+ * q4 holds sums of 4x4 reference blocks (at most 16 x the largest sample)
+ * and c4 the current block's, so the bound is at most the partition's SAD
+ * at candidate i.  A lim[k] of 0 leaves partition k out.  Every lim[k] is
+ * at most 65535 (2^32 - 1 at 16 bits).  Reads nothing past n. */
+#define decl_esa_row_fn(name) \
+  void (name) (const q8_t * q4, ptrdiff_t q4_stride, const q8_t c4[16], \
+      const uint32_t lim[ME_DSP_N_PARTS], int n, uint32_t * keep)
+
 /* Cost of a w x h block (w, h multiples of 4, at most 16) of `cur` (rows
  * cur_stride apart) against the prediction (a[i] + b[i] + 1) >> 1, a and b
  * two planes with rows `stride` apart (subpel_rules.h): the SAD, or with
@@ -128,6 +141,7 @@ typedef decl_sad8x8_points_fn (*me_sad8x8_points_fn);
 typedef decl_subpel_cost_fn (*me_subpel_cost_fn);
 typedef decl_hpel_row_fn (*me_hpel_row_fn);
 typedef decl_sea_row_fn (*me_sea_row_fn);
+typedef decl_esa_row_fn (*me_esa_row_fn);
 typedef decl_sad4x4_row_fn (*me_sad4x4_row_fn);
 typedef decl_part_min_fn (*me_part_min_fn);
 typedef decl_min_key_fn (*me_min_key_fn);
@@ -139,6 +153,7 @@ typedef struct {
   me_sad16_points_fn sad16_points;        /* 16x16 only: the same, scattered */
   me_min_key_fn min_key;          /* 16x16 only: the best of them */
   me_sea_row_fn sea_row;          /* 16x16 only: lower bounds for pruning */
+  me_esa_row_fn esa_row;          /* any shapes: candidates pruning keeps */
   me_sad4x4_row_fn sad4x4_row;    /* any shapes: 4x4 sub-block SADs */
   me_sad8x8_points_fn sad8x8_points;      /* hierarchical: level 1's blocks */
   me_part_min_fn part_min;        /* any shapes: the best per partition */

@@ -107,6 +107,25 @@ static decl_part_min_fn (part_min_c)
   }
 }
 
+static decl_esa_row_fn (esa_row_c)
+{
+  for (int i = 0; i < n; i++) {
+    unsigned b[16];
+    uint32_t c[ME_DSP_N_PARTS];
+    for (int j = 0; j < 16; j++)
+      b[j] = abs ((int) c4[j] - (int) q4[4 * (j >> 2) * q4_stride
+              + 4 * (j & 3) + i]);
+    part_costs (b, c);
+    if (i % 32 == 0)
+      keep[i / 32] = 0;
+    for (int k = 0; k < ME_DSP_N_PARTS; k++)
+      if (c[k] < lim[k]) {
+        keep[i / 32] |= 1u << (i % 32);
+        break;
+      }
+  }
+}
+
 static decl_hpel_row_fn (hpel_row_c)
 {
   for (int i = 0; i < n; i++) {
@@ -171,6 +190,7 @@ me_dsp_init_c (MEDsp * dsp)
   dsp->sad16_points = sad16_points_c;
   dsp->min_key = min_key_c;
   dsp->sea_row = sea_row_c;
+  dsp->esa_row = esa_row_c;
   dsp->sad4x4_row = sad4x4_row_c;
   dsp->sad8x8_points = sad8x8_points_c;
   dsp->part_min = part_min_c;

@@ -145,6 +145,8 @@ typedef struct {
    * queued behind (made at first use), and its two events */
   cudaStream_t summary_stream;
   cudaEvent_t summary_ready, summary_done;
+  uint32_t *sums;      /* pruned full search: the reference's 4x4 sums */
+  size_t sums_size;
 
   /* a full search handed to the context's launcher (me_cuda_batch.h):
    * what its tail needs to queue the rest once the launcher has searched
@@ -181,6 +183,10 @@ struct MESession {
    * sessions in it; NULL: every search launched by the session itself */
   MECudaLauncher *launcher;
   gboolean batch_device_frames; /* frames in device memory too */
+  /* MEBackendOptions.exhaustive and .prune: which full search runs
+   * (use_esa()) */
+  gboolean exhaustive;
+  MEPrune prune;
   int sm_count;
   char device_name[256];
   unsigned depth;
@@ -368,6 +374,7 @@ cuda_close (MESession *s)
       cudaEventDestroy (sl->summary_done);
     if (sl->summary_stream)
       cudaStreamDestroy (sl->summary_stream);
+    cudaFree (sl->sums);
     if (sl->kernel_start)
       cudaEventDestroy (sl->kernel_start);
     if (sl->kernel_end)
@@ -445,6 +452,8 @@ cuda_open (const MEBackendOptions *options, GError **error)
   s->frame_depth = 8;
   s->own_device = !options->current_cuda_context;
   s->timed = options->stats != NULL;
+  s->exhaustive = options->exhaustive;
+  s->prune = options->prune;
   if (!s->own_device) {
     /* the device of the caller's context */
     if (cudaGetDevice (&device) != cudaSuccess) {
@@ -670,6 +679,24 @@ ensure_progress (Slot *sl, GError **error)
              error);
 }
 
+/* The range from which the full search runs with exact elimination
+ * (me_cuda_esa.cu, docs/elimination.md) by the backend's rule.  The kernel
+ * has not been timed on a GPU yet, so the rule starts above the backend's
+ * largest full range (caps.max_full_range) and the kernel runs only where
+ * MEBackendOptions.prune asks for it (checkasm --backend cuda-pruned, the
+ * benchmark's --prune); the measured crossover goes here. */
+#define ME_CUDA_ESA_MIN_RANGE (ME_MAX_VIEWS_RANGE + 1)
+
+/* Whether the full search of `params` runs pruned (its own launch, never
+ * the shared launcher's batches). */
+static gboolean
+use_esa (const MESession *s, const MESearchParams *params)
+{
+  return params->method == GST_MOTION_VECTOR_METHOD_FULL && !s->exhaustive &&
+         (s->prune == ME_PRUNE_ALWAYS ||
+             params->search_range >= ME_CUDA_ESA_MIN_RANGE);
+}
+
 /* Stages 1 and 2 of frame ring[f] against ring[prev]: the method's integer
  * winner keys, every cell of every requested grid, into sl->keys. */
 static gboolean
@@ -748,6 +775,19 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
   }
   default:
     CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
+    if (use_esa (s, params)) {
+      /* the reference's sums, then the pruned search (the sums are made
+       * for each search: a frame searched against several references
+       * makes each one's) */
+      if (!ensure_buffer ((void **)&sl->sums, &sl->sums_size,
+              me_cuda_sums_bytes (g), "block sums", error))
+        return FALSE;
+      CHECK (me_cuda_launch_sums4 (ref, g, sl->sums, st), "block sums kernel");
+      CHECK (me_cuda_launch_search_esa (cur, ref, sl->sums, params->offset_x,
+                 g, range, me_search_range_y (params), parts, sl->keys, st),
+          "pruned search kernel");
+      return TRUE;
+    }
     /* a window off centre: the reference read from its centre */
     CHECK (me_cuda_launch_search (cur,
                ref + (ptrdiff_t)params->offset_x * (ptrdiff_t)g->bps, g, range,
@@ -1151,7 +1191,7 @@ batches (const MESession *s, const MESearchParams *params,
     const MEPlane *luma)
 {
   if (!s->launcher || s->pairs_mode ||
-      params->method != GST_MOTION_VECTOR_METHOD_FULL)
+      params->method != GST_MOTION_VECTOR_METHOD_FULL || use_esa (s, params))
     return FALSE;
   const unsigned users = me_cuda_launcher_users (s->launcher);
   return s->batch_device_frames
@@ -1688,6 +1728,7 @@ extern "C" const MEBackendOps me_backend_cuda = {
         TRUE,                                /* cuda_device */
         ME_MAX_WINDOW,                       /* window */
         16,                                  /* max_depth */
+        ME_MAX_VIEWS_RANGE,                  /* max_full_range */
     },
     cuda_open,
     cuda_close,

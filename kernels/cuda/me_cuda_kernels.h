@@ -132,6 +132,25 @@ cudaError_t me_cuda_launch_search (const uint8_t *cur, const uint8_t *ref,
     const MECudaGeometry *g, unsigned range, unsigned range_y,
     unsigned partitions, uint64_t *keys, int sm_count, cudaStream_t stream);
 
+/* ---- exact elimination (docs/elimination.md, me_cuda_esa.cu) ------------
+ *
+ * The full search with candidates that provably cannot win left uncosted:
+ * the same keys as me_cuda_launch_search.  `sums` is a plane of
+ * me_cuda_sums_bytes (g) bytes that me_cuda_launch_sums4 fills with the
+ * reference's 4x4 block sums (a 32-bit sum per sample position of the
+ * device frame, laid out as its samples); `ref` is the reference frame
+ * itself and `offset_x` the window's centre across (whole pixels), with
+ * |offset_x| + range <= ME_MAX_RANGE. */
+size_t me_cuda_sums_bytes (const MECudaGeometry *g);
+
+cudaError_t me_cuda_launch_sums4 (const uint8_t *frame,
+    const MECudaGeometry *g, uint32_t *sums, cudaStream_t stream);
+
+cudaError_t me_cuda_launch_search_esa (const uint8_t *cur, const uint8_t *ref,
+    const uint32_t *sums, int offset_x, const MECudaGeometry *g,
+    unsigned range, unsigned range_y, unsigned partitions, uint64_t *keys,
+    cudaStream_t stream);
+
 /* ---- the fast methods (docs/fast-search.md) ------------------------------
  *
  * Each writes the same integer winner keys as me_cuda_launch_search (every

@@ -27,9 +27,28 @@
  * words, the sample in the low bits): the same content, its samples
  * spread over the depth with the extra low bits from the texture.
  *
+ * --content noise times independent random frames instead of the moving
+ * texture; --input FILE --size WxH real frames instead: raw 8-bit luma
+ * (GRAY8, as `ffmpeg -pix_fmt gray -f rawvideo` writes it), up to 16
+ * frames read and cycled, at that size alone.
+ *
+ * The "pruned" column is the mean share of the full search's candidates
+ * that exact pruning skipped (docs/elimination.md; "-" where the backend
+ * does not say).  --baseline also times each search with
+ * MEBackendOptions.exhaustive (no pruning: the plain kernels) in the same
+ * run, and prints its frames per second and the ratio.
+ *
  * Usage: gpumotionest-bench [--backend NAME] [--quick] [--seconds S]
  *                           [--depth-sweep] [--method NAME] [--ranges LIST]
  *                           [--shapes 16x16|all] [--devices LIST] [--bits N]
+ *                           [--content moving|noise] [--input FILE --size WxH]
+ *                           [--baseline] [--prune] [--repeat N]
+ *
+ * --prune runs the full search pruned at every range where the backend
+ * has a pruned search (MEBackendOptions.prune ME_PRUNE_ALWAYS; without it,
+ * the backend's own rule decides).
+ * --repeat N times each search N times and keeps the best (with
+ * --baseline the two take turns): on a machine shared with other work.
  */
 #include "config.h"
 
@@ -48,6 +67,10 @@
 
 /* --bits: bits per sample of the frames (8: one byte a sample) */
 static unsigned bench_bits = 8;
+/* --content, --input: what the frames hold */
+static BenchContent bench_content = BENCH_CONTENT_MOVING;
+static guint8 *bench_input;
+static unsigned bench_input_frames;
 
 typedef struct {
   const MEBackendOps *ops;
@@ -55,6 +78,9 @@ typedef struct {
   /* device time of the frames collected, from the stats hook */
   double device_ms;
   guint64 device_frames;
+  /* pruned shares of the frames collected that report one */
+  double pruned;
+  guint64 pruned_frames;
   unsigned width, height;
   uint8_t *frames[NFRAMES];
   MEField fields[NFRAMES];
@@ -68,6 +94,10 @@ bench_stats (const MEFrameStats * st, gpointer data)
   if (st->has_reference && st->device_ms >= 0) {
     b->device_ms += st->device_ms;
     b->device_frames++;
+  }
+  if (st->has_reference && st->pruned_share >= 0) {
+    b->pruned += st->pruned_share;
+    b->pruned_frames++;
   }
 }
 
@@ -95,8 +125,11 @@ bench_setup (Bench * b, unsigned width, unsigned height)
   for (int k = 0; k < NFRAMES; k++) {
     const size_t n = (size_t) width * height;
     b->frames[k] = bench_alloc (b, n * (bench_bits > 8 ? 2 : 1));
-    bench_frame (b->frames[k], width, width, height, BENCH_CONTENT_MOVING, k,
-        rand);
+    if (bench_input)
+      memcpy (b->frames[k], bench_input + n * (k % bench_input_frames), n);
+    else
+      bench_frame (b->frames[k], width, width, height, bench_content, k,
+          rand);
     if (bench_bits > 8) {
       /* in place, from the end: v << (bits - 8), the low bits from the
        * neighbour sample, so that they carry texture too */
@@ -182,8 +215,11 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
   me_backend_set_in_flight (b->backend, depth);
   *kernel_fps = 0;
 
-  /* warm-up: the first frame has no reference */
-  for (; submitted < NFRAMES; submitted++) {
+  /* warm-up: the first frame has no reference; a device's clocks rise
+   * over a few more */
+  const guint64 warm = b->ops->last_device_ms ? NFRAMES : depth + 1;
+  const guint64 min_frames = b->ops->last_device_ms ? 8 : 2;
+  for (; submitted < warm; submitted++) {
     if (submitted - collected == depth)
       collect_one (b), collected++;
     submit_one (b, &params, submitted);
@@ -192,6 +228,8 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
     collect_one (b);
   b->device_ms = 0;
   b->device_frames = 0;
+  b->pruned = 0;
+  b->pruned_frames = 0;
 
   const gint64 t0 = g_get_monotonic_time ();
   const guint64 first = collected;
@@ -202,7 +240,7 @@ bench_loop (Bench * b, unsigned range, unsigned parts, unsigned depth,
     collect_one (b);
     collected++;
     t1 = g_get_monotonic_time ();
-    if ((t1 - t0) * 1e-6 >= seconds && collected - first >= 8)
+    if ((t1 - t0) * 1e-6 >= seconds && collected - first >= min_frames)
       break;
   }
   for (; collected < submitted; collected++)
@@ -228,6 +266,10 @@ main (int argc, char **argv)
   int only_parts = 0;           /* --shapes: 0 both, else that set alone */
   int devices[ME_MAX_DEVICES];
   unsigned n_devices = 0;
+  gboolean baseline = FALSE, prune_always = FALSE;
+  unsigned repeat = 1;
+  const char *input = NULL;
+  unsigned in_w = 0, in_h = 0;
 
   for (int i = 1; i < argc; i++) {
     if (!strcmp (argv[i], "--backend") && i + 1 < argc)
@@ -276,13 +318,29 @@ main (int argc, char **argv)
       for (n_devices = 0; list[n_devices]; n_devices++)
         devices[n_devices] = atoi (list[n_devices]);
       g_strfreev (list);
+    } else if (!strcmp (argv[i], "--baseline"))
+      baseline = TRUE;
+    else if (!strcmp (argv[i], "--prune"))
+      prune_always = TRUE;
+    else if (!strcmp (argv[i], "--repeat") && i + 1 < argc)
+      repeat = (unsigned) MAX (1, atoi (argv[i + 1])), i++;
+    else if (!strcmp (argv[i], "--content") && i + 1 < argc) {
+      i++;
+      bench_content = !strcmp (argv[i], "noise") ? BENCH_CONTENT_NOISE
+          : BENCH_CONTENT_MOVING;
+    } else if (!strcmp (argv[i], "--input") && i + 1 < argc)
+      input = argv[++i];
+    else if (!strcmp (argv[i], "--size") && i + 1 < argc) {
+      if (sscanf (argv[++i], "%ux%u", &in_w, &in_h) != 2)
+        in_w = in_h = 0;
     } else if (!strcmp (argv[i], "--metric") && i + 1 < argc)
       bench_metric = !strcmp (argv[++i], "satd") ? ME_METRIC_SATD
           : ME_METRIC_SAD;
     else {
       fprintf (stderr, "usage: %s [--backend NAME] [--quick] [--seconds S] "
           "[--depth-sweep] [--subpel none|half|quarter] [--metric sad|satd] "
-          "[--lambda N] [--method NAME] [--ranges R1,R2,..] [--shapes 16x16|all] [--devices LIST] [--bits N]\n",
+          "[--lambda N] [--method NAME] [--ranges R1,R2,..] [--shapes 16x16|all] [--devices LIST] [--bits N] "
+          "[--content moving|noise] [--input FILE --size WxH] [--baseline] [--prune] [--repeat N]\n",
           argv[0]);
       return 2;
     }
@@ -292,7 +350,20 @@ main (int argc, char **argv)
     fprintf (stderr, "--bits %u: 8 to 16\n", bench_bits);
     return 2;
   }
+  if (input) {
+    gsize len;
+    gchar *data;
+    if (!in_w || !in_h || !g_file_get_contents (input, &data, &len, &error)
+        || len < (gsize) in_w * in_h) {
+      fprintf (stderr, "--input %s --size %ux%u: %s\n", input, in_w, in_h,
+          error ? error->message : "no size, or shorter than a frame");
+      return 2;
+    }
+    bench_input = (guint8 *) data;
+    bench_input_frames = MIN (NFRAMES, len / ((gsize) in_w * in_h));
+  }
   Bench b = { 0 };
+  MEBackend *plain = NULL;
   b.ops = me_backend_find (backend);
   if (!b.ops) {
     printf ("backend %s not built\n", backend);
@@ -303,9 +374,20 @@ main (int argc, char **argv)
     me_backend_options_init (&options);
     options.stats = bench_stats;
     options.stats_data = &b;
+    if (prune_always)
+      options.prune = ME_PRUNE_ALWAYS;
     memcpy (options.devices, devices, n_devices * sizeof (int));
     options.n_devices = n_devices;
     b.backend = me_backend_open (b.ops, &options, &error);
+    if (b.backend && baseline) {
+      options.exhaustive = TRUE;
+      plain = me_backend_open (b.ops, &options, &error);
+      if (!plain) {
+        printf ("backend %s (exhaustive) unavailable: %s\n", backend,
+            error->message);
+        return 77;
+      }
+    }
   }
   if (!b.backend) {
     printf ("backend %s unavailable: %s\n", backend, error->message);
@@ -358,44 +440,76 @@ main (int argc, char **argv)
       method_name, refine_names[bench_refine],
       bench_metric == ME_METRIC_SATD ? "satd" : "sad", bench_lambda,
       bench_bits);
-  printf ("%-10s %4s %-6s %10s %10s %10s %9s\n", "size", "R", "shapes",
-      "kernel", "depth 1", "depth", "of ceil");
+  printf ("%-10s %4s %-6s %10s %10s %10s %9s %7s%s\n", "size", "R", "shapes",
+      "kernel", "depth 1", "depth", "of ceil", "pruned", baseline
+      ? "   plain kernel  plain d1   speedup" : "");
   for (unsigned si = 0; si < G_N_ELEMENTS (sizes); si++) {
-    if (quick && si != 1)
+    if (quick && si != 1 && !input)
       continue;
-    bench_setup (&b, sizes[si][0], sizes[si][1]);
+    if (input && si > 0)
+      break;
+    unsigned width = input ? in_w : sizes[si][0];
+    unsigned height = input ? in_h : sizes[si][1];
+    bench_setup (&b, width, height);
     for (unsigned ri = 0; ri < n_ranges; ri++) {
       if (quick && !ranges_given && ranges[ri] != 32)
         continue;
       if (bench_method == GST_MOTION_VECTOR_METHOD_FULL
-          && ranges[ri] > ME_MAX_FULL_RANGE)
+          && ranges[ri] > b.ops->caps.max_full_range)
         continue;
       for (unsigned pi = 0; pi < G_N_ELEMENTS (parts); pi++) {
         if (only_parts && parts[pi] != (unsigned) only_parts)
           continue;
-        double kfps, kfps2;
-        double f1 = bench_loop (&b, ranges[ri], parts[pi], 1, seconds, &kfps);
-        double fd = bench_loop (&b, ranges[ri], parts[pi], depth_default,
-            seconds, &kfps2);
-        double sads = (double) gst_motion_vector_mb_cols (sizes[si][0])
-            * gst_motion_vector_mb_rows (sizes[si][1])
+        double kfps = 0, kfps2, pkfps = 0, pf1 = 0, f1 = 0;
+        char pruned[32] = "-";
+        /* --repeat: the best of N, the searches with and without pruning
+         * taking turns, so that other load on the machine hits both */
+        for (unsigned rep = 0; rep < repeat; rep++) {
+          double k, f = bench_loop (&b, ranges[ri], parts[pi], 1, seconds,
+              &k);
+          f1 = MAX (f1, f);
+          kfps = MAX (kfps, k);
+          if (b.pruned_frames)
+            g_snprintf (pruned, sizeof (pruned), "%.3f",
+                b.pruned / b.pruned_frames);
+          if (plain) {
+            MEBackend *pruning = b.backend;
+            b.backend = plain;
+            f = bench_loop (&b, ranges[ri], parts[pi], 1, seconds, &k);
+            pf1 = MAX (pf1, f);
+            pkfps = MAX (pkfps, k);
+            b.backend = pruning;
+          }
+        }
+        /* (depth 1 again where that is the default: the same loop) */
+        double fd = depth_default == 1 ? f1 : bench_loop (&b, ranges[ri],
+            parts[pi], depth_default, seconds, &kfps2);
+        double sads = (double) gst_motion_vector_mb_cols (width)
+            * gst_motion_vector_mb_rows (height)
             * (2.0 * ranges[ri] + 1) * (2.0 * ranges[ri] + 1) * 64;
         char size[32], ratio[32] = "-", kernel[32] = "-";
-        g_snprintf (size, sizeof (size), "%ux%u", sizes[si][0], sizes[si][1]);
+        g_snprintf (size, sizeof (size), "%ux%u", width, height);
         if (kfps > 0)
           g_snprintf (kernel, sizeof (kernel), "%.1f", kfps);
         if (ceiling > 0 && kfps > 0
             && bench_method == GST_MOTION_VECTOR_METHOD_FULL)
           g_snprintf (ratio, sizeof (ratio), "%.3f", sads * kfps / ceiling);
-        printf ("%-10s %4u %-6s %10s %10.1f %7.1f(%u) %9s\n", size,
+        printf ("%-10s %4u %-6s %10s %10.2f %7.2f(%u) %9s %7s", size,
             ranges[ri], parts[pi] == GST_MOTION_VECTOR_PARTITIONS_ALL ? "all"
-            : "16x16", kernel, f1, fd, depth_default, ratio);
+            : "16x16", kernel, f1, fd, depth_default, ratio, pruned);
+        if (plain)
+          printf ("  %13.1f %9.2f %8.2fx", pkfps, pf1, pkfps > 0 && kfps > 0
+              ? kfps / pkfps : f1 / pf1);
+        printf ("\n");
         fflush (stdout);
       }
     }
     bench_teardown (&b);
   }
   (void) is_cuda;
+  if (plain)
+    me_backend_close (plain);
   me_backend_close (b.backend);
+  g_free (bench_input);
   return 0;
 }

@@ -15,7 +15,7 @@ bench="$build/tests/bench/gpumotionest-bench"
 for method in full mods hierarchical predictive; do
   for shapes in 16x16 all; do
     ranges=16,32,64,128,256
-    # the exhaustive search stops at ME_MAX_FULL_RANGE
+    # the exhaustive search's growth up to 128 (it goes to ME_MAX_FULL_RANGE)
     [ "$method" = full ] && ranges=16,32,64,128
     if [ "$backend" = cpu ]; then
       case "$method/$shapes" in

@@ -1,8 +1,8 @@
 /* gpumotionest — the backend seam's checks of what a backend can do, on a
  * backend table made up here: me_backend_supports() must refuse each
  * thing the caps leave out, by name, and the range limits must hold for
- * every method (full search up to ME_MAX_FULL_RANGE, the fast methods to
- * ME_MAX_RANGE).
+ * every method (full search up to ME_MAX_FULL_RANGE, the fast methods and
+ * windows off centre to ME_MAX_RANGE).
  */
 #include <glib.h>
 #include <string.h>
@@ -10,8 +10,8 @@
 #include "me_backend.h"
 #include "me_cost.h"
 
-/* A backend that offers full search and mods only, up to ±64: nothing in
- * it is ever called. */
+/* A backend that offers full search and mods only, up to ±64 (full search
+ * centred up to ±48): nothing in it is ever called. */
 static const MEBackendOps partial = {
   .name = "partial",
   .caps = {
@@ -21,6 +21,7 @@ static const MEBackendOps partial = {
     .metrics = 1u << ME_METRIC_SAD,
     .rate = FALSE,
     .max_range = 64,
+    .max_full_range = 48,
   },
 };
 
@@ -61,13 +62,29 @@ test_supports (void)
   expect_refused (&params, "the partial backend has no rate-constrained "
       "decision (lambda)");
   me_search_params_init (&params);
+  params.search_range = 48;
+  g_assert_true (me_backend_supports (&partial, &params, NULL));
+  params.search_range = 49;
+  expect_refused (&params, "the partial backend's full search goes up to "
+      "±48, not ±49");
+  /* off centre: the window's reach against max_range */
+  params.search_range = 40;
+  params.offset_x = -24;
+  g_assert_true (me_backend_supports (&partial, &params, NULL));
+  params.offset_x = -25;
+  expect_refused (&params, "the partial backend searches at most ±64, not "
+      "±65");
+  me_search_params_init (&params);
+  params.method = GST_MOTION_VECTOR_METHOD_MODS;
+  params.search_range = 64;
+  g_assert_true (me_backend_supports (&partial, &params, NULL));
   params.search_range = 65;
   expect_refused (&params, "the partial backend searches at most ±64, not "
       "±65");
 }
 
-/* me_check_input(): full search stops at ME_MAX_FULL_RANGE, every method
- * at ME_MAX_RANGE. */
+/* me_check_input(): the fast methods stop at ME_MAX_RANGE, full search at
+ * ME_MAX_FULL_RANGE. */
 static void
 test_range_limits (void)
 {
@@ -81,20 +98,22 @@ test_range_limits (void)
   for (int m = GST_MOTION_VECTOR_METHOD_FULL;
       m <= GST_MOTION_VECTOR_METHOD_PREDICTIVE; m++) {
     g_autoptr (GError) error = NULL;
+    const gboolean full = m == GST_MOTION_VECTOR_METHOD_FULL;
     params.method = m;
-    params.search_range = ME_MAX_FULL_RANGE;
+    params.search_range = ME_MAX_RANGE;
     g_assert_true (me_check_input (&plane, &params, &field, NULL));
-    params.search_range = ME_MAX_FULL_RANGE + 1;
-    g_assert_true (me_check_input (&plane, &params, &field, &error)
-        == (m != GST_MOTION_VECTOR_METHOD_FULL));
-    if (error)
-      g_assert_cmpstr (error->message, ==, "full search goes up to ±128, "
-          "not ±129: use method mods, hierarchical or predictive for larger "
-          "ranges");
-    g_clear_error (&error);
     params.search_range = ME_MAX_RANGE + 1;
+    g_assert_true (me_check_input (&plane, &params, &field, &error) == full);
+    if (error)
+      g_assert_cmpstr (error->message, ==, "the fast methods go up to ±256, "
+          "not ±257: use method full for larger ranges (up to ±511)");
+    g_clear_error (&error);
+    params.search_range = ME_MAX_FULL_RANGE;
+    g_assert_true (me_check_input (&plane, &params, &field, NULL) == full);
+    params.search_range = ME_MAX_FULL_RANGE + 1;
     g_assert_false (me_check_input (&plane, &params, &field, &error));
     g_assert_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_INVALID);
+    g_assert_cmpstr (error->message, ==, "search range 512 outside 1 .. 511");
   }
 }
 

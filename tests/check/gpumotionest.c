@@ -1309,23 +1309,29 @@ expect_no_active_backend (GstHarness * h)
   fail_unless (name == NULL, "active backend %s", name);
 }
 
-/* Full search stops at ±128: a larger range is a clear error at the first
- * frame, not a crash or a silently smaller window. */
+/* Full search goes past ±128 (the pruned search of any shapes, on the CPU
+ * under auto where a GPU backend stops there) and finds the true motion;
+ * the fast methods stop at ±256: a larger range is a clear error at the
+ * first frame, not a crash or a silently smaller window. */
 GST_START_TEST (test_full_range_limit)
 {
-  GstHarness *h = harness_new ("I420", 64, 64, 200,
+  run_shift_method ("full", "I420", 64, 64, 200,
+      GST_MOTION_VECTOR_PARTITIONS_ALL, 5, -3, 200);
+
+  GstHarness *h = harness_new ("I420", 64, 64, 300,
       GST_MOTION_VECTOR_PARTITIONS_16X16);
   GstBus *bus = harness_bus (h);
   GstMessage *msg;
   g_autoptr (GError) err = NULL;
 
+  gst_util_set_object_arg (G_OBJECT (h->element), "method", "mods");
   fail_unless_equals_int (gst_harness_push (h, make_frame (GST_VIDEO_FORMAT_I420,
               64, 64, 0, 0, 0)), GST_FLOW_ERROR);
   msg = pop_message (bus, GST_MESSAGE_ERROR);
   fail_unless (msg != NULL);
   gst_message_parse_error (msg, &err, NULL);
-  fail_unless (strstr (err->message, "full search goes up to ±128, not ±200")
-      != NULL, "%s", err->message);
+  fail_unless (strstr (err->message, "the fast methods go up to ±256, not "
+          "±300") != NULL, "%s", err->message);
   gst_message_unref (msg);
   release_bus (bus);
   gst_harness_teardown (h);

@@ -205,7 +205,11 @@ static MEBackend *
 open_launching (const char *name, MECudaLaunch launch, GError **error)
 {
   MEBackendOptions options;
-  const MEBackendOps *ops = me_backend_find (name);
+  /* NAME-pruned: NAME with MEBackendOptions.prune ME_PRUNE_ALWAYS */
+  const gboolean pruned = g_str_has_suffix (name, "-pruned");
+  g_autofree gchar *base = g_strndup (name, strlen (name)
+      - (pruned ? strlen ("-pruned") : 0));
+  const MEBackendOps *ops = me_backend_find (base);
 
   if (!ops) {
     g_set_error (error, ME_BACKEND_ERROR, ME_BACKEND_ERROR_UNAVAILABLE,
@@ -217,6 +221,8 @@ open_launching (const char *name, MECudaLaunch launch, GError **error)
   memcpy (options.devices, checkasm.devices, sizeof (options.devices));
   options.n_devices = checkasm.n_devices;
   options.cuda_launch = launch;
+  if (pruned)
+    options.prune = ME_PRUNE_ALWAYS;
   return me_backend_open (ops, &options, error);
 }
 

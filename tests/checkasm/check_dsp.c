@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -244,6 +245,88 @@ check_sea_row (me_sea_row_fn ref_fn, me_sea_row_fn fn)
         return FALSE;
       }
     }
+  }
+  return TRUE;
+}
+
+/* The lower bound of partition k (the shape table's block order) at
+ * candidate i, from the partitions' geometry: the sum over the 4x4
+ * sub-blocks it covers of |c4 - q4|. */
+static uint32_t
+naive_esa_bound (const uint16_t * q4, ptrdiff_t stride, const uint16_t * c4,
+    int k, int i)
+{
+  int p = GST_MOTION_VECTOR_PARTITION_COUNT - 1;
+  while (GST_MOTION_VECTOR_PARTITION_FIRST (p) > k)
+    p--;
+  const int w = GST_MOTION_VECTOR_PARTITION_W (p) / 4;
+  const int h = GST_MOTION_VECTOR_PARTITION_H (p) / 4;
+  const int j = k - GST_MOTION_VECTOR_PARTITION_FIRST (p);
+  const int bx0 = j % (4 / w) * w, by0 = j / (4 / w) * h;
+  uint32_t sum = 0;
+  for (int by = by0; by < by0 + h; by++)
+    for (int bx = bx0; bx < bx0 + w; bx++)
+      sum += abs ((int) c4[4 * by + bx] - (int) q4[4 * by * stride + 4 * bx
+              + i]);
+  return sum;
+}
+
+/* esa_row against the definition: the keep bit of every candidate, and
+ * nothing written past the last word; extremes, lims taken near the real
+ * bounds (so that both answers come up), partitions left out (lim 0). */
+static gboolean
+check_esa_row (me_esa_row_fn ref_fn G_GNUC_UNUSED, me_esa_row_fn fn)
+{
+  static uint16_t q4[13 * MAX_STRIDE + MAX_N];
+  uint16_t c4[16];
+  uint32_t lim[ME_DSP_N_PARTS], keep[MAX_N / 32 + 1 + GUARD];
+
+  for (int t = 0; t < N_TRIES; t++) {
+    const int n = t < 40 ? t + 1 : g_rand_int_range (checkasm.rand, 1,
+        MAX_N + 1);
+    const ptrdiff_t stride = g_rand_int_range (checkasm.rand, n + 12,
+        MAX_STRIDE);
+    for (size_t i = 0; i < G_N_ELEMENTS (q4); i++)
+      q4[i] = t == 0 ? 4080 : t == 1 ? 0 : t % 5 == 2
+          ? (uint16_t) g_rand_int_range (checkasm.rand, 2000, 2100)
+          : (uint16_t) g_rand_int_range (checkasm.rand, 0, 4081);
+    for (int b = 0; b < 16; b++)
+      c4[b] = t == 0 ? 0 : t == 1 ? 4080 : t % 5 == 2
+          ? (uint16_t) g_rand_int_range (checkasm.rand, 2000, 2100)
+          : (uint16_t) g_rand_int_range (checkasm.rand, 0, 4081);
+      /* every other try one partition alone, so that each bound counts */
+    const int only = t % 2 ? g_rand_int_range (checkasm.rand, 0,
+        ME_DSP_N_PARTS) : -1;
+    for (int k = 0; k < ME_DSP_N_PARTS; k++) {
+      const int at = g_rand_int_range (checkasm.rand, 0, n);
+      const int r = g_rand_int_range (checkasm.rand, 0, 8);
+      lim[k] = r == 0 ? 0 : r == 1 ? 65535 : t < 2 ? 65280 + (t == 1)
+          : (uint32_t) MAX (0, (int) naive_esa_bound (q4, stride, c4, k, at)
+          + g_rand_int_range (checkasm.rand, -3, 4) - (t % 3) * 40);
+      if (only >= 0 && k != only)
+        lim[k] = 0;
+    }
+    memset (keep, POISON, sizeof (keep));
+    fn (q4, stride, c4, lim, n, keep);
+    for (int i = 0; i < n; i++) {
+      int want = 0;
+      for (int k = 0; k < ME_DSP_N_PARTS && !want; k++)
+        want = naive_esa_bound (q4, stride, c4, k, i) < lim[k];
+      if ((int) (keep[i / 32] >> (i % 32) & 1) != want) {
+        printf ("  n=%d stride=%td: keep[%d] = %d, want %d\n", n, stride, i,
+            !want, want);
+        return FALSE;
+      }
+    }
+    if (n % 32 && keep[n / 32] >> (n % 32)) {
+      printf ("  n=%d: bits past n set\n", n);
+      return FALSE;
+    }
+    for (size_t w = (n + 31) / 32; w < G_N_ELEMENTS (keep); w++)
+      if (keep[w] != 0xcdcdcdcdu) {
+        printf ("  n=%d: word %zu written past n\n", n, w);
+        return FALSE;
+      }
   }
   return TRUE;
 }
@@ -638,6 +721,7 @@ checkasm_check_dsp (void)
   init_level (&c, -1);
   checkasm_report ("luma_rows_c", check_luma_rows (c.luma_packed_row,
           c.luma_rgb_row, naive_luma_packed_row, naive_luma_rgb_row));
+  checkasm_report ("esa_row_c", check_esa_row (NULL, c.esa_row));
   for (int l = 0; l < (int) CHECKASM_N_LEVELS; l++) {
     MEDsp o, below;
     char name[64];
@@ -657,6 +741,7 @@ checkasm_check_dsp (void)
     CHECK (sad16_points);
     CHECK (min_key);
     CHECK (sea_row);
+    CHECK (esa_row);
     CHECK (sad4x4_row);
     CHECK (sad8x8_points);
     CHECK (part_min);

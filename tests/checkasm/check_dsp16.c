@@ -304,6 +304,87 @@ check_subpel (const MEDsp * d, unsigned depth, int t)
   return TRUE;
 }
 
+/* The lower bound of partition k (the shape table's block order) at
+ * candidate i, from the partitions' geometry. */
+static uint32_t
+naive_esa_bound (const q8_t * q4, ptrdiff_t stride, const q8_t * c4, int k,
+    int i)
+{
+  int p = GST_MOTION_VECTOR_PARTITION_COUNT - 1;
+  while (GST_MOTION_VECTOR_PARTITION_FIRST (p) > k)
+    p--;
+  const int w = GST_MOTION_VECTOR_PARTITION_W (p) / 4;
+  const int h = GST_MOTION_VECTOR_PARTITION_H (p) / 4;
+  const int j = k - GST_MOTION_VECTOR_PARTITION_FIRST (p);
+  const int bx0 = j % (4 / w) * w, by0 = j / (4 / w) * h;
+  uint32_t sum = 0;
+  for (int by = by0; by < by0 + h; by++)
+    for (int bx = bx0; bx < bx0 + w; bx++)
+      sum += (uint32_t) labs ((long) c4[4 * by + bx] - (long) q4[4 * by
+              * stride + 4 * bx + i]);
+  return sum;
+}
+
+/* esa_row on try t against the definition: the 4x4 sums of the
+ * reference at every position and of the current block, lims near the
+ * real bounds of random candidates, some partitions left out (lim 0). */
+static gboolean
+check_esa (const MEDsp * d, unsigned depth, int t)
+{
+  static q8_t q4[REF_ROWS * STRIDE];
+  static uint32_t keep[MAX_N / 32 + 2];
+  const int n = t < 2 ? MAX_N - 8 : g_rand_int_range (checkasm.rand, 1,
+      MAX_N - 8);
+  q8_t c4[16];
+  uint32_t lim[ME_DSP_N_PARTS];
+
+  for (int y = 0; y + 4 <= REF_ROWS; y++)
+    for (int x = 0; x + 4 <= STRIDE; x++) {
+      uint32_t s = 0;
+      for (int yy = 0; yy < 4; yy++)
+        for (int xx = 0; xx < 4; xx++)
+          s += ref[(y + yy) * STRIDE + x + xx];
+      q4[y * STRIDE + x] = s;
+    }
+  for (int b = 0; b < 16; b++) {
+    uint32_t s = 0;
+    for (int y = 4 * (b >> 2); y < 4 * (b >> 2) + 4; y++)
+      for (int x = 4 * (b & 3); x < 4 * (b & 3) + 4; x++)
+        s += cur[16 * y + x];
+    c4[b] = s;
+  }
+  /* every other try one partition alone, so that each bound counts */
+  const int only = t % 2 ? g_rand_int_range (checkasm.rand, 0,
+      ME_DSP_N_PARTS) : -1;
+  for (int k = 0; k < ME_DSP_N_PARTS; k++) {
+    const int at = g_rand_int_range (checkasm.rand, 0, n);
+    const int r = g_rand_int_range (checkasm.rand, 0, 8);
+    lim[k] = r == 0 ? 0 : r == 1 ? UINT32_MAX
+        : (uint32_t) MAX (0, (int64_t) naive_esa_bound (q4, STRIDE, c4, k, at)
+        + g_rand_int_range (checkasm.rand, -3, 4));
+    if (only >= 0 && k != only)
+      lim[k] = 0;
+  }
+  memset (keep, 0xcd, sizeof (keep));
+  d->esa_row (q4, STRIDE, c4, lim, n, keep);
+  for (int i = 0; i < n; i++) {
+    int want = 0;
+    for (int k = 0; k < ME_DSP_N_PARTS && !want; k++)
+      want = naive_esa_bound (q4, STRIDE, c4, k, i) < lim[k];
+    if ((int) (keep[i / 32] >> (i % 32) & 1) != want) {
+      printf ("  depth %u: esa_row keep[%d] = %d, want %d\n", depth, i, !want,
+          want);
+      return FALSE;
+    }
+  }
+  if ((n % 32 && keep[n / 32] >> (n % 32))
+      || keep[(n + 31) / 32] != 0xcdcdcdcdu) {
+    printf ("  depth %u: esa_row wrote past n = %d\n", depth, n);
+    return FALSE;
+  }
+  return TRUE;
+}
+
 /* The table of levels `mask` for each depth (me_dsp_init_depth: narrower
  * lanes where the depth allows), on that depth's samples. */
 static gboolean
@@ -315,7 +396,7 @@ check_table (unsigned mask)
     for (int t = 0; t < N_TRIES; t++) {
       fill (t, depths[k]);
       if (!check_sads (d, depths[k], t) || !check_keys (d, depths[k], t)
-          || !check_subpel (d, depths[k], t))
+          || !check_subpel (d, depths[k], t) || !check_esa (d, depths[k], t))
         return FALSE;
     }
   }

@@ -450,10 +450,14 @@ checkasm_check_search (void)
   };
   g_autoptr (GError) error = NULL;
   MEBackend *s = checkasm_open_backend ("cpu", &error);
-  gboolean ok = s != NULL;
+  /* the pruned search of any shapes at every range too */
+  MEBackend *sp = checkasm_open_backend ("cpu-pruned", &error);
+  gboolean ok = s != NULL && sp != NULL;
   unsigned searched = 0;
 
-  for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) + 4; i++) {
+  for (unsigned j = 0; ok && j < 2 * (G_N_ELEMENTS (sizes) + 4); j++) {
+    const unsigned i = j / 2;
+    MEBackend *b = j % 2 ? sp : s;
     unsigned w, h, max_range;
     if (i < G_N_ELEMENTS (sizes)) {
       w = sizes[i][0];
@@ -471,7 +475,7 @@ checkasm_check_search (void)
 
     for (size_t k = 0; k < (size_t) world_w * (h + 64); k++)
       world[k] = g_rand_int (checkasm.rand);
-    me_backend_reset (s);
+    me_backend_reset (b);
     for (int t = 0; ok && t < 8; t++) {
       /* the first range small, so that a later one outgrows the border */
       unsigned range = t == 0 ? 1 : t == 1 ? max_range
@@ -503,12 +507,12 @@ checkasm_check_search (void)
       Field f;
 
       if (reset) {
-        me_backend_reset (s);
+        me_backend_reset (b);
         g_clear_pointer (&prev, g_free);
       }
       field_alloc (&f, w, h, parts);
-      ok = me_backend_submit (s, &plane, &params, &f.field, &error)
-          && me_backend_collect (s, &error);
+      ok = me_backend_submit (b, &plane, &params, &f.field, &error)
+          && me_backend_collect (b, &error);
       if (ok && !prev) {
         ok = !f.field.has_reference && all_zero (&f);
         if (!ok)
@@ -520,9 +524,10 @@ checkasm_check_search (void)
         searched++;
       }
       if (!ok)
-        printf ("  (%s content, frame %d, shapes 0x%x, R=%u, refine %d, "
-            "metric %d, lambda %u)\n", content_names[content], t, parts,
-            range, params.refine, params.metric, params.lambda);
+        printf ("  (%s, %s content, frame %d, shapes 0x%x, R=%u, refine %d, "
+            "metric %d, lambda %u)\n", j % 2 ? "pruned" : "by the rule",
+            content_names[content], t, parts, range, params.refine,
+            params.metric, params.lambda);
       g_free (f.cells);
       g_free (prev);
       prev = cur;
@@ -534,6 +539,8 @@ checkasm_check_search (void)
     printf ("  %s\n", error->message);
   if (s)
     me_backend_close (s);
+  if (sp)
+    me_backend_close (sp);
   printf ("  (%u searched frames checked)\n", searched);
   checkasm_report ("search cpu vs naive (full, sub-pel)", ok);
 }
@@ -550,14 +557,17 @@ checkasm_check_search_deep (void)
     {1, 1, 20}, {7, 3, 9}, {17, 9, 5}, {33, 20, 4}, {48, 32, 12},
   };
   g_autoptr (GError) error = NULL;
-  MEBackend *s = checkasm_open_backend ("cpu", &error);
-  gboolean ok = s != NULL;
+  MEBackend *s0 = checkasm_open_backend ("cpu", &error);
+  /* every other sequence pruned at every range (docs/elimination.md) */
+  MEBackend *sp = checkasm_open_backend ("cpu-pruned", &error);
+  gboolean ok = s0 != NULL && sp != NULL;
   unsigned searched = 0;
 
   for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) * 2; i++) {
     const unsigned w = sizes[i % 5][0], h = sizes[i % 5][1];
     const unsigned max_range = sizes[i % 5][2];
     const unsigned bits = deep_formats[i % 5][0], shift = deep_formats[i % 5][1];
+    MEBackend *s = i / 5 ? sp : s0;
     const ptrdiff_t stride = w + g_rand_int_range (checkasm.rand, 0, 20);
     const unsigned world_w = w + 64;
     guint8 *world = g_malloc ((size_t) world_w * (h + 64));
@@ -633,10 +643,122 @@ checkasm_check_search_deep (void)
   }
   if (error)
     printf ("  %s\n", error->message);
-  if (s)
-    me_backend_close (s);
+  if (s0)
+    me_backend_close (s0);
+  if (sp)
+    me_backend_close (sp);
   printf ("  (%u searched 16-bit frames checked)\n", searched);
   checkasm_report ("search cpu vs naive, 10 to 16 bits", ok);
+}
+
+/* Wide windows (the ranges at which the CPU prunes searches of any shapes,
+ * past ±128 up to ME_MAX_FULL_RANGE) against the naive full search: a
+ * smooth textured world and the usual contents seen from moving offsets,
+ * at 8 bits and deeper, every stage 3 setting, now and then a window off
+ * centre or wider than tall.  Small frames, so that the naive search stays
+ * quick. */
+void
+checkasm_check_search_wide (void)
+{
+  static const unsigned cases[][5] = {
+    /* w, h, range, shapes (0: random), bits */
+    {40, 24, 48, GST_MOTION_VECTOR_PARTITIONS_ALL, 8},
+    {40, 24, 48, GST_MOTION_VECTOR_PARTITIONS_ALL, 10},
+    {33, 17, 64, 0, 8},
+    {40, 24, 64, 0, 12},
+    {24, 20, 150, 0x09, 8},
+    {16, 16, 300, 0x40, 8},
+    {16, 16, 300, 0x10, 16},
+    {16, 16, ME_MAX_FULL_RANGE, GST_MOTION_VECTOR_PARTITIONS_16X16, 8},
+  };
+  g_autoptr (GError) error = NULL;
+  /* by the rule below ME_ESA_MIN_RANGE (48), pruned at every range */
+  MEBackend *s = checkasm_open_backend ("cpu-pruned", &error);
+  gboolean ok = s != NULL;
+  unsigned searched = 0;
+
+  for (unsigned i = 0; ok && i < G_N_ELEMENTS (cases); i++) {
+    const unsigned w = cases[i][0], h = cases[i][1], range = cases[i][2];
+    const unsigned bits = cases[i][4];
+    const unsigned shift = bits == 10 ? 6 : 0;
+    const ptrdiff_t stride = w + g_rand_int_range (checkasm.rand, 0, 9);
+    const unsigned world_w = w + 64;
+    guint8 *world = g_malloc ((size_t) world_w * (h + 64));
+    guint8 *prev = NULL;
+
+    /* smooth texture with a little noise: sums tell candidates apart less
+     * easily than on noise */
+    for (unsigned y = 0; y < h + 64; y++)
+      for (unsigned x = 0; x < world_w; x++)
+        world[y * world_w + x] = (guint8) CLAMP (128 + (int) ((x * 5 + y * 3)
+                % 61) - 30 + 40 * ((x / 9 + y / 13) % 3 == 0)
+            + g_rand_int_range (checkasm.rand, -2, 3), 0, 255);
+    me_backend_reset (s);
+    for (int t = 0; ok && t < 3; t++) {
+      const unsigned parts = cases[i][3] ? cases[i][3]
+          : (unsigned) g_rand_int_range (checkasm.rand, 1, 128);
+      /* then ties everywhere: a candidate whose bound equals the best
+       * cost must not be skipped */
+      const Content content = t < 2 ? CONTENT_SHIFT : i % 2
+          ? CONTENT_TWO_LEVEL : CONTENT_FLAT;
+      MESearchParams params = { range, parts, GST_MOTION_VECTOR_METHOD_FULL,
+        (MERefine) g_rand_int_range (checkasm.rand, 0, 3),
+        (MEMetric) g_rand_int_range (checkasm.rand, 0, 2),
+        (unsigned) (t == 1 ? 0 : g_rand_int_range (checkasm.rand, 1,
+                1 + (int) me_max_lambda_at_depth (bits) / 64)),
+        range < ME_MAX_RANGE && i % 3 == 1 ? g_rand_int_range (checkasm.rand,
+            -(int) (ME_MAX_RANGE - range), (int) (ME_MAX_RANGE - range) + 1)
+            : 0,
+        i % 4 == 2 ? (unsigned) g_rand_int_range (checkasm.rand, 1, range)
+            : 0
+      };
+      guint8 *cur = checkasm_make_frame (content, w, h, stride, world, world_w,
+          g_rand_int_range (checkasm.rand, 0, 64),
+          g_rand_int_range (checkasm.rand, 0, 64));
+      guint16 *words = NULL, *deep = NULL;
+      MEPlane plane = { cur, stride, w, h };
+      Field f;
+
+      if (bits > 8) {
+        deep = deepen_frame (cur, w, h, stride, content, bits, shift, &words);
+        plane = (MEPlane) { (const guint8 *) words, 2 * stride, w, h,
+          .depth = bits, .shift = shift };
+      }
+      field_alloc (&f, w, h, parts);
+      ok = me_backend_submit (s, &plane, &params, &f.field, &error)
+          && me_backend_collect (s, &error);
+      if (ok && prev) {
+        naive_bits = bits;
+        ok = f.field.has_reference && naive_compare (bits > 8
+            ? (const guint8 *) deep : cur, prev, stride, w, h, &params, &f,
+            NULL);
+        naive_bits = 8;
+        searched++;
+      }
+      if (!ok)
+        printf ("  (%ux%u %u-bit, %s content, frame %d, shapes 0x%x, R=%u, "
+            "offset %d, rows %u, refine %d, metric %d, lambda %u)\n", w, h,
+            bits, content_names[content], t, parts, range, params.offset_x,
+            params.range_y, params.refine, params.metric, params.lambda);
+      g_free (f.cells);
+      g_free (prev);
+      g_free (words);
+      if (bits > 8) {
+        g_free (cur);
+        prev = (guint8 *) deep;
+      } else {
+        prev = cur;
+      }
+    }
+    g_free (prev);
+    g_free (world);
+  }
+  if (error)
+    printf ("  %s\n", error->message);
+  if (s)
+    me_backend_close (s);
+  printf ("  (%u searched frames checked)\n", searched);
+  checkasm_report ("search cpu vs naive, wide windows (pruned)", ok);
 }
 
 /* The fast methods through the CPU backend against checkasm_naive_fast():
@@ -912,10 +1034,12 @@ pick_stage3 (MEBackend * s, MEBackend * cpu_s, unsigned k, Case * c)
   c->range_y = 0;
   if (c->method == GST_MOTION_VECTOR_METHOD_FULL && k % 4 >= 2)
     c->range_y = 1 + (c->range * (k % 4 == 2 ? 1 : 3)) / 8;
-  if (c->method == GST_MOTION_VECTOR_METHOD_FULL && k % 3) {
+  /* (within the largest window off centre, which the largest centred
+   * full searches pass) */
+  const int most = (int) MIN (a->max_range, b->max_range) - (int) c->range;
+  if (c->method == GST_MOTION_VECTOR_METHOD_FULL && k % 3 && most > 0) {
     const int o = (int) (c->range / 2 + 5) * (k % 3 == 1 ? 1 : -1);
-    c->offset = CLAMP (o, -(int) (ME_MAX_RANGE - c->range),
-        (int) (ME_MAX_RANGE - c->range));
+    c->offset = CLAMP (o, -most, most);
   }
 }
 
@@ -936,11 +1060,13 @@ method_candidates (GstMotionVectorMethod method, unsigned R)
   }
 }
 
-/* Whether the method takes range R at all. */
+/* Whether the method takes range R at all, on backend s. */
 static gboolean
-method_range_ok (GstMotionVectorMethod method, unsigned R)
+method_range_ok (MEBackend * s, GstMotionVectorMethod method, unsigned R)
 {
-  return method != GST_MOTION_VECTOR_METHOD_FULL || R <= ME_MAX_FULL_RANGE;
+  const MEBackendCaps *caps = &me_backend_get_ops (s)->caps;
+  return method == GST_MOTION_VECTOR_METHOD_FULL ? R <= caps->max_full_range
+      : R <= MIN (caps->max_range, ME_MAX_RANGE);
 }
 
 /* Sizes x ranges x shape sets, as many as a bounded amount of work allows,
@@ -956,7 +1082,7 @@ run_matrix (MEBackend * s, MEBackend * cpu_s, GstMotionVectorMethod method,
     {176, 144}, {352, 288}, {640, 360}, {1280, 720}, {1920, 1080},
   };
   static const unsigned ranges[] = { 1, 2, 3, 5, 8, 15, 16, 17, 31, 32, 33,
-    64, 100, 128, 200, 256
+    48, 64, 100, 128, 200, 256, 384, 511
   };
   static const unsigned part_sets[] = { 0x01, 0x7f, 0x08, 0x0e, 0x40, 0x30,
     0x02, 0x04, 0x10
@@ -970,7 +1096,7 @@ run_matrix (MEBackend * s, MEBackend * cpu_s, GstMotionVectorMethod method,
       for (unsigned pi = 0; ok && pi < G_N_ELEMENTS (part_sets); pi++) {
         Case c = { sizes[si][0], sizes[si][1], ranges[ri], part_sets[pi],
           method };
-        if (!method_range_ok (method, c.range))
+        if (!method_range_ok (s, method, c.range))
           continue;
         pick_stage3 (s, cpu_s, si + ri + pi, &c);
         double work = (double) c.w * c.h * method_candidates (method, c.range)
@@ -997,8 +1123,10 @@ run_matrix (MEBackend * s, MEBackend * cpu_s, GstMotionVectorMethod method,
 /* "cpu-c": the CPU backend with its DSP table restricted to the C
  * reference, one thread and no early-out, so that the whole search of
  * every SIMD level, the pruning and the threading are compared cell by cell
- * with the plain exhaustive loops on all the cases above.  Any other name
- * opens that backend with its defaults; NULL when it is not built. */
+ * with the plain exhaustive loops on all the cases above.  "NAME-pruned":
+ * backend NAME with its pruned full search wherever it has one
+ * (ME_PRUNE_ALWAYS).  Any other name opens that backend with its defaults;
+ * NULL when it is not built. */
 MEBackend *
 checkasm_open_backend (const char *name, GError ** error)
 {
@@ -1014,6 +1142,14 @@ checkasm_open_backend (const char *name, GError ** error)
     options.threads = 1;
     options.exhaustive = TRUE;
     name = "cpu";
+  }
+  /* NAME-pruned: the backend's pruned full search at every range, not
+   * only where its rule picks it (docs/elimination.md) */
+  g_autofree gchar *base = NULL;
+  if (g_str_has_suffix (name, "-pruned")) {
+    base = g_strndup (name, strlen (name) - strlen ("-pruned"));
+    options.prune = ME_PRUNE_ALWAYS;
+    name = base;
   }
   ops = me_backend_find (name);
   if (!ops) {
@@ -1033,7 +1169,7 @@ check_backend_method (MEBackend * s, MEBackend * cpu_s, const char *name,
     {1, 1}, {7, 3}, {16, 16}, {17, 9}, {33, 47}, {176, 144}, {640, 360},
     {1920, 1080},
   };
-  static const unsigned ranges[] = { 1, 2, 7, 16, 32, 64, 128, 256 };
+  static const unsigned ranges[] = { 1, 2, 7, 16, 32, 64, 128, 256, 511 };
   gboolean ok = TRUE;
 
   for (unsigned i = 0; ok && i < G_N_ELEMENTS (sizes) + 6; i++) {
@@ -1048,7 +1184,7 @@ check_backend_method (MEBackend * s, MEBackend * cpu_s, const char *name,
     }
     for (unsigned r = 0; ok && r < G_N_ELEMENTS (ranges); r++) {
       /* large ranges on large frames take the CPU too long */
-      if (!method_range_ok (method, ranges[r])
+      if (!method_range_ok (s, method, ranges[r])
           || c.w * c.h * method_candidates (method, ranges[r])
           > 640.0 * 360 * (method ? 150 : 4225))
         continue;
@@ -1100,7 +1236,7 @@ check_backend_deep (MEBackend * s, MEBackend * cpu_s,
             : t == 1 ? GST_MOTION_VECTOR_PARTITIONS_ALL
             : (unsigned) g_rand_int_range (checkasm.rand, 1, 128), method
       };
-      if (!method_range_ok (method, c.range))
+      if (!method_range_ok (s, method, c.range))
         continue;
       pick_stage3 (s, cpu_s, i + t, &c);
       c.bits = deep_formats[(i + t) % 5][0];

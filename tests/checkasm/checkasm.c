@@ -125,6 +125,7 @@ main (int argc, char **argv)
     if (!test || !strcmp (test, "search")) {
       checkasm_check_search ();
       checkasm_check_search_deep ();
+      checkasm_check_search_wide ();
     }
     if (!test || !strcmp (test, "fast"))
       checkasm_check_fast ();

@@ -72,6 +72,7 @@ void checkasm_check_dsp16 (void);
 void checkasm_check_search (void);
 /* The CPU backend on 10- to 16-bit samples against the naive search. */
 void checkasm_check_search_deep (void);
+void checkasm_check_search_wide (void);
 void checkasm_check_fast (void);
 /* Searches against other frames than the previous one (submit_pairs):
  * the CPU backend against its own searches of each pair alone. */

@@ -255,6 +255,123 @@ static decl_sea_row_fn (sea_row_avx2)
   }
 }
 
+/* esa_row's candidates i0 .. n - 1, one at a time. */
+static void
+esa_row_tail (const q8_t * q4, ptrdiff_t q4_stride, const q8_t c4[16],
+    const uint32_t * lim, int i0, int n, uint32_t * keep)
+{
+  for (int i = i0; i < n; i++) {
+    uint32_t d[16], c[ME_DSP_N_PARTS];
+    for (int b = 0; b < 16; b++) {
+      const int64_t v = (int64_t) c4[b] - (int64_t) q4[4 * (b >> 2) * q4_stride
+          + 4 * (b & 3) + i];
+      d[b] = (uint32_t) (v < 0 ? -v : v);
+    }
+    const uint32_t q0 = d[0] + d[1] + d[4] + d[5], q1 = d[2] + d[3] + d[6]
+        + d[7], q2 = d[8] + d[9] + d[12] + d[13], q3 = d[10] + d[11] + d[14]
+        + d[15];
+    int k = 0;
+    c[k++] = q0 + q1 + q2 + q3;
+    c[k++] = q0 + q1;
+    c[k++] = q2 + q3;
+    c[k++] = q0 + q2;
+    c[k++] = q1 + q3;
+    c[k++] = q0;
+    c[k++] = q1;
+    c[k++] = q2;
+    c[k++] = q3;
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 4; x += 2)
+        c[k++] = d[4 * y + x] + d[4 * y + x + 1];
+    for (int y = 0; y < 4; y += 2)
+      for (int x = 0; x < 4; x++)
+        c[k++] = d[4 * y + x] + d[4 * y + x + 4];
+    for (int b = 0; b < 16; b++)
+      c[k++] = d[b];
+    if (i % 32 == 0)
+      keep[i / 32] = 0;
+    for (k = 0; k < ME_DSP_N_PARTS; k++)
+      if (c[k] < lim[k]) {
+        keep[i / 32] |= 1u << (i % 32);
+        break;
+      }
+  }
+}
+/* Sixteen candidates a step in 16-bit lanes: the sixteen |c4 - q4| are
+ * exact (at most 4080), and so is every partition's sum of them (at most
+ * 65280); partition k keeps a lane when lim[k] - bound does not saturate
+ * to 0. */
+#define LANES 16
+#define ZERO _mm256_setzero_si256 ()
+#define LOADQ(p) _mm256_loadu_si256 ((const __m256i *) (p))
+#define ABSDIFF(v, c) _mm256_or_si256 (_mm256_subs_epu16 (v, c), \
+    _mm256_subs_epu16 (c, v))
+#define ADD _mm256_add_epi16
+#define KEEP(v, k) (m = _mm256_max_epu16 (m, _mm256_subs_epu16 (l[k], (v))))
+#define STORE_BITS(m) do { \
+    const __m256i z = _mm256_cmpeq_epi16 (m, _mm256_setzero_si256 ()); \
+    /* set where some lim - bound > 0; i a multiple of 16 */ \
+    const unsigned bits = ~(unsigned) _mm_movemask_epi8 (_mm_packs_epi16 \
+        (_mm256_castsi256_si128 (z), _mm256_extracti128_si256 (z, 1))) \
+        & 0xffff; \
+    if (i % 32 == 0) \
+      keep[i / 32] = 0; \
+    keep[i / 32] |= bits << (i % 32); \
+  } while (0)
+TARGET ("avx2")
+static decl_esa_row_fn (esa_row_avx2)
+{
+  __m256i c[16], l[ME_DSP_N_PARTS];
+  const uint16_t *q[16];
+  for (int b = 0; b < 16; b++) {
+    c[b] = _mm256_set1_epi16 ((short) c4[b]);
+    q[b] = q4 + 4 * (b >> 2) * q4_stride + 4 * (b & 3);
+  }
+  for (int k = 0; k < ME_DSP_N_PARTS; k++)
+    l[k] = _mm256_set1_epi16 ((short) (lim[k] < 65535 ? lim[k] : 65535));
+
+  int i = 0;
+  for (; i + LANES <= n; i += LANES) {
+    __m256i m = ZERO, d[16];
+    for (int b = 0; b < 16; b++)
+      d[b] = ABSDIFF (LOADQ (q[b] + i), c[b]);
+    /* 4x4, 8x4, 4x8, 8x8, then the halves and the whole, in the shape
+     * table's order of lim */
+    for (int b = 0; b < 16; b++)
+      KEEP (d[b], 25 + b);
+    for (int y = 0; y < 4; y++)
+      for (int x = 0; x < 4; x += 2)
+        KEEP (ADD (d[4 * y + x], d[4 * y + x + 1]), 9 + 2 * y + x / 2);
+    for (int y = 0; y < 4; y += 2)
+      for (int x = 0; x < 4; x++)
+        KEEP (ADD (d[4 * y + x], d[4 * y + x + 4]), 17 + 2 * y + x);
+    const __m256i q0 = ADD (ADD (d[0], d[1]), ADD (d[4], d[5]));
+    const __m256i q1 = ADD (ADD (d[2], d[3]), ADD (d[6], d[7]));
+    const __m256i q2 = ADD (ADD (d[8], d[9]), ADD (d[12], d[13]));
+    const __m256i q3 = ADD (ADD (d[10], d[11]), ADD (d[14], d[15]));
+    KEEP (q0, 5);
+    KEEP (q1, 6);
+    KEEP (q2, 7);
+    KEEP (q3, 8);
+    KEEP (ADD (q0, q1), 1);
+    KEEP (ADD (q2, q3), 2);
+    KEEP (ADD (q0, q2), 3);
+    KEEP (ADD (q1, q3), 4);
+    KEEP (ADD (ADD (q0, q1), ADD (q2, q3)), 0);
+    STORE_BITS (m);
+  }
+  if (i < n)
+    esa_row_tail (q4, q4_stride, c4, lim, i, n, keep);
+}
+
+#undef LANES
+#undef ZERO
+#undef LOADQ
+#undef ABSDIFF
+#undef ADD
+#undef KEEP
+#undef STORE_BITS
+
 /* vmpsadbw, per 128-bit half: eight SADs of one 4-byte group of the current
  * row (picked by imm bits 1:0) against the reference at eight consecutive
  * byte offsets, starting 0 or 4 bytes into the half (imm bit 2).  For 16
@@ -1175,6 +1292,7 @@ me_dsp_init_x86 (MEDsp * dsp, unsigned flags)
     dsp->sad8x8_points = sad8x8_points_avx2;
     dsp->min_key = min_key_avx2;
     dsp->sea_row = sea_row_avx2;
+    dsp->esa_row = esa_row_avx2;
     dsp->sad4x4_row = sad4x4_row_avx2;
     dsp->part_min = part_min_avx2;
     dsp->hpel_row = hpel_row_avx2;
