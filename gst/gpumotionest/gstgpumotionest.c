@@ -2072,7 +2072,8 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
       g_param_spec_boolean ("summary", "Motion summary",
           "Attach each frame's motion summary to the meta: global motion, "
           "the share of moving blocks, a scene-change score "
-          "(docs/summary.md); host CPU time per frame, so off unless asked "
+          "(docs/summary.md); a cost at every frame (host CPU time, or a "
+          "reduction on the GPU with backend=cuda), so off unless asked "
           "for or needed by keyframe-on-cut, roi or motion-events",
           DEFAULT_SUMMARY, rw));
   g_object_class_install_property (gobject_class, PROP_IN_FLIGHT,
