@@ -679,22 +679,38 @@ ensure_progress (Slot *sl, GError **error)
              error);
 }
 
-/* The range from which the full search runs with exact elimination
- * (me_cuda_esa.cu, docs/elimination.md) by the backend's rule.  The kernel
- * has not been timed on a GPU yet, so the rule starts above the backend's
- * largest full range (caps.max_full_range) and the kernel runs only where
- * MEBackendOptions.prune asks for it (checkasm --backend cuda-pruned, the
- * benchmark's --prune); the measured crossover goes here. */
-#define ME_CUDA_ESA_MIN_RANGE (ME_MAX_VIEWS_RANGE + 1)
+/* Bytes per device sample of frames of `depth` bits (me_plane_depth()). */
+static unsigned
+depth_bps (unsigned depth)
+{
+  return depth > 8 ? 2 : 1;
+}
 
-/* Whether the full search of `params` runs pruned (its own launch, never
- * the shared launcher's batches). */
+/* Whether the full search of `params` runs pruned (me_cuda_esa.cu), by the
+ * rule measured on an H200 at 1080p and 2160p (docs/elimination.md, "Which
+ * search runs"): the plain kernel's packed byte SADs cost a candidate less
+ * than the pruned kernel's bound test does, so 8-bit frames never prune;
+ * for deeper samples, whose plain SAD takes four times as long, the pruned
+ * kernel is faster on real footage for 16x16 alone from R = 32 (1.6x, up
+ * to 2.8x at R = 256) and for other shape sets from R = 128 (1.1x, 1.5x at
+ * R = 256).  A pruned search launches on its session's own stream, never
+ * through the shared launcher's batches. */
+#define ME_CUDA_ESA_MIN_RANGE_16X16 32
+#define ME_CUDA_ESA_MIN_RANGE_SHAPES 128
+
 static gboolean
 use_esa (const MESession *s, const MESearchParams *params)
 {
-  return params->method == GST_MOTION_VECTOR_METHOD_FULL && !s->exhaustive &&
-         (s->prune == ME_PRUNE_ALWAYS ||
-             params->search_range >= ME_CUDA_ESA_MIN_RANGE);
+  if (params->method != GST_MOTION_VECTOR_METHOD_FULL || s->exhaustive)
+    return FALSE;
+  if (s->prune == ME_PRUNE_ALWAYS)
+    return TRUE;
+  if (depth_bps (s->frame_depth) == 1)
+    return FALSE;
+  return params->search_range >=
+         (params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16
+                 ? ME_CUDA_ESA_MIN_RANGE_16X16
+                 : ME_CUDA_ESA_MIN_RANGE_SHAPES);
 }
 
 /* Stages 1 and 2 of frame ring[f] against ring[prev]: the method's integer
@@ -841,13 +857,6 @@ begin_submit (MESession *s, GError **error)
   }
   CHECK (select_device (s), "cudaSetDevice");
   return TRUE;
-}
-
-/* Bytes per device sample of frames of `depth` bits (me_plane_depth()). */
-static unsigned
-depth_bps (unsigned depth)
-{
-  return depth > 8 ? 2 : 1;
 }
 
 /* A frame of another depth than the frames held starts a new sequence: the
@@ -1728,7 +1737,7 @@ extern "C" const MEBackendOps me_backend_cuda = {
         TRUE,                                /* cuda_device */
         ME_MAX_WINDOW,                       /* window */
         16,                                  /* max_depth */
-        ME_MAX_VIEWS_RANGE,                  /* max_full_range */
+        ME_MAX_RANGE,                        /* max_full_range */
     },
     cuda_open,
     cuda_close,

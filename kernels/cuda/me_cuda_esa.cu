@@ -28,10 +28,10 @@
  * Keys are me_key (cost, dx, dy), relative to the window's centre, as the
  * plain search writes them; the finish adds the window's offset.
  *
- * Not measured yet: the kernel runs where MEBackendOptions.prune asks for
- * it (checkasm --backend cuda-pruned, the benchmark's --prune), and by the
- * backend's rule from ME_CUDA_ESA_MIN_RANGE on (me_cuda_backend.cu), which
- * is above the backend's largest full range until it is measured.
+ * The backend runs it by its rule (use_esa() in me_cuda_backend.cu): for
+ * samples deeper than 8 bits, 16x16 alone from R = 32 and other shape
+ * sets from R = 128; elsewhere the plain kernel's packed SADs are cheaper
+ * than this kernel's bound test (docs/elimination.md).
  */
 #include <cuda_runtime.h>
 #include <stdint.h>
@@ -187,7 +187,10 @@ esa_sad4 (const uint32_t *curw, const uint8_t *r, size_t pitch,
   }
 }
 
-template <typename pixel>
+/* ONLY16: 16x16 is the one shape asked for, so only its bound and cost
+ * are formed (the other 40 sums and tests would double a candidate's
+ * test). */
+template <typename pixel, bool ONLY16>
 __global__ void
 __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
 {
@@ -272,12 +275,20 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
       const uint32_t v = __ldg (sp + 4 * (b >> 2) * spitch + 4 * (b & 3));
       d[b] = v > cc[b] ? v - cc[b] : cc[b] - v;
     }
-    esa_part_sums (d, lb);
     bool keep = false;
+    if constexpr (ONLY16) {
+      uint32_t l = 0;
 #pragma unroll
-    for (int p = 0; p < NPARTS; p++)
-      if ((a.partitions >> esa_shape_of (p)) & 1)
-        keep = keep || lb[p] <= vthr[p];
+      for (int b = 0; b < 16; b++)
+        l += d[b];
+      keep = l <= vthr[0];
+    } else {
+      esa_part_sums (d, lb);
+#pragma unroll
+      for (int p = 0; p < NPARTS; p++)
+        if ((a.partitions >> esa_shape_of (p)) & 1)
+          keep = keep || lb[p] <= vthr[p];
+    }
     if (!keep)
       continue;
 
@@ -285,6 +296,17 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
     esa_sad4<pixel> (curw, rb + (ptrdiff_t)dy * (ptrdiff_t)pitch +
                               (ptrdiff_t)dx * (ptrdiff_t)sizeof (pixel),
         pitch, s);
+    if constexpr (ONLY16) {
+      uint32_t c0 = 0;
+#pragma unroll
+      for (int b = 0; b < 16; b++)
+        c0 += s[b];
+      if (c0 <= vthr[0]) {
+        atomicMin (&thr[0], c0);
+        atomicMin (&best[0], (unsigned long long)me_key (c0, dx, dy));
+      }
+      continue;
+    }
     esa_part_sums (s, c);
 #pragma unroll
     for (int p = 0; p < NPARTS; p++) {
@@ -339,9 +361,14 @@ me_cuda_launch_search_esa (const uint8_t *cur, const uint8_t *ref,
     a.grid_offset[p] = (size_t)offsets[p];
 
   const unsigned mbs = g->mb_cols * g->mb_rows;
-  if (g->bps == 2)
-    esa_kernel<uint16_t><<<mbs, ESA_THREADS, 0, stream>>> (a);
+  const bool only16 = partitions == GST_MOTION_VECTOR_PARTITIONS_16X16;
+  if (g->bps == 2 && only16)
+    esa_kernel<uint16_t, true><<<mbs, ESA_THREADS, 0, stream>>> (a);
+  else if (g->bps == 2)
+    esa_kernel<uint16_t, false><<<mbs, ESA_THREADS, 0, stream>>> (a);
+  else if (only16)
+    esa_kernel<uint8_t, true><<<mbs, ESA_THREADS, 0, stream>>> (a);
   else
-    esa_kernel<uint8_t><<<mbs, ESA_THREADS, 0, stream>>> (a);
+    esa_kernel<uint8_t, false><<<mbs, ESA_THREADS, 0, stream>>> (a);
   return cudaGetLastError ();
 }

@@ -239,7 +239,7 @@ const MEBackendOps me_backend_cuda_multi = {
         /* every session gets each frame, searched or as a reference, and
          * forgets its references at a change of depth itself */
         .max_depth = 16,
-        .max_full_range = ME_MAX_VIEWS_RANGE,
+        .max_full_range = ME_MAX_RANGE,
       },
   .open = multi_open,
   .close = multi_close,

@@ -9,7 +9,7 @@
  * Every sum of a 16x16 block stays within 32 bits (256 x 65535 < 2^24).
  *
  * What widens is the ranking inside a thread: the 8-bit kernels rank the
- * candidates of one column by (cost << 9 or 10) | tie in 32 bits, which a
+ * candidates of one column by (cost << 10) | tie in 32 bits, which a
  * 16x16 SAD of 16-bit samples (24 bits) overflows, so the 16-bit kernels
  * use the same key in 64 bits (rank_t): the same order, the same
  * tie-break, only wider.

@@ -12,8 +12,10 @@
  * which keeps the accumulators within the register file.
  *
  * Within a thread dx is fixed, so the thread ranks its candidates by a
- * 32-bit key (cost << 9 | 2|dy| + (dy > 0)), which orders them exactly as
- * me_key() does for that dx.  At the end each thread turns its best into
+ * 32-bit key (cost << TIE_BITS | 2|dy| + (dy > 0)), which orders them
+ * exactly as me_key() does for that dx.  TIE_BITS = 10 holds |dy| <= 511
+ * (2|dy| + 1 < 1024), and a 16x16 SAD of bytes (below 2^16) shifted by it
+ * still fits 32 bits.  At the end each thread turns its best into
  * the full 64-bit me_key(); lanes of a warp that share a macroblock are
  * reduced with shuffles, and the first lane of each macroblock lowers the
  * global key with atomicMin.  Keys are unique, so the order never matters.
@@ -21,7 +23,7 @@
  * 16-bit samples (me_cuda_pixel.cuh): the same kernel over words of two
  * samples, so the current block takes 128 registers instead of 64 and a
  * reference row 9 loads instead of 5; G is halved to leave room for that,
- * and the per-thread key is the same (cost << 9) | tie in 64 bits, since a
+ * and the per-thread key is the same (cost << TIE_BITS) | tie in 64 bits, since a
  * 16x16 SAD of 16-bit samples takes 24 bits.
  */
 #include <cuda_runtime.h>
@@ -33,6 +35,8 @@
 
 #define FULL_MASK 0xffffffffu
 #define SEARCH_THREADS 128
+/* bits of a thread's key below the cost: the tie 2|dy| + (dy > 0) */
+#define TIE_BITS 10
 
 /* Shape geometry in constant expressions, from the shape table
  * (gstmotionvectortypes.h): width and height of shape p in pixels, and
@@ -164,34 +168,34 @@ typedef struct {
   size_t grid_offset[GST_MOTION_VECTOR_PARTITION_COUNT]; /* in keys */
 } SearchArgs;
 
-/* A thread's keys, (cost << 9) | tie, are of type R: 32 bits for 8-bit
+/* A thread's keys, (cost << TIE_BITS) | tie, are of type R: 32 bits for 8-bit
  * samples, 64 for 16-bit ones (me_cuda_pixel.cuh). */
 template <typename R>
 static __device__ __forceinline__ void
 keep_min (R &best, uint32_t sad, uint32_t tie)
 {
   if constexpr (sizeof (R) == 4)
-    best = min (best, (sad << 9) | tie);
+    best = min (best, (sad << TIE_BITS) | tie);
   else
-    best = rank_min (best, ((R)sad << 9) | tie);
+    best = rank_min (best, ((R)sad << TIE_BITS) | tie);
 }
 
-/* keep_min() of a sum already shifted left by 9: sums of shifted sums stay
- * shifted (a 16x16 SAD of 65280 still fits 32 bits, one of 16-bit samples
- * 64), so the shape minima cost one add-and-min each, a single instruction
- * on Hopper (VIADDMNMX) for 32-bit keys. */
+/* keep_min() of a sum already shifted left by TIE_BITS: sums of shifted
+ * sums stay shifted (a 16x16 SAD of 65280 still fits 32 bits, one of
+ * 16-bit samples 64), so the shape minima cost one add-and-min each, a
+ * single instruction on Hopper (VIADDMNMX) for 32-bit keys. */
 template <typename R>
 static __device__ __forceinline__ void
-keep_min9 (R &best, R sad9, uint32_t tie)
+keep_min_shifted (R &best, R sad_shifted, uint32_t tie)
 {
   if constexpr (sizeof (R) == 4) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    best = __viaddmin_u32 (sad9, tie, best);
+    best = __viaddmin_u32 (sad_shifted, tie, best);
 #else
-    best = min (best, sad9 + tie);
+    best = min (best, sad_shifted + tie);
 #endif
   } else {
-    best = rank_min (best, sad9 + tie);
+    best = rank_min (best, sad_shifted + tie);
   }
 }
 
@@ -226,7 +230,7 @@ static __device__ __forceinline__ void
 update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
     R (&best)[Gran<BS>::NI], unsigned parts)
 {
-  /* below, every sum is shifted left by 9 (keep_min9()) */
+  /* below, every sum is shifted left by TIE_BITS (keep_min_shifted()) */
   R s8[4];
   if constexpr (BS == 16) {
     keep_min (best[0], acc[0][i], tie);
@@ -234,13 +238,13 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
   } else if constexpr (BS == 8) {
 #pragma unroll
     for (int b = 0; b < 4; b++)
-      s8[b] = (R)acc[b][i] << 9;
+      s8[b] = (R)acc[b][i] << TIE_BITS;
   } else {
     /* 4x4 sub-blocks, b = row * 4 + col; 8x4 and 4x8 from pairs of them */
     R s4[16], s84[8], s48[8];
 #pragma unroll
     for (int b = 0; b < 16; b++)
-      s4[b] = (R)acc[b][i] << 9;
+      s4[b] = (R)acc[b][i] << TIE_BITS;
 #pragma unroll
     for (int r = 0; r < 4; r++)
 #pragma unroll
@@ -259,17 +263,17 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
     if (parts & GST_MOTION_VECTOR_PARTITIONS_4X4) {
 #pragma unroll
       for (int b = 0; b < 16; b++)
-        keep_min9 (best[shape_base (6) + b], s4[b], tie);
+        keep_min_shifted (best[shape_base (6) + b], s4[b], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_8X4) {
 #pragma unroll
       for (int b = 0; b < 8; b++)
-        keep_min9 (best[shape_base (4) + b], s84[b], tie);
+        keep_min_shifted (best[shape_base (4) + b], s84[b], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_4X8) {
 #pragma unroll
       for (int b = 0; b < 8; b++)
-        keep_min9 (best[shape_base (5) + b], s48[b], tie);
+        keep_min_shifted (best[shape_base (5) + b], s48[b], tie);
     }
   }
   if constexpr (BS != 16) {
@@ -278,18 +282,18 @@ update_shapes (const uint32_t (&acc)[Gran<BS>::NB][G], int i, uint32_t tie,
     if (parts & GST_MOTION_VECTOR_PARTITIONS_8X8) {
 #pragma unroll
       for (int b = 0; b < 4; b++)
-        keep_min9 (best[shape_base (3) + b], s8[b], tie);
+        keep_min_shifted (best[shape_base (3) + b], s8[b], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_16X8) {
-      keep_min9 (best[shape_base (1)], s168[0], tie);
-      keep_min9 (best[shape_base (1) + 1], s168[1], tie);
+      keep_min_shifted (best[shape_base (1)], s168[0], tie);
+      keep_min_shifted (best[shape_base (1) + 1], s168[1], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_8X16) {
-      keep_min9 (best[shape_base (2)], s816[0], tie);
-      keep_min9 (best[shape_base (2) + 1], s816[1], tie);
+      keep_min_shifted (best[shape_base (2)], s816[0], tie);
+      keep_min_shifted (best[shape_base (2) + 1], s816[1], tie);
     }
     if (parts & GST_MOTION_VECTOR_PARTITIONS_16X16)
-      keep_min9 (best[0], s168[0] + s168[1], tie);
+      keep_min_shifted (best[0], s168[0] + s168[1], tie);
   }
 }
 
@@ -505,9 +509,9 @@ __launch_bounds__ (SEARCH_THREADS) search_kernel (const SearchArgs a)
     const R b = best[n];
     uint64_t key = ME_KEY_NONE;
     if (b != ~(R)0) {
-      const uint32_t tie = (uint32_t)(b & 511);
+      const uint32_t tie = (uint32_t)(b & ((1u << TIE_BITS) - 1));
       const int ady = (int)(tie >> 1);
-      key = me_key ((uint32_t)(b >> 9), dx, (tie & 1) ? ady : -ady);
+      key = me_key ((uint32_t)(b >> TIE_BITS), dx, (tie & 1) ? ady : -ady);
     }
 #pragma unroll
     for (int s = 0; s < 5; s++) {
