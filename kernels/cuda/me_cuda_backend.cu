@@ -147,6 +147,13 @@ typedef struct {
   cudaEvent_t summary_ready, summary_done;
   uint32_t *sums;      /* pruned full search: the reference's 4x4 sums */
   size_t sums_size;
+  /* the frame's pruned searches: candidates costed (on the device, and
+   * its page-locked copy after the last of them) against candidates in
+   * their windows; esa_ran says the frame ran one */
+  unsigned long long *esa_costed, *esa_costed_host;
+  guint64 esa_candidates;
+  gboolean esa_ran;
+  gboolean full_searched; /* the frame ran a full search, pruned or not */
 
   /* a full search handed to the context's launcher (me_cuda_batch.h):
    * what its tail needs to queue the rest once the launcher has searched
@@ -234,6 +241,11 @@ struct MESession {
   unsigned frame_depth;
 
   double last_ms; /* of the frame collected last; < 0: none */
+  /* the pruned search's fallback (use_esa()): the frames collected last
+   * that ran it skipped too few candidates, and the share skipped of the
+   * frame collected last (< 0: no full search) */
+  gboolean esa_poor;
+  double last_pruned_share;
 };
 
 /* ---- errors ------------------------------------------------------------- */
@@ -375,6 +387,8 @@ cuda_close (MESession *s)
     if (sl->summary_stream)
       cudaStreamDestroy (sl->summary_stream);
     cudaFree (sl->sums);
+    cudaFree (sl->esa_costed);
+    cudaFreeHost (sl->esa_costed_host);
     if (sl->kernel_start)
       cudaEventDestroy (sl->kernel_start);
     if (sl->kernel_end)
@@ -450,6 +464,7 @@ cuda_open (const MEBackendOptions *options, GError **error)
   s->depth = DEFAULT_DEPTH;
   s->nframes = NFRAMES;
   s->frame_depth = 8;
+  s->last_pruned_share = -1;
   s->own_device = !options->current_cuda_context;
   s->timed = options->stats != NULL;
   s->exhaustive = options->exhaustive;
@@ -693,10 +708,17 @@ depth_bps (unsigned depth)
  * for deeper samples, whose plain SAD takes four times as long, the pruned
  * kernel is faster on real footage for 16x16 alone from R = 32 (1.6x, up
  * to 2.8x at R = 256) and for other shape sets from R = 128 (1.1x, 1.5x at
- * R = 256).  A pruned search launches on its session's own stream, never
- * through the shared launcher's batches. */
+ * R = 256).  On content where little can be skipped (noise: 0.43x at
+ * 16x16, 0.75x for every shape) it is slower, so once a frame collected
+ * has skipped less than ME_CUDA_ESA_MIN_SKIP of its candidates the
+ * session searches plain, pruning every ME_CUDA_ESA_PROBE-th frame to see
+ * whether the content has changed.  Both kernels give the same result: the
+ * rule moves time only.  A pruned search launches on its session's own
+ * stream, never through the shared launcher's batches. */
 #define ME_CUDA_ESA_MIN_RANGE_16X16 32
 #define ME_CUDA_ESA_MIN_RANGE_SHAPES 128
+#define ME_CUDA_ESA_MIN_SKIP 0.5
+#define ME_CUDA_ESA_PROBE 16
 
 static gboolean
 use_esa (const MESession *s, const MESearchParams *params)
@@ -707,10 +729,14 @@ use_esa (const MESession *s, const MESearchParams *params)
     return TRUE;
   if (depth_bps (s->frame_depth) == 1)
     return FALSE;
-  return params->search_range >=
-         (params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16
-                 ? ME_CUDA_ESA_MIN_RANGE_16X16
-                 : ME_CUDA_ESA_MIN_RANGE_SHAPES);
+  if (params->search_range <
+      (params->partitions == GST_MOTION_VECTOR_PARTITIONS_16X16
+              ? ME_CUDA_ESA_MIN_RANGE_16X16
+              : ME_CUDA_ESA_MIN_RANGE_SHAPES))
+    return FALSE;
+  /* s->submitted: the frame being submitted, the same for every search
+   * of it */
+  return !s->esa_poor || s->submitted % ME_CUDA_ESA_PROBE == 0;
 }
 
 /* Stages 1 and 2 of frame ring[f] against ring[prev]: the method's integer
@@ -791,6 +817,7 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
   }
   default:
     CHECK (cudaMemsetAsync (sl->keys, 0xff, ncells * 8, st), "key reset");
+    sl->full_searched = TRUE;
     if (use_esa (s, params)) {
       /* the reference's sums, then the pruned search (the sums are made
        * for each search: a frame searched against several references
@@ -798,10 +825,32 @@ search_integer (MESession *s, Slot *sl, const MECudaGeometry *g,
       if (!ensure_buffer ((void **)&sl->sums, &sl->sums_size,
               me_cuda_sums_bytes (g), "block sums", error))
         return FALSE;
+      if (!sl->esa_costed) {
+        if (!device_alloc ((void **)&sl->esa_costed, sizeof (*sl->esa_costed),
+                "pruned search count", error))
+          return FALSE;
+        CHECK (cudaMallocHost ((void **)&sl->esa_costed_host,
+                   sizeof (*sl->esa_costed_host)),
+            "cudaMallocHost (pruned search count)");
+      }
+      if (!sl->esa_ran) {
+        CHECK (cudaMemsetAsync (sl->esa_costed, 0, sizeof (*sl->esa_costed),
+                   st),
+            "pruned search count reset");
+        sl->esa_ran = TRUE;
+        sl->esa_candidates = 0;
+      }
+      const unsigned range_y = me_search_range_y (params);
+      sl->esa_candidates += (guint64)g->mb_cols * g->mb_rows *
+                            (2 * range + 1) * (2 * range_y + 1);
       CHECK (me_cuda_launch_sums4 (ref, g, sl->sums, st), "block sums kernel");
       CHECK (me_cuda_launch_search_esa (cur, ref, sl->sums, params->offset_x,
-                 g, range, me_search_range_y (params), parts, sl->keys, st),
+                 g, range, range_y, parts, sl->keys, sl->esa_costed, st),
           "pruned search kernel");
+      /* the count so far to the host: the frame's last copy is the total */
+      CHECK (cudaMemcpyAsync (sl->esa_costed_host, sl->esa_costed,
+                 sizeof (*sl->esa_costed), cudaMemcpyDeviceToHost, st),
+          "pruned search count download");
       return TRUE;
     }
     /* a window off centre: the reference read from its centre */
@@ -1261,6 +1310,7 @@ add_batched (MESession *s, Slot *sl, const MECudaGeometry *g,
   it->searched = sl->batch_searched;
   sl->session = s;
   sl->params = *params;
+  sl->full_searched = TRUE;
   sl->geometry = *g;
   sl->f = f;
   sl->r = r;
@@ -1680,6 +1730,17 @@ cuda_collect (MESession *s, GError **error)
     if (o->summarized && o->has_reference)
       *o->field->summary = sl->summary_host[k];
   }
+  s->last_pruned_share = -1;
+  if (sl->esa_ran) {
+    const double share =
+        1.0 - (double)*sl->esa_costed_host / (double)MAX (sl->esa_candidates, 1);
+    s->last_pruned_share = share;
+    s->esa_poor = share < ME_CUDA_ESA_MIN_SKIP;
+    sl->esa_ran = FALSE;
+  } else if (sl->full_searched) {
+    s->last_pruned_share = 0;
+  }
+  sl->full_searched = FALSE;
   s->last_ms = -1;
   if (sl->searched) {
     float ms = 0;
@@ -1697,8 +1758,11 @@ cuda_reset (MESession *s)
 {
   select_device (s);
   wait_all (s);
-  for (int i = 0; i < SLOTS; i++)
+  for (int i = 0; i < SLOTS; i++) {
     s->slots[i].batched = FALSE;
+    s->slots[i].esa_ran = FALSE;
+    s->slots[i].full_searched = FALSE;
+  }
   s->collected = s->submitted;
   s->have_ref = FALSE;
   s->temporal_ok = FALSE;
@@ -1709,6 +1773,12 @@ static double
 cuda_last_device_ms (MESession *s)
 {
   return s->last_ms;
+}
+
+static double
+cuda_last_pruned_share (MESession *s)
+{
+  return s->last_pruned_share;
 }
 
 static const char *
@@ -1753,4 +1823,5 @@ extern "C" const MEBackendOps me_backend_cuda = {
     cuda_device_name,
     cuda_submit_reference,
     cuda_submit_pairs,
+    cuda_last_pruned_share,
 };

@@ -150,6 +150,7 @@ typedef struct {
   const uint8_t *ref;   /* pixel (0, 0) of the plane, moved to the centre */
   const uint32_t *sums; /* the same position of the reference's sums */
   uint64_t *keys;
+  unsigned long long *costed; /* candidates costed, or NULL */
   size_t pitch;  /* bytes */
   size_t spitch; /* sums per row */
   unsigned mb_cols;
@@ -201,6 +202,7 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
   __shared__ uint32_t s4[16];
   __shared__ uint32_t thr[NPARTS];
   __shared__ unsigned long long best[NPARTS];
+  __shared__ unsigned block_costed;
 
   const unsigned t = threadIdx.x;
   const unsigned mby = blockIdx.x / a.mb_cols;
@@ -240,6 +242,7 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
   }
   __syncthreads ();
   if (t == 0) {
+    block_costed = 1; /* the centre */
     uint32_t b[16], c[NPARTS];
 #pragma unroll
     for (int j = 0; j < 16; j++)
@@ -259,6 +262,7 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
     cc[b] = c4[b];
   const volatile uint32_t *vthr = thr;
   const unsigned n = (unsigned)W * (unsigned)(2 * Ry + 1);
+  unsigned costed = 0;
 
   for (unsigned i = t; i < n; i += ESA_THREADS) {
     const unsigned k = i / (unsigned)W;
@@ -292,6 +296,7 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
     if (!keep)
       continue;
 
+    costed++;
     uint32_t s[16], c[NPARTS];
     esa_sad4<pixel> (curw, rb + (ptrdiff_t)dy * (ptrdiff_t)pitch +
                               (ptrdiff_t)dx * (ptrdiff_t)sizeof (pixel),
@@ -316,7 +321,11 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
       atomicMin (&best[p], (unsigned long long)me_key (c[p], dx, dy));
     }
   }
+  if (a.costed && costed)
+    atomicAdd (&block_costed, costed);
   __syncthreads ();
+  if (a.costed && t == 0)
+    atomicAdd (a.costed, (unsigned long long)block_costed);
 
   if (t < NPARTS) {
     const int p = esa_shape_of ((int)t);
@@ -336,7 +345,7 @@ cudaError_t
 me_cuda_launch_search_esa (const uint8_t *cur, const uint8_t *ref,
     const uint32_t *sums, int offset_x, const MECudaGeometry *g,
     unsigned range, unsigned range_y, unsigned partitions, uint64_t *keys,
-    cudaStream_t stream)
+    unsigned long long *costed, cudaStream_t stream)
 {
   /* the border holds windows reaching ME_MAX_RANGE (me_cuda_kernels.h) */
   if (range < 1 || range_y < 1 || range_y > range ||
@@ -352,6 +361,7 @@ me_cuda_launch_search_esa (const uint8_t *cur, const uint8_t *ref,
   a.sums = sums + (ptrdiff_t)ME_CUDA_PAD * (ptrdiff_t)a.spitch + ME_CUDA_PAD +
            offset_x;
   a.keys = keys;
+  a.costed = costed;
   a.pitch = g->pitch;
   a.mb_cols = g->mb_cols;
   a.range = (int)range;

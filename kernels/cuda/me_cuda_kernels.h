@@ -146,10 +146,13 @@ size_t me_cuda_sums_bytes (const MECudaGeometry *g);
 cudaError_t me_cuda_launch_sums4 (const uint8_t *frame,
     const MECudaGeometry *g, uint32_t *sums, cudaStream_t stream);
 
+/* `costed` (may be NULL) gains the number of candidates the search costed
+ * (the rest were skipped): the backend's fallback to the plain kernel on
+ * content where pruning does not pay reads it. */
 cudaError_t me_cuda_launch_search_esa (const uint8_t *cur, const uint8_t *ref,
     const uint32_t *sums, int offset_x, const MECudaGeometry *g,
     unsigned range, unsigned range_y, unsigned partitions, uint64_t *keys,
-    cudaStream_t stream);
+    unsigned long long *costed, cudaStream_t stream);
 
 /* ---- the fast methods (docs/fast-search.md) ------------------------------
  *
