@@ -2032,7 +2032,7 @@ gst_gpu_motion_est_class_init (GstGpuMotionEstClass * klass)
   g_object_class_install_property (gobject_class, PROP_SEARCH_RANGE,
       g_param_spec_uint ("search-range", "Search range",
           "Largest vector component searched, in pixels (±range); method "
-          "full goes up to 511 (the CUDA backends' to 128), the fast methods "
+          "full goes up to 511 (the CUDA backends' to 256), the fast methods "
           "to 256",
           1, ME_MAX_FULL_RANGE, DEFAULT_SEARCH_RANGE, rw));
   g_object_class_install_property (gobject_class, PROP_PARTITIONS,

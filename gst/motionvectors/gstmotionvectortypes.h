@@ -63,7 +63,7 @@ typedef enum {
 /**
  * GstMotionVectorMethod:
  * @GST_MOTION_VECTOR_METHOD_FULL: exhaustive integer search over the whole
- *   ±search-range window (at most ±128)
+ *   ±search-range window (at most ±511; ±256 on the CUDA backends)
  * @GST_MOTION_VECTOR_METHOD_MODS: multithreaded one-dimensional search: each
  *   column of the window searched along y in shrinking steps
  * @GST_MOTION_VECTOR_METHOD_HIERARCHICAL: full search on a 4x decimated

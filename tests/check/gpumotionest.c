@@ -1309,8 +1309,8 @@ expect_no_active_backend (GstHarness * h)
   fail_unless (name == NULL, "active backend %s", name);
 }
 
-/* Full search goes past ±128 (the pruned search of any shapes, on the CPU
- * under auto where a GPU backend stops there) and finds the true motion;
+/* Full search goes past ±128 (the pruned search of any shapes on the CPU,
+ * the plain kernel's ten tie bits on CUDA) and finds the true motion;
  * the fast methods stop at ±256: a larger range is a clear error at the
  * first frame, not a crash or a silently smaller window. */
 GST_START_TEST (test_full_range_limit)
