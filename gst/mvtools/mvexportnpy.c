@@ -14,6 +14,13 @@
  *   arrays of a group line up row for row;
  * - stabilization.npy, with stabilization set, has one row per buffer,
  *   every buffer, so its row f is the buffer counted f.
+ *
+ * Batches are written by a small pool of threads, several files at once:
+ * on tmpfs and in the page cache the time goes into taking new pages, which
+ * parallel writers to different files share out over cores.  Each array
+ * has at most one write in flight (its second buffer), so its file grows
+ * in order; `written` advances only when a write has completed, and a
+ * header is published only once every write before it has.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -40,6 +47,9 @@ GST_DEBUG_CATEGORY_STATIC (mv_npy_debug);
 #define PUBLISH_INTERVAL_US G_USEC_PER_SEC
 /* Rows are buffered up to this many bytes per array before a write. */
 #define BATCH_BYTES (1 << 18)
+/* Threads writing batches: the cores but one (the streaming thread's),
+ * at most this many; none on one core (the streaming thread writes). */
+#define MAX_WRITERS 6
 /* The header's total length, magic to newline: room for the longest
  * descr of a field's arrays (the frames' and summary's records) with the
  * count at 20 digits; stabilization.npy's record (25 fields) needs more.
@@ -148,6 +158,12 @@ typedef struct
   guint64 published;            /* rows the header counts */
   guint8 *pending;
   gsize pending_len, pending_cap;
+  /* the batch being written by the pool (MvNpyWriter.io_lock): its rows
+   * end at row spare_rows, and busy until the write has completed */
+  guint8 *spare;
+  gsize spare_len;
+  guint64 spare_rows;
+  gboolean busy;
 } NpyArray;
 
 typedef struct
@@ -191,6 +207,15 @@ struct _MvNpyWriter
   GError *async_error;
   gboolean failed;
   gchar endian;                 /* '<' or '>': the cells' host order */
+  /* The batch writers (NULL: the streaming thread writes).  @io_lock
+   * guards the arrays' spare batches, their `written` counts while a
+   * write is in flight, @io_busy and @io_error, the first failure of a
+   * write, which the streaming thread reports at its next flush. */
+  GThreadPool *pool;
+  GMutex io_lock;
+  GCond io_cond;
+  guint io_busy;
+  GError *io_error;
 };
 
 static void
@@ -202,6 +227,7 @@ array_free (NpyArray * a)
   g_free (a->descr);
   g_free (a->dtype_json);
   g_free (a->pending);
+  g_free (a->spare);
   g_free (a);
 }
 
@@ -271,14 +297,86 @@ format_header (const NpyArray * a, guint64 count, guint8 * out)
   g_string_free (s, TRUE);
 }
 
-/* Writes the pending rows of @a. */
+/* The pool's job: writes the spare batch of @a (one of the pool's
+ * threads). */
+static void
+array_write_spare (gpointer data, gpointer user_data)
+{
+  NpyArray *a = data;
+  MvNpyWriter *w = user_data;
+  gint err = 0, fd;
+  const guint8 *batch;
+  gsize len;
+  gboolean ok;
+
+  g_mutex_lock (&w->io_lock);
+  fd = a->fd;
+  batch = a->spare;
+  len = a->spare_len;
+  g_mutex_unlock (&w->io_lock);
+  ok = write_at (fd, batch, len, -1, &err);
+  g_mutex_lock (&w->io_lock);
+  if (ok)
+    a->written = a->spare_rows;
+  else if (!w->io_error)
+    set_io_error (&w->io_error, "Could not write", a->file, err);
+  a->busy = FALSE;
+  w->io_busy--;
+  g_cond_broadcast (&w->io_cond);
+  g_mutex_unlock (&w->io_lock);
+}
+
+/* Waits for @a's write in flight, or for every write with @a NULL; FALSE
+ * with @error when some write has failed.  Then the file holds an unknown
+ * part of its rows: its count stays at what was published, which is
+ * whole, and nothing is published again. */
+static gboolean
+wait_writes (MvNpyWriter * w, NpyArray * a, GError ** error)
+{
+  gboolean ok;
+
+  if (!w->pool)
+    return TRUE;
+  g_mutex_lock (&w->io_lock);
+  while (a ? a->busy : w->io_busy > 0)
+    g_cond_wait (&w->io_cond, &w->io_lock);
+  ok = w->io_error == NULL;
+  if (!ok) {
+    w->failed = TRUE;
+    g_propagate_error (error, g_error_copy (w->io_error));
+  }
+  g_mutex_unlock (&w->io_lock);
+  return ok;
+}
+
+/* Writes the pending rows of @a: hands them to the pool (after its write
+ * before), or writes them here without one. */
 static gboolean
 array_flush (MvNpyWriter * w, NpyArray * a, GError ** error)
 {
   gint err = 0;
+  guint8 *batch;
 
   if (!a->pending_len)
     return TRUE;
+  if (w->pool) {
+    if (!wait_writes (w, a, error))
+      return FALSE;
+    if (!a->spare)
+      a->spare = g_malloc (a->pending_cap);
+    g_mutex_lock (&w->io_lock);
+    batch = a->spare;
+    a->spare = a->pending;
+    a->spare_len = a->pending_len;
+    a->spare_rows = a->rows;
+    a->busy = TRUE;
+    w->io_busy++;
+    g_mutex_unlock (&w->io_lock);
+    a->pending = batch;
+    a->pending_len = 0;
+    g_thread_pool_push (w->pool, a, NULL);
+    return TRUE;
+  }
   if (!write_at (a->fd, a->pending, a->pending_len, -1, &err)) {
     /* the file holds an unknown part of the rows: its count stays at
      * what was published, which is whole */
@@ -759,6 +857,11 @@ mv_npy_writer_open (const gchar * folder, const MvNpySettings * settings,
   w->last_publish = g_get_monotonic_time ();
   g_mutex_init (&w->lock);
   g_cond_init (&w->cond);
+  g_mutex_init (&w->io_lock);
+  g_cond_init (&w->io_cond);
+  if (g_get_num_processors () > 1)
+    w->pool = g_thread_pool_new (array_write_spare, w,
+        MIN (g_get_num_processors () - 1, MAX_WRITERS), TRUE, NULL);
   if (settings->stabilization) {
     /* made now, so that its row f is the buffer counted f */
     w->stab = stab_array_new (w);
@@ -1216,6 +1319,8 @@ publish (MvNpyWriter * w, GError ** error)
   }
   if (w->stab && !array_flush (w, w->stab, error))
     return FALSE;
+  if (!wait_writes (w, NULL, error))
+    return FALSE;
   for (gi = 0; gi < w->groups->len; gi++) {
     Group *g = g_ptr_array_index (w->groups, gi);
 
@@ -1299,6 +1404,9 @@ mv_npy_writer_close (MvNpyWriter * w, gboolean complete, GError ** error)
   } else if (!w->failed) {
     ok = publish (w, &err);
   }
+  /* nothing in flight when the files are synced and closed */
+  if (!wait_writes (w, NULL, ok ? &err : NULL))
+    ok = FALSE;
   for (gi = 0; gi <= w->groups->len; gi++) {
     /* every group's arrays, then stabilization.npy */
     Group *g = gi < w->groups->len ? g_ptr_array_index (w->groups, gi) : NULL;
@@ -1338,9 +1446,15 @@ mv_npy_writer_free (MvNpyWriter * w)
   if (!w)
     return;
   stop_publisher (w);
+  /* the writes in flight end before their arrays are freed */
+  if (w->pool)
+    g_thread_pool_free (w->pool, FALSE, TRUE);
   g_clear_error (&w->async_error);
+  g_clear_error (&w->io_error);
   g_mutex_clear (&w->lock);
   g_cond_clear (&w->cond);
+  g_mutex_clear (&w->io_lock);
+  g_cond_clear (&w->io_cond);
   g_ptr_array_unref (w->groups);
   g_clear_pointer (&w->stab, array_free);
   g_free (w->settings_json);
