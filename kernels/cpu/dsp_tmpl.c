@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "dsp.h"
+#include "me_parts.h"
 #include "subpel_rules.h"
 #include "luma_rules.h"
 
@@ -63,42 +64,16 @@ static decl_sad4x4_row_fn (sad4x4_row_c)
   }
 }
 
-/* Costs of the 41 partitions from the sixteen 4x4 SADs b[0..15]. */
-static void
-part_costs (const unsigned *b, uint32_t *c)
-{
-  int k = 0;
-  uint32_t q0 = b[0] + b[1] + b[4] + b[5], q1 = b[2] + b[3] + b[6] + b[7];
-  uint32_t q2 = b[8] + b[9] + b[12] + b[13];
-  uint32_t q3 = b[10] + b[11] + b[14] + b[15];
-
-  c[k++] = q0 + q1 + q2 + q3;   /* 16x16 */
-  c[k++] = q0 + q1;             /* 16x8 top, bottom */
-  c[k++] = q2 + q3;
-  c[k++] = q0 + q2;             /* 8x16 left, right */
-  c[k++] = q1 + q3;
-  c[k++] = q0;                  /* 8x8 */
-  c[k++] = q1;
-  c[k++] = q2;
-  c[k++] = q3;
-  for (int y = 0; y < 4; y++)   /* 8x4 */
-    for (int x = 0; x < 4; x += 2)
-      c[k++] = b[4 * y + x] + b[4 * y + x + 1];
-  for (int y = 0; y < 4; y += 2)        /* 4x8 */
-    for (int x = 0; x < 4; x++)
-      c[k++] = b[4 * y + x] + b[4 * y + x + 4];
-  for (int j = 0; j < 16; j++)  /* 4x4 */
-    c[k++] = b[j];
-}
+/* the DSP tables' partition count is the shared one */
+G_STATIC_ASSERT (ME_PARTS == ME_DSP_N_PARTS);
 
 static decl_part_min_fn (part_min_c)
 {
   for (int i = 0; i < n; i++) {
-    unsigned b[16];
-    uint32_t c[ME_DSP_N_PARTS];
+    uint32_t b[16], c[ME_DSP_N_PARTS];
     for (int j = 0; j < 16; j++)
       b[j] = sad4[j * stride + i];
-    part_costs (b, c);
+    me_part_sums (b, c);
     for (int k = 0; k < ME_DSP_N_PARTS; k++) {
       rowkey_t key = ((rowkey_t) c[k] << 16) | rank[i];
       if (key < best[k])
@@ -110,12 +85,11 @@ static decl_part_min_fn (part_min_c)
 static decl_esa_row_fn (esa_row_c)
 {
   for (int i = 0; i < n; i++) {
-    unsigned b[16];
-    uint32_t c[ME_DSP_N_PARTS];
+    uint32_t b[16], c[ME_DSP_N_PARTS];
     for (int j = 0; j < 16; j++)
       b[j] = abs ((int) c4[j] - (int) q4[4 * (j >> 2) * q4_stride
               + 4 * (j & 3) + i]);
-    part_costs (b, c);
+    me_part_sums (b, c);
     if (i % 32 == 0)
       keep[i / 32] = 0;
     for (int k = 0; k < ME_DSP_N_PARTS; k++)

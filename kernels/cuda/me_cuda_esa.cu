@@ -37,11 +37,13 @@
 #include <stdint.h>
 
 #include "me_cost.h"
+#include "me_parts.h"
 #include "me_cuda_kernels.h"
 #include "me_cuda_pixel.cuh"
 
 #define ESA_THREADS 256
-#define NPARTS GST_MOTION_VECTOR_BLOCKS_PER_MB
+#define NPARTS ME_PARTS
+static_assert (ME_PARTS == GST_MOTION_VECTOR_BLOCKS_PER_MB, "the shape table's blocks");
 
 /* Shape of partition k (the shape table's block order), at compile time
  * once the loops over k are unrolled. */
@@ -55,42 +57,6 @@ esa_shape_of (int k)
          : k < GST_MOTION_VECTOR_PARTITION_FIRST (5) ? 4
          : k < GST_MOTION_VECTOR_PARTITION_FIRST (6) ? 5
                                                      : 6;
-}
-
-/* The 41 partitions' sums of the sixteen per-4x4 values b (costs or
- * bounds), in the shape table's block order: 16x16, 16x8 top and bottom,
- * 8x16 left and right, 8x8, 8x4, 4x8, 4x4, each in raster order (the CPU
- * backend's part_costs, checked there against the geometry). */
-static __device__ __forceinline__ void
-esa_part_sums (const uint32_t (&b)[16], uint32_t (&c)[NPARTS])
-{
-  const uint32_t q0 = b[0] + b[1] + b[4] + b[5];
-  const uint32_t q1 = b[2] + b[3] + b[6] + b[7];
-  const uint32_t q2 = b[8] + b[9] + b[12] + b[13];
-  const uint32_t q3 = b[10] + b[11] + b[14] + b[15];
-  int k = 0;
-  c[k++] = q0 + q1 + q2 + q3;
-  c[k++] = q0 + q1;
-  c[k++] = q2 + q3;
-  c[k++] = q0 + q2;
-  c[k++] = q1 + q3;
-  c[k++] = q0;
-  c[k++] = q1;
-  c[k++] = q2;
-  c[k++] = q3;
-#pragma unroll
-  for (int y = 0; y < 4; y++)
-#pragma unroll
-    for (int x = 0; x < 4; x += 2)
-      c[k++] = b[4 * y + x] + b[4 * y + x + 1];
-#pragma unroll
-  for (int y = 0; y < 4; y += 2)
-#pragma unroll
-    for (int x = 0; x < 4; x++)
-      c[k++] = b[4 * y + x] + b[4 * y + x + 4];
-#pragma unroll
-  for (int j = 0; j < 16; j++)
-    c[k++] = b[j];
 }
 
 /* ---- the 4x4 sums ------------------------------------------------------- */
@@ -247,7 +213,7 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
 #pragma unroll
     for (int j = 0; j < 16; j++)
       b[j] = s4[j];
-    esa_part_sums (b, c);
+    me_part_sums (b, c);
 #pragma unroll
     for (int k = 0; k < NPARTS; k++) {
       thr[k] = c[k];
@@ -287,7 +253,7 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
         l += d[b];
       keep = l <= vthr[0];
     } else {
-      esa_part_sums (d, lb);
+      me_part_sums (d, lb);
 #pragma unroll
       for (int p = 0; p < NPARTS; p++)
         if ((a.partitions >> esa_shape_of (p)) & 1)
@@ -312,7 +278,7 @@ __launch_bounds__ (ESA_THREADS) esa_kernel (const EsaArgs a)
       }
       continue;
     }
-    esa_part_sums (s, c);
+    me_part_sums (s, c);
 #pragma unroll
     for (int p = 0; p < NPARTS; p++) {
       if (!((a.partitions >> esa_shape_of (p)) & 1) || c[p] > vthr[p])

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../dsp.h"
+#include "me_parts.h"
 #include "subpel_rules.h"
 
 #if BITDEPTH != 16
@@ -374,30 +375,10 @@ static decl_part_min_fn (part_min_avx2)
   }
   for (; i < n; i++) {
     uint32_t b[16], c[ME_DSP_N_PARTS];
-    int k = 0;
     for (int j = 0; j < 16; j++)
       b[j] = sad4[j * stride + i];
-    const uint32_t q0 = b[0] + b[1] + b[4] + b[5], q1 = b[2] + b[3] + b[6]
-        + b[7], q2 = b[8] + b[9] + b[12] + b[13], q3 = b[10] + b[11] + b[14]
-        + b[15];
-    c[k++] = q0 + q1 + q2 + q3;
-    c[k++] = q0 + q1;
-    c[k++] = q2 + q3;
-    c[k++] = q0 + q2;
-    c[k++] = q1 + q3;
-    c[k++] = q0;
-    c[k++] = q1;
-    c[k++] = q2;
-    c[k++] = q3;
-    for (int y = 0; y < 4; y++)
-      for (int x = 0; x < 4; x += 2)
-        c[k++] = b[4 * y + x] + b[4 * y + x + 1];
-    for (int y = 0; y < 4; y += 2)
-      for (int x = 0; x < 4; x++)
-        c[k++] = b[4 * y + x] + b[4 * y + x + 4];
-    for (int j = 0; j < 16; j++)
-      c[k++] = b[j];
-    for (k = 0; k < ME_DSP_N_PARTS; k++) {
+    me_part_sums (b, c);
+    for (int k = 0; k < ME_DSP_N_PARTS; k++) {
       const uint64_t key = (uint64_t) c[k] << 16 | rank[i];
       if (key < best[k])
         best[k] = key;
@@ -463,30 +444,10 @@ esa_row_tail (const q8_t * q4, ptrdiff_t q4_stride, const q8_t c4[16],
           + 4 * (b & 3) + i];
       d[b] = (uint32_t) (v < 0 ? -v : v);
     }
-    const uint32_t q0 = d[0] + d[1] + d[4] + d[5], q1 = d[2] + d[3] + d[6]
-        + d[7], q2 = d[8] + d[9] + d[12] + d[13], q3 = d[10] + d[11] + d[14]
-        + d[15];
-    int k = 0;
-    c[k++] = q0 + q1 + q2 + q3;
-    c[k++] = q0 + q1;
-    c[k++] = q2 + q3;
-    c[k++] = q0 + q2;
-    c[k++] = q1 + q3;
-    c[k++] = q0;
-    c[k++] = q1;
-    c[k++] = q2;
-    c[k++] = q3;
-    for (int y = 0; y < 4; y++)
-      for (int x = 0; x < 4; x += 2)
-        c[k++] = d[4 * y + x] + d[4 * y + x + 1];
-    for (int y = 0; y < 4; y += 2)
-      for (int x = 0; x < 4; x++)
-        c[k++] = d[4 * y + x] + d[4 * y + x + 4];
-    for (int b = 0; b < 16; b++)
-      c[k++] = d[b];
+    me_part_sums (d, c);
     if (i % 32 == 0)
       keep[i / 32] = 0;
-    for (k = 0; k < ME_DSP_N_PARTS; k++)
+    for (int k = 0; k < ME_DSP_N_PARTS; k++)
       if (c[k] < lim[k]) {
         keep[i / 32] |= 1u << (i % 32);
         break;
