@@ -28,6 +28,7 @@
 #include <gst/motionvectors/gstmotionvectortypes.h>
 
 #include "bitdepth.h"
+#include "me_parts.h"
 
 /* Levels in ascending order: each implies the ones below it, and checkasm
  * forms "this level and every one below" as flag | (flag - 1). */
@@ -41,6 +42,27 @@
  * (GST_MOTION_VECTOR_PARTITION_FIRST: 16x16, 16x8 x2, 8x16 x2, 8x8 x4,
  * 8x4 x8, 4x8 x8, 4x4 x16, each shape's partitions in raster order). */
 #define ME_DSP_N_PARTS GST_MOTION_VECTOR_BLOCKS_PER_MB
+
+/* Candidate i of an esa_row (below): bit i of keep[] is set when some
+ * partition's bound, summed from the sixteen 4x4 bounds d[] (me_parts.h),
+ * is below its lim[k]; the first candidate of a word clears the word.  The
+ * C routine, and the SIMD routines for the candidates past their last
+ * whole step. */
+static inline void
+me_dsp_esa_keep (const uint32_t d[16], const uint32_t * lim, int i,
+    uint32_t * keep)
+{
+  uint32_t c[ME_PARTS];
+
+  me_part_sums (d, c);
+  if (i % 32 == 0)
+    keep[i / 32] = 0;
+  for (int k = 0; k < ME_PARTS; k++)
+    if (c[k] < lim[k]) {
+      keep[i / 32] |= 1u << (i % 32);
+      return;
+    }
+}
 
 /* sad[i] = SAD of the whole block at candidate i, i < n.  Reads only the
  * 16 x 16 bytes of each candidate. */

@@ -85,18 +85,11 @@ static decl_part_min_fn (part_min_c)
 static decl_esa_row_fn (esa_row_c)
 {
   for (int i = 0; i < n; i++) {
-    uint32_t b[16], c[ME_DSP_N_PARTS];
+    uint32_t b[16];
     for (int j = 0; j < 16; j++)
       b[j] = abs ((int) c4[j] - (int) q4[4 * (j >> 2) * q4_stride
               + 4 * (j & 3) + i]);
-    me_part_sums (b, c);
-    if (i % 32 == 0)
-      keep[i / 32] = 0;
-    for (int k = 0; k < ME_DSP_N_PARTS; k++)
-      if (c[k] < lim[k]) {
-        keep[i / 32] |= 1u << (i % 32);
-        break;
-      }
+    me_dsp_esa_keep (b, lim, i, keep);
   }
 }
 

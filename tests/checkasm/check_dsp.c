@@ -256,13 +256,8 @@ static uint32_t
 naive_esa_bound (const uint16_t * q4, ptrdiff_t stride, const uint16_t * c4,
     int k, int i)
 {
-  int p = GST_MOTION_VECTOR_PARTITION_COUNT - 1;
-  while (GST_MOTION_VECTOR_PARTITION_FIRST (p) > k)
-    p--;
-  const int w = GST_MOTION_VECTOR_PARTITION_W (p) / 4;
-  const int h = GST_MOTION_VECTOR_PARTITION_H (p) / 4;
-  const int j = k - GST_MOTION_VECTOR_PARTITION_FIRST (p);
-  const int bx0 = j % (4 / w) * w, by0 = j / (4 / w) * h;
+  int bx0, by0, w, h;
+  checkasm_part_rect (k, &bx0, &by0, &w, &h);
   uint32_t sum = 0;
   for (int by = by0; by < by0 + h; by++)
     for (int bx = bx0; bx < bx0 + w; bx++)

@@ -38,6 +38,19 @@ checkasm_report (const char *name, gboolean ok)
     checkasm.failures++;
 }
 
+void
+checkasm_part_rect (int k, int *bx0, int *by0, int *w, int *h)
+{
+  int p = GST_MOTION_VECTOR_PARTITION_COUNT - 1;
+  while (GST_MOTION_VECTOR_PARTITION_FIRST (p) > k)
+    p--;
+  *w = GST_MOTION_VECTOR_PARTITION_W (p) / 4;
+  *h = GST_MOTION_VECTOR_PARTITION_H (p) / 4;
+  const int j = k - GST_MOTION_VECTOR_PARTITION_FIRST (p);
+  *bx0 = j % (4 / *w) * *w;
+  *by0 = j / (4 / *w) * *h;
+}
+
 double
 checkasm_now (void)
 {

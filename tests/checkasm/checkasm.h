@@ -36,6 +36,10 @@ extern const CheckasmLevel checkasm_levels[CHECKASM_N_LEVELS];
 /* Prints "name: OK" or "name: FAILED" and counts failures. */
 void checkasm_report (const char *name, gboolean ok);
 double checkasm_now (void);
+/* Partition k (0 .. 40, the shape table's block order) as a rectangle of
+ * 4x4 blocks, from the shape table's geometry alone: its top left block
+ * (bx0, by0) and its size w x h, in blocks. */
+void checkasm_part_rect (int k, int *bx0, int *by0, int *w, int *h);
 
 /* Frames and fields shared by the searches' checks (check_search.c). */
 typedef enum {

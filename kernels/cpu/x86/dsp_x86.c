@@ -13,6 +13,7 @@
 
 #include "../dsp.h"
 #include "me_parts.h"
+#include "esa_keep_simd.h"
 #include "subpel_rules.h"
 #include "luma_rules.h"
 
@@ -262,20 +263,13 @@ esa_row_tail (const q8_t * q4, ptrdiff_t q4_stride, const q8_t c4[16],
     const uint32_t * lim, int i0, int n, uint32_t * keep)
 {
   for (int i = i0; i < n; i++) {
-    uint32_t d[16], c[ME_DSP_N_PARTS];
+    uint32_t d[16];
     for (int b = 0; b < 16; b++) {
       const int64_t v = (int64_t) c4[b] - (int64_t) q4[4 * (b >> 2) * q4_stride
           + 4 * (b & 3) + i];
       d[b] = (uint32_t) (v < 0 ? -v : v);
     }
-    me_part_sums (d, c);
-    if (i % 32 == 0)
-      keep[i / 32] = 0;
-    for (int k = 0; k < ME_DSP_N_PARTS; k++)
-      if (c[k] < lim[k]) {
-        keep[i / 32] |= 1u << (i % 32);
-        break;
-      }
+    me_dsp_esa_keep (d, lim, i, keep);
   }
 }
 /* Sixteen candidates a step in 16-bit lanes: the sixteen |c4 - q4| are
@@ -316,29 +310,7 @@ static decl_esa_row_fn (esa_row_avx2)
     __m256i m = ZERO, d[16];
     for (int b = 0; b < 16; b++)
       d[b] = ABSDIFF (LOADQ (q[b] + i), c[b]);
-    /* 4x4, 8x4, 4x8, 8x8, then the halves and the whole, in the shape
-     * table's order of lim */
-    for (int b = 0; b < 16; b++)
-      KEEP (d[b], 25 + b);
-    for (int y = 0; y < 4; y++)
-      for (int x = 0; x < 4; x += 2)
-        KEEP (ADD (d[4 * y + x], d[4 * y + x + 1]), 9 + 2 * y + x / 2);
-    for (int y = 0; y < 4; y += 2)
-      for (int x = 0; x < 4; x++)
-        KEEP (ADD (d[4 * y + x], d[4 * y + x + 4]), 17 + 2 * y + x);
-    const __m256i q0 = ADD (ADD (d[0], d[1]), ADD (d[4], d[5]));
-    const __m256i q1 = ADD (ADD (d[2], d[3]), ADD (d[6], d[7]));
-    const __m256i q2 = ADD (ADD (d[8], d[9]), ADD (d[12], d[13]));
-    const __m256i q3 = ADD (ADD (d[10], d[11]), ADD (d[14], d[15]));
-    KEEP (q0, 5);
-    KEEP (q1, 6);
-    KEEP (q2, 7);
-    KEEP (q3, 8);
-    KEEP (ADD (q0, q1), 1);
-    KEEP (ADD (q2, q3), 2);
-    KEEP (ADD (q0, q2), 3);
-    KEEP (ADD (q1, q3), 4);
-    KEEP (ADD (ADD (q0, q1), ADD (q2, q3)), 0);
+    ESA_KEEP_PARTS (d);
     STORE_BITS (m);
   }
   if (i < n)
